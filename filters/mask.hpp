@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace halo::filters {
+
+// An FIR mask: the coefficients h[0..M-1] of y[n] = sum_k h[k] x[n-k] (true convolution,
+// never read backwards), the rate it was designed for and where it came from.
+struct Mask {
+  std::vector<float> taps;    // M >= 1 finite coefficients
+  double rate_hz = 0;         // design rate; 0 when unknown (a text or raw mask file)
+  std::string provenance;     // e.g. "lowpass 1000 Hz, 255 taps, hamming" or "file ir.wav ch 2"
+};
+
+// One mask for every channel, or one per channel (a multi-channel impulse response).
+using MaskSet = std::vector<Mask>;
+
+}  // namespace halo::filters

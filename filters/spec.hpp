@@ -1,0 +1,41 @@
+#pragma once
+#include <string>
+
+namespace halo::filters {
+
+enum class Band { lowpass, highpass, bandpass, bandstop };
+
+enum class WindowKind { hann, hamming, blackman, kaiser, rect };
+
+struct Window {
+  WindowKind kind = WindowKind::hamming;  // scipy.signal.firwin's default
+  double kaiser_beta = 8.6;               // [0, 50]; used by kaiser only
+};
+
+// What a user asks of a windowed-sinc design. Ranges are enforced by validate().
+struct Spec {
+  Band band = Band::lowpass;
+  double low_hz = 0;           // lowpass/highpass: the cutoff; bandpass/bandstop: lower edge. (0, rate/2)
+  double high_hz = 0;          // bandpass/bandstop: upper edge, (low_hz, rate/2); unused otherwise
+  double rate_hz = 48000;      // sample rate, > 0
+  int taps = 0;                // [1, 1 << 20]; odd for highpass/bandstop; 0 = from transition/attenuation
+  double transition_hz = 0;    // with taps == 0: transition width, (0, rate/2)
+  double attenuation_db = 0;   // with taps == 0: stop-band attenuation, > 0 (kaiserord)
+  Window window;               // ignored when taps come from kaiserord (Kaiser with its beta)
+};
+
+// Default length when neither --taps nor --transition/--attenuation is given: odd, so that
+// every band type can use it, and long enough for a usable low-pass at audio rates.
+constexpr int default_taps = 255;
+
+// Throws filters::Error naming the option (--lowpass, --taps, ...) that is out of range.
+void validate(const Spec& spec);
+
+// "lowpass", "hann", ... for summaries and provenance.
+std::string to_string(Band band);
+std::string to_string(const Window& window);
+
+// Parses "hann|hamming|blackman|kaiser[:BETA]|rect"; throws filters::Error.
+Window parse_window(const std::string& text);
+
+}  // namespace halo::filters

@@ -1,0 +1,45 @@
+#include "test_signals.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace halo::test {
+
+std::vector<float> random_signal(std::size_t count, std::uint64_t seed, float scale) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> out(count);
+  for (auto& v : out) {
+    float x = uniform(rng);
+    if (x == 0.0f) x = 0.5f;
+    v = x * scale;
+  }
+  return out;
+}
+
+std::vector<double> reference_convolution(const std::vector<float>& interleaved, int channels,
+                                          int channel, const std::vector<float>& taps) {
+  const std::size_t frames = interleaved.size() / channels;
+  const std::size_t m = taps.size();
+  std::vector<double> out(frames + m - 1, 0.0);
+  for (std::size_t n = 0; n < frames; ++n) {
+    const double x = interleaved[n * channels + channel];
+    for (std::size_t k = 0; k < m; ++k) out[n + k] += static_cast<double>(taps[k]) * x;
+  }
+  return out;
+}
+
+double relative_error(const float* out, std::size_t count, std::size_t stride, const double* ref) {
+  double diff2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double o = out[i * stride];
+    if (std::isnan(o)) return std::numeric_limits<double>::infinity();
+    diff2 += (o - ref[i]) * (o - ref[i]);
+    ref2 += ref[i] * ref[i];
+  }
+  if (ref2 == 0) return diff2 == 0 ? 0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(diff2 / ref2);
+}
+
+}  // namespace halo::test

@@ -1,0 +1,23 @@
+#pragma once
+// Shared test helpers: seeded random signals (never zeros) and the plain float64 reference
+// convolution every engine is checked against.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace halo::test {
+
+// Uniform in [-1, 1), seeded; no zeros by construction (a zero draw is nudged).
+std::vector<float> random_signal(std::size_t count, std::uint64_t seed, float scale = 1.0f);
+
+// Full causal convolution of one channel of an interleaved signal, in float64:
+// out[n] = sum_k h[k] x[n-k] for n in [0, frames + taps - 1). Written plainly on purpose.
+std::vector<double> reference_convolution(const std::vector<float>& interleaved, int channels,
+                                          int channel, const std::vector<float>& taps);
+
+// ||out - ref|| / ||ref|| over matching elements; out read with `stride`/`offset` from an
+// interleaved buffer. Returns +inf when any out element is NaN (poisoned and never written).
+double relative_error(const float* out, std::size_t count, std::size_t stride,
+                      const double* ref);
+
+}  // namespace halo::test
