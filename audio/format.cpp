@@ -1,0 +1,148 @@
+#include "audio/format.hpp"
+
+#include <sndfile.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+#include "audio/error.hpp"
+
+namespace halo::audio {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+const std::map<std::string, int>& subtype_names() {
+  static const std::map<std::string, int> names = {
+      {"pcm8", SF_FORMAT_PCM_S8},   {"pcmu8", SF_FORMAT_PCM_U8},  {"pcm16", SF_FORMAT_PCM_16},
+      {"pcm24", SF_FORMAT_PCM_24},  {"pcm32", SF_FORMAT_PCM_32},  {"float", SF_FORMAT_FLOAT},
+      {"double", SF_FORMAT_DOUBLE}, {"ulaw", SF_FORMAT_ULAW},     {"alaw", SF_FORMAT_ALAW},
+      {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS},     {"mp3", SF_FORMAT_MPEG_LAYER_III},
+      {"ima-adpcm", SF_FORMAT_IMA_ADPCM}, {"ms-adpcm", SF_FORMAT_MS_ADPCM}, {"gsm610", SF_FORMAT_GSM610},
+  };
+  return names;
+}
+
+}  // namespace
+
+std::string container_name(int container) {
+  SF_FORMAT_INFO info{};
+  info.format = container & SF_FORMAT_TYPEMASK;
+  if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof(info)) == 0 && info.name) {
+    std::string name = info.name;
+    return name.substr(0, name.find(' '));
+  }
+  return "unknown container";
+}
+
+std::string subtype_name(int subtype) {
+  for (const auto& [name, code] : subtype_names())
+    if (code == (subtype & SF_FORMAT_SUBMASK)) return name;
+  SF_FORMAT_INFO info{};
+  info.format = subtype & SF_FORMAT_SUBMASK;
+  if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof(info)) == 0 && info.name) return info.name;
+  return "unknown subtype";
+}
+
+std::string describe(const Format& format) {
+  char text[256];
+  std::string frames = "unknown length";
+  if (format.frames >= 0) {
+    std::snprintf(text, sizeof text, "%lld frames (%.3f s)", static_cast<long long>(format.frames),
+                  format.rate_hz > 0 ? static_cast<double>(format.frames) / format.rate_hz : 0.0);
+    frames = text;
+  }
+  std::snprintf(text, sizeof text, "%s %s, %d Hz, %d channel%s, ", container_name(format.container).c_str(),
+                subtype_name(format.subtype).c_str(), format.rate_hz, format.channels,
+                format.channels == 1 ? "" : "s");
+  return text + frames;
+}
+
+int container_for_extension(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return 0;
+  const std::string extension = lower(path.substr(dot + 1));
+  // Names libsndfile's table does not list under the extension users type.
+  static const std::map<std::string, int> aliases = {
+      {"aif", SF_FORMAT_AIFF}, {"aiff", SF_FORMAT_AIFF}, {"aifc", SF_FORMAT_AIFF},
+      {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
+      {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV}};
+  if (auto it = aliases.find(extension); it != aliases.end()) return it->second;
+  int count = 0;
+  sf_command(nullptr, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof(int));
+  for (int i = 0; i < count; ++i) {
+    SF_FORMAT_INFO info{};
+    info.format = i;
+    sf_command(nullptr, SFC_GET_FORMAT_MAJOR, &info, sizeof(info));
+    if (info.extension && lower(info.extension) == extension) return info.format & SF_FORMAT_TYPEMASK;
+  }
+  return 0;
+}
+
+int parse_subtype(const std::string& text) {
+  if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
+  throw Error("--subtype " + text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, ulaw, alaw, vorbis, opus)");
+}
+
+SampleScale sample_scale(int subtype) {
+  auto integer = [](double full_scale) { return SampleScale{full_scale, -full_scale, full_scale - 1, true, true}; };
+  switch (subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_U8: return integer(128.0);
+    case SF_FORMAT_PCM_16: return integer(32768.0);
+    case SF_FORMAT_PCM_24: return integer(8388608.0);
+    case SF_FORMAT_PCM_32: return integer(2147483648.0);
+    case SF_FORMAT_FLOAT:
+    case SF_FORMAT_DOUBLE: return SampleScale{1.0, -1.0, 1.0, false, false};
+    default: return SampleScale{1.0, -1.0, 1.0, false, true};  // codecs: normalised, clipped at ±1
+  }
+}
+
+}  // namespace halo::audio
+
+namespace halo::audio {
+
+Format output_format(const Format& input, const std::string& output_path, int subtype) {
+  Format output = input;
+  output.frames = -1;
+  if (output_path != "-")
+    if (int container = container_for_extension(output_path)) output.container = container;
+  auto fits = [&](int candidate) {
+    SF_INFO info{};
+    info.samplerate = output.rate_hz;
+    info.channels = output.channels;
+    info.format = output.container | candidate;
+    return sf_format_check(&info) != 0;
+  };
+  if (subtype != 0) {
+    if (!fits(subtype))
+      throw Error(output_path + ": " + container_name(output.container) + " cannot hold --subtype " +
+                  subtype_name(subtype));
+    output.subtype = subtype;
+    return output;
+  }
+  if (fits(input.subtype)) return output;
+  // Integer input keeps its precision where it can; otherwise float, then what codecs take.
+  const bool integer_input = sample_scale(input.subtype).integer;
+  const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,
+                                   SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
+  const int fallbacks_float[] = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,
+                                 SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
+  for (int candidate : integer_input ? fallbacks_integer : fallbacks_float) {
+    if (fits(candidate)) {
+      output.subtype = candidate;
+      return output;
+    }
+  }
+  throw Error(output_path + ": " + container_name(output.container) + " cannot hold " + std::to_string(output.channels) +
+              " channels at " + std::to_string(output.rate_hz) + " Hz");
+}
+
+}  // namespace halo::audio

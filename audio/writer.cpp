@@ -1,0 +1,152 @@
+#include "audio/writer.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "audio/error.hpp"
+
+namespace halo::audio {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Regular files (or names not yet taken) go through a temporary; devices and pipes cannot.
+bool writes_through_temporary(const std::string& path) {
+  struct stat status {};
+  if (stat(path.c_str(), &status) != 0) return true;
+  return S_ISREG(status.st_mode);
+}
+
+}  // namespace
+
+Writer::Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames)
+    : path_(path), format_(format), scale_(sample_scale(format.subtype)), max_chunk_frames_(max_chunk_frames) {
+  SF_INFO info{};
+  info.samplerate = format.rate_hz;
+  info.channels = format.channels;
+  info.format = format.container | format.subtype;
+  if (!sf_format_check(&info))
+    throw Error(path + ": " + container_name(format.container) + " cannot hold " + subtype_name(format.subtype) +
+                " at " + std::to_string(format.rate_hz) + " Hz with " + std::to_string(format.channels) +
+                " channels (choose another --subtype or extension)");
+
+  int descriptor = -1;
+  if (path == "-") {
+    descriptor = STDOUT_FILENO;
+  } else if (writes_through_temporary(path)) {
+    const std::string directory = directory_of(path);
+    struct stat status {};
+    if (stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
+      throw Error(path + ": directory " + directory + " does not exist");
+    std::string pattern = directory + "/." + base_name(path) + ".halo-XXXXXX";
+    descriptor = mkstemp(pattern.data());
+    if (descriptor < 0) throw Error(path + ": cannot create a file in " + directory + ": " + std::strerror(errno));
+    temporary_path_ = pattern;
+    // mkstemp makes 0600; give the result the mode a plain create would have.
+    const mode_t mask = umask(0);
+    umask(mask);
+    fchmod(descriptor, 0666 & ~mask);
+  } else {
+    descriptor = open(path.c_str(), O_WRONLY | O_TRUNC);
+    if (descriptor < 0) throw Error(path + ": " + std::strerror(errno));
+  }
+
+  const bool owns_descriptor = descriptor != STDOUT_FILENO;
+  file_.reset(sf_open_fd(descriptor, SFM_WRITE, &info, owns_descriptor ? SF_TRUE : SF_FALSE));
+  if (!file_) {
+    const std::string reason = sf_strerror(nullptr);
+    if (owns_descriptor) close(descriptor);
+    discard();
+    throw Error((path == "-" ? std::string("standard output") : path) + ": cannot write " +
+                container_name(format.container) + " here: " + reason);
+  }
+  if (scale_.integer) sf_command(file_.get(), SFC_SET_NORM_DOUBLE, nullptr, SF_FALSE);
+  if (scale_.clips || scale_.integer) converted_.resize(max_chunk_frames * format.channels);
+}
+
+Writer::~Writer() {
+  if (!committed_) discard();
+}
+
+void Writer::discard() noexcept {
+  file_.reset();
+  if (!temporary_path_.empty()) unlink(temporary_path_.c_str());
+  temporary_path_.clear();
+}
+
+void Writer::write(const float* interleaved, std::size_t frames) {
+  if (frames == 0) return;
+  if (frames > max_chunk_frames_) throw Error(path_ + ": internal: chunk larger than the writer was sized for");
+  sf_count_t written = 0;
+  if (!scale_.clips && !scale_.integer) {
+    written = sf_writef_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
+  } else {
+    const std::size_t samples = frames * format_.channels;
+    std::uint64_t clipped = 0;
+    for (std::size_t i = 0; i < samples; ++i) {
+      double value = static_cast<double>(interleaved[i]) * scale_.full_scale;
+      // Compare after rounding, as the value will be stored: 32767.4 fits pcm16, 32767.6 does not.
+      const double stored = scale_.integer ? std::nearbyint(value) : value;
+      if (stored > scale_.highest) {
+        value = scale_.highest;
+        ++clipped;
+      } else if (stored < scale_.lowest) {
+        value = scale_.lowest;
+        ++clipped;
+      }
+      converted_[i] = value;
+    }
+    clipped_samples_ += clipped;
+    written = sf_writef_double(file_.get(), converted_.data(), static_cast<sf_count_t>(frames));
+  }
+  if (written != static_cast<sf_count_t>(frames)) {
+    const int error = errno;
+    std::string reason = sf_strerror(file_.get());
+    if (error == ENOSPC || error == EDQUOT || error == EFBIG) reason = std::strerror(error);
+    throw Error((path_ == "-" ? std::string("standard output") : path_) + ": write failed: " + reason);
+  }
+  frames_written_ += frames;
+}
+
+void Writer::commit() {
+  const int status = sf_close(file_.release());
+  if (status != 0) {
+    discard();
+    throw Error(path_ + ": closing failed: " + sf_error_number(status));
+  }
+  if (!temporary_path_.empty()) {
+    // Make the bytes durable before the name points at them.
+    const int descriptor = open(temporary_path_.c_str(), O_RDONLY);
+    const bool synced = descriptor >= 0 && fsync(descriptor) == 0;
+    const int error = errno;
+    if (descriptor >= 0) close(descriptor);
+    if (!synced) {
+      discard();
+      throw Error(path_ + ": sync failed: " + std::strerror(error));
+    }
+    if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
+      const int rename_error = errno;
+      discard();
+      throw Error(path_ + ": cannot rename the finished file into place: " + std::strerror(rename_error));
+    }
+    temporary_path_.clear();
+  }
+  committed_ = true;
+}
+
+}  // namespace halo::audio

@@ -1,0 +1,22 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace halo::cli {
+
+// Each command parses its own arguments (argv[0] is the command name) and returns the exit
+// code. Errors are thrown and reported by main() as one `halo: ...` line.
+int filter_command(int argc, char** argv);
+int design_command(int argc, char** argv);
+int info_command(int argc, char** argv);
+
+// A mistake in how the command was called: main() exits with 2 instead of 1.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Prints one line to stderr as "halo: <line>".
+void notice(const std::string& line);
+
+}  // namespace halo::cli

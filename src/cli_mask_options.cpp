@@ -1,0 +1,104 @@
+#include "src/cli_mask_options.hpp"
+
+#include <cstdlib>
+
+#include "filters/design.hpp"
+#include "filters/mask_file.hpp"
+#include "src/cli.hpp"
+
+namespace halo::cli {
+
+void add_mask_options(cxxopts::Options& options) {
+  options.add_options("Mask (exactly one)")
+      ("lowpass", "low-pass with cutoff F Hz", cxxopts::value<std::string>(), "F")
+      ("highpass", "high-pass with cutoff F Hz", cxxopts::value<std::string>(), "F")
+      ("bandpass", "band-pass between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")
+      ("bandstop", "band-stop between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")
+      ("mask", "coefficients from FILE (.txt, .f32, or a sound file); centred like a designed mask",
+       cxxopts::value<std::string>(), "FILE")
+      ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
+       cxxopts::value<std::string>(), "FILE");
+  options.add_options("Design")
+      ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<int>(), "N")
+      ("transition", "transition width in Hz (with --attenuation: Kaiser length and beta)",
+       cxxopts::value<std::string>(), "HZ")
+      ("attenuation", "stop-band attenuation in dB (with --transition)", cxxopts::value<double>(), "DB")
+      ("window", "hann|hamming|blackman|kaiser[:BETA]|rect (default hamming)", cxxopts::value<std::string>(), "W");
+}
+
+double parse_hz(const std::string& option, const std::string& text) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  double value = std::strtod(begin, &end);
+  if (end == begin) throw UsageError(option + " " + text + ": not a frequency");
+  std::string rest(end);
+  if (rest == "k" || rest == "K" || rest == "kHz" || rest == "khz") value *= 1000;
+  else if (!rest.empty() && rest != "Hz" && rest != "hz") throw UsageError(option + " " + text + ": not a frequency");
+  return value;
+}
+
+namespace {
+
+void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw UsageError(option + " " + text + ": give the band as LO:HI");
+  spec.low_hz = parse_hz(option, text.substr(0, colon));
+  spec.high_hz = parse_hz(option, text.substr(colon + 1));
+}
+
+}  // namespace
+
+MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
+  static const char* sources[] = {"lowpass", "highpass", "bandpass", "bandstop", "mask", "ir"};
+  std::string chosen;
+  for (const char* name : sources) {
+    if (!parsed.count(name)) continue;
+    if (!chosen.empty()) throw UsageError("--" + chosen + " and --" + name + ": give only one mask");
+    chosen = name;
+  }
+  if (chosen.empty())
+    throw UsageError("no mask: give --lowpass, --highpass, --bandpass, --bandstop, --mask or --ir");
+
+  MaskSource source;
+  const std::string value = parsed[chosen].as<std::string>();
+  if (chosen == "mask" || chosen == "ir") {
+    for (const char* design_option : {"taps", "transition", "attenuation", "window"})
+      if (parsed.count(design_option))
+        throw UsageError("--" + std::string(design_option) + " designs a mask; it does not apply to --" + chosen);
+    source.kind = chosen == "mask" ? MaskSource::Kind::mask_file : MaskSource::Kind::impulse_response;
+    source.path = value;
+    return source;
+  }
+
+  filters::Spec& spec = source.spec;
+  if (chosen == "lowpass" || chosen == "highpass") {
+    spec.band = chosen == "lowpass" ? filters::Band::lowpass : filters::Band::highpass;
+    spec.low_hz = parse_hz("--" + chosen, value);
+  } else {
+    spec.band = chosen == "bandpass" ? filters::Band::bandpass : filters::Band::bandstop;
+    parse_band_edges("--" + chosen, value, spec);
+  }
+  const bool by_kaiser = parsed.count("transition") || parsed.count("attenuation");
+  if (by_kaiser) {
+    if (!parsed.count("transition") || !parsed.count("attenuation"))
+      throw UsageError("--transition and --attenuation go together");
+    if (parsed.count("taps")) throw UsageError("--taps, or --transition with --attenuation: not both");
+    if (parsed.count("window"))
+      throw UsageError("--window: --transition/--attenuation design with a Kaiser window of their own beta");
+    spec.taps = 0;
+    spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
+    spec.attenuation_db = parsed["attenuation"].as<double>();
+  } else {
+    spec.taps = parsed.count("taps") ? parsed["taps"].as<int>() : filters::default_taps;
+  }
+  if (parsed.count("window")) spec.window = filters::parse_window(parsed["window"].as<std::string>());
+  return source;
+}
+
+filters::MaskSet masks_for(MaskSource source, double rate_hz) {
+  if (source.kind != MaskSource::Kind::designed) return filters::read_mask(source.path);
+  source.spec.rate_hz = rate_hz;
+  return {filters::design(source.spec)};
+}
+
+}  // namespace halo::cli

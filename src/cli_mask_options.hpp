@@ -1,0 +1,29 @@
+#pragma once
+#include <cxxopts.hpp>
+#include <string>
+
+#include "filters/mask.hpp"
+#include "filters/spec.hpp"
+
+namespace halo::cli {
+
+// The mask options `filter` and `design` share: one source (a designed band, --mask or --ir)
+// plus the design parameters.
+void add_mask_options(cxxopts::Options& options);
+
+struct MaskSource {
+  enum class Kind { designed, mask_file, impulse_response } kind = Kind::designed;
+  std::string path;      // mask_file, impulse_response
+  filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
+};
+
+// Throws UsageError when no source or more than one is given, or a value does not parse.
+MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
+
+// Designs (at rate_hz) or reads the masks.
+filters::MaskSet masks_for(MaskSource source, double rate_hz);
+
+// "1000", "1.5k", "2e3" → Hz; throws UsageError naming the option.
+double parse_hz(const std::string& option, const std::string& text);
+
+}  // namespace halo::cli

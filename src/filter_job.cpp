@@ -1,0 +1,101 @@
+#include "src/filter_job.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <memory>
+
+#include "audio/writer.hpp"
+
+namespace halo {
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return false;
+  struct stat first {}, second {};
+  if (stat(a.c_str(), &first) != 0 || stat(b.c_str(), &second) != 0) return false;
+  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+// Taps the CUDA engines keep in constant memory: one copy per distinct mask.
+std::size_t constant_taps(const filters::MaskSet& masks, std::size_t mask_frames) {
+  std::size_t distinct = 0;
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = masks[j].taps == masks[i].taps;
+    distinct += seen ? 0 : 1;
+  }
+  return distinct * mask_frames;
+}
+
+struct PreparedEngine {
+  EngineChoice choice;
+  std::unique_ptr<Engine> engine;
+  double seconds = 0;
+};
+
+}  // namespace
+
+FilterJob::FilterJob(const std::string& input_path, const std::string& output_path)
+    : reader_(input_path), output_path_(output_path) {
+  if (same_file(input_path, output_path))
+    throw Error(output_path + " is the input file: choose another output (halo never overwrites its input)");
+  if (reader_.format().frames == 0) throw Error(input_path + ": has no audio frames");
+}
+
+FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& options,
+                            const std::function<void(const std::string&)>& notice,
+                            const Stream::Progress& progress) {
+  FilterReport report;
+  report.input = reader_.format();
+  const int channels = report.input.channels;
+  if (masks.empty()) throw Error("no mask to filter with");
+  if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels))
+    throw Error("the mask has " + std::to_string(masks.size()) + " channels but " + reader_.path() + " has " +
+                std::to_string(channels) + ": give one mask, or one per channel");
+  std::size_t mask_frames = 0;
+  for (const auto& mask : masks) mask_frames = std::max(mask_frames, mask.taps.size());
+
+  JobSize job;
+  job.mask_frames = mask_frames;
+  job.constant_taps = constant_taps(masks, mask_frames);
+  job.samples = report.input.frames > 0 ? static_cast<std::uint64_t>(report.input.frames) * channels : 0;
+  check_engine_name(options.engine);  // before any file is touched
+
+  Stream stream(options.stream, mask_frames);
+  report.output = audio::output_format(report.input, output_path_, options.subtype);
+  audio::Writer writer(output_path_, report.output, options.stream.chunk_frames);
+
+  // Choosing may start the CUDA driver and creating starts a context: both overlap reading.
+  auto pending = std::async(std::launch::async, [&]() {
+    const auto start = std::chrono::steady_clock::now();
+    PreparedEngine prepared;
+    prepared.choice = choose_engine(options.engine, job);
+    prepared.engine = make_engine(prepared.choice.name, options.block_threads);
+    prepared.engine->prepare(masks, channels, options.stream.chunk_frames);
+    prepared.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return prepared;
+  });
+  PreparedEngine prepared;
+  auto engine_source = [&]() -> Engine& {
+    prepared = pending.get();
+    report.engine = prepared.choice;
+    report.engine_start_s = prepared.seconds;
+    if (notice) notice("engine " + prepared.choice.name + " (" + prepared.choice.reason + ")");
+    return *prepared.engine;
+  };
+  try {
+    report.stream = stream.run(reader_, engine_source, writer, progress);
+  } catch (...) {
+    if (pending.valid()) pending.wait();  // never leave the engine thread running behind us
+    throw;
+  }
+  if (pending.valid()) engine_source();  // an empty pipe: still report the engine's errors
+  if (report.stream.frames_in == 0) throw Error(reader_.path() + ": has no audio frames");
+  writer.commit();
+  return report;
+}
+
+}  // namespace halo

@@ -1,0 +1,48 @@
+#pragma once
+#include <functional>
+#include <string>
+
+#include "audio/format.hpp"
+#include "audio/reader.hpp"
+#include "filters/mask.hpp"
+#include "src/engine_factory.hpp"
+#include "src/stream.hpp"
+
+namespace halo {
+
+struct FilterOptions {
+  std::string engine = "auto";  // a name from engine_names()
+  int block_threads = 256;      // threads per block for the seeds' CUDA kernels
+  StreamOptions stream;
+  int subtype = 0;              // SF_FORMAT_* subtype for the output; 0 keeps the input's
+};
+
+struct FilterReport {
+  audio::Format input;
+  audio::Format output;
+  EngineChoice engine;
+  double engine_start_s = 0;  // choosing, creating (CUDA context) and preparing the engine
+  StreamResult stream;
+};
+
+// One `halo filter` run, as a library call: every command that filters a file goes through it.
+// The input is opened (and checked) on construction, so a caller can design masks for its rate.
+class FilterJob {
+ public:
+  FilterJob(const std::string& input_path, const std::string& output_path);
+
+  const audio::Format& input_format() const { return reader_.format(); }
+
+  // Filters the whole input into the output. The engine is chosen, created and prepared on a
+  // second thread while the first chunks are read. notice() gets one line naming the engine.
+  // Nothing is left under the output's name unless the run succeeds.
+  FilterReport run(const filters::MaskSet& masks, const FilterOptions& options,
+                   const std::function<void(const std::string&)>& notice,
+                   const Stream::Progress& progress = {});
+
+ private:
+  audio::Reader reader_;
+  std::string output_path_;
+};
+
+}  // namespace halo

@@ -1,0 +1,73 @@
+// halo: filter audio with FIR masks on the GPU. Commands are thin fronts over the library.
+#include <cstdio>
+#include <cstring>
+#include <cxxopts.hpp>
+#include <exception>
+#include <string>
+
+#include "src/cli.hpp"
+#include "src/engine_factory.hpp"
+#include "src/interrupt.hpp"
+
+namespace halo::cli {
+
+void notice(const std::string& line) { std::fprintf(stderr, "halo: %s\n", line.c_str()); }
+
+}  // namespace halo::cli
+
+namespace {
+
+constexpr const char* usage =
+    "halo: filter audio with FIR masks on the GPU\n"
+    "\n"
+    "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | --bandstop LO:HI | --mask FILE | --ir FILE)\n"
+    "                     [--taps N | --transition HZ --attenuation DB] [--window W] [--engine E] [--chunk FRAMES]\n"
+    "                     [--tail] [--subtype S] [--gain DB] [--quiet]\n"
+    "  halo design (mask options) [--rate HZ] [-o MASKFILE]\n"
+    "  halo info FILE\n"
+    "  halo --version | --help | COMMAND --help\n";
+
+std::string version_line() {
+  std::string engines;
+  for (const auto& name : halo::engine_names()) engines += (engines.empty() ? "" : ", ") + name;
+  return std::string("halo ") + HALO_VERSION + " (engines: " + engines + ")";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  if (command == "--version" || command == "-V") {
+    std::printf("%s\n", version_line().c_str());
+    return 0;
+  }
+  halo::install_interrupt_handlers();
+  try {
+    if (command == "filter") return halo::cli::filter_command(argc - 1, argv + 1);
+    if (command == "design") return halo::cli::design_command(argc - 1, argv + 1);
+    if (command == "info") return halo::cli::info_command(argc - 1, argv + 1);
+    halo::cli::notice("'" + command + "' is not a command (filter, design, info; see halo --help)");
+    return 2;
+  } catch (const halo::cli::UsageError& error) {
+    halo::cli::notice(error.what());
+    return 2;
+  } catch (const cxxopts::exceptions::exception& error) {
+    halo::cli::notice(command + ": " + error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    if (halo::interrupted()) {
+      halo::cli::notice("interrupted; nothing was written");
+      return 130;
+    }
+    halo::cli::notice(error.what());
+    return 1;
+  }
+}

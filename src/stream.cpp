@@ -1,0 +1,191 @@
+#include "src/stream.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "src/chunk_queue.hpp"
+#include "src/interrupt.hpp"
+
+namespace halo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One buffer of the pool: `frames` valid frames; for output, frames [first, frames) are kept.
+struct Chunk {
+  std::vector<float> samples;
+  std::size_t frames = 0;
+  std::size_t first = 0;
+  bool end = false;  // the reader's last message: no more input
+};
+
+// Buffers in flight per direction: one being filled, one queued, one being drained.
+constexpr std::size_t pool_chunks = 3;
+
+// The first error of any stage wins; it closes every queue so the other stages stop.
+class Failure {
+ public:
+  template <typename... Queues>
+  void record(std::exception_ptr error, Queues&... queues) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = error;
+    }
+    (queues.close(), ...);
+  }
+  void rethrow_if_any() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+Stream::Stream(const StreamOptions& options, std::size_t mask_frames)
+    : options_(options), mask_frames_(mask_frames) {
+  if (options_.chunk_frames < 1) throw Error("--chunk must be at least 1 frame");
+  if (mask_frames_ < 1) throw Error("the mask has no taps");
+}
+
+std::size_t Stream::delay_frames() const {
+  return options_.alignment == Alignment::centred ? (mask_frames_ - 1) / 2 : 0;
+}
+
+std::uint64_t Stream::output_frames(std::uint64_t input_frames) const {
+  if (input_frames == 0) return 0;
+  return options_.tail ? input_frames + (mask_frames_ - 1) - delay_frames() : input_frames;
+}
+
+StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_source, audio::Writer& writer,
+                         const Progress& progress) {
+  const int channels = reader.format().channels;
+  const std::size_t chunk_frames = options_.chunk_frames;
+  const std::size_t chunk_samples = chunk_frames * channels;
+  const auto wall_start = Clock::now();
+
+  std::vector<Chunk> inputs(pool_chunks), outputs(pool_chunks);
+  ChunkQueue<Chunk*> free_inputs, full_inputs, free_outputs, full_outputs;
+  for (auto& chunk : inputs) {
+    chunk.samples.resize(chunk_samples);
+    free_inputs.push(&chunk);
+  }
+  for (auto& chunk : outputs) {
+    chunk.samples.resize(chunk_samples);
+    free_outputs.push(&chunk);
+  }
+  // Fed after the input ends to flush the delay and the tail; one chunk of zeros, reused.
+  const std::vector<float> silence(chunk_samples, 0.0f);
+
+  Failure failure;
+  auto fail = [&](std::exception_ptr error) {
+    failure.record(error, free_inputs, full_inputs, free_outputs, full_outputs);
+  };
+  StreamResult result;
+
+  std::thread reader_thread([&] {
+    try {
+      for (;;) {
+        if (interrupted()) throw Error("interrupted");
+        auto chunk = free_inputs.pop();
+        if (!chunk) return;
+        const auto start = Clock::now();
+        (*chunk)->frames = reader.read((*chunk)->samples.data(), chunk_frames);
+        result.timings.read_s += seconds_since(start);
+        (*chunk)->end = (*chunk)->frames < chunk_frames;
+        if (!full_inputs.push(*chunk) || (*chunk)->end) return;
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
+
+  std::thread writer_thread([&] {
+    try {
+      for (;;) {
+        auto chunk = full_outputs.pop();
+        if (!chunk) return;
+        const auto start = Clock::now();
+        float* samples = (*chunk)->samples.data() + (*chunk)->first * channels;
+        const std::size_t frames = (*chunk)->frames - (*chunk)->first;
+        if (options_.gain != 1.0f)
+          for (std::size_t i = 0; i < frames * channels; ++i) samples[i] *= options_.gain;
+        writer.write(samples, frames);
+        result.timings.write_s += seconds_since(start);
+        result.frames_out += frames;
+        if (progress) progress(result.frames_out);
+        if (!free_outputs.push(*chunk)) return;
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
+
+  // The engine stage, on this thread.
+  try {
+    Engine* engine = nullptr;
+    const std::size_t delay = delay_frames();
+    std::uint64_t engine_frames = 0;  // frames of y_full produced so far
+    // Runs one chunk and queues the part of y_full[delay, stop) it produced.
+    auto run_engine = [&](const float* in, std::size_t frames, std::uint64_t stop) -> bool {
+      auto out = free_outputs.pop();
+      if (!out) return false;
+      auto start = Clock::now();
+      engine->process(in, (*out)->samples.data(), frames);
+      result.timings.process_s += seconds_since(start);
+      const std::uint64_t begin = engine_frames, end = engine_frames + frames;
+      engine_frames = end;
+      (*out)->frames = static_cast<std::size_t>(std::min(end, stop) - begin);
+      (*out)->first = static_cast<std::size_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(begin, delay), end) - begin);
+      if ((*out)->first >= (*out)->frames) return free_outputs.push(*out);
+      return full_outputs.push(*out);
+    };
+
+    for (;;) {
+      auto chunk = full_inputs.pop();
+      if (!chunk) break;
+      if (!engine) {
+        const auto start = Clock::now();
+        engine = &engine_source();
+        result.timings.engine_wait_s = seconds_since(start);
+        engine->reset();
+      }
+      result.frames_in += (*chunk)->frames;
+      const bool end = (*chunk)->end;
+      if ((*chunk)->frames > 0 && !run_engine((*chunk)->samples.data(), (*chunk)->frames, UINT64_MAX)) break;
+      if (!free_inputs.push(*chunk) || end) break;
+      if (interrupted()) throw Error("interrupted");
+    }
+    // Flush: zeros until y_full has reached delay + output_frames.
+    const std::uint64_t wanted = output_frames(result.frames_in);
+    while (engine && result.frames_in > 0 && engine_frames < delay + wanted) {
+      if (interrupted()) throw Error("interrupted");
+      const std::size_t frames =
+          static_cast<std::size_t>(std::min<std::uint64_t>(chunk_frames, delay + wanted - engine_frames));
+      if (!run_engine(silence.data(), frames, delay + wanted)) break;
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  full_outputs.close();
+  free_inputs.close();
+  reader_thread.join();
+  writer_thread.join();
+  failure.rethrow_if_any();
+  result.clipped_samples = writer.clipped_samples();
+  result.timings.wall_s = seconds_since(wall_start);
+  return result;
+}
+
+}  // namespace halo
