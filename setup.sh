@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 checkout to a filtered example:
+#   installs the packages (apt-get; as root or through sudo), configures, builds into build/,
+#   and filters the bundled speech clip with a 4 kHz low-pass.
+# Options: --no-example (CI: install and build only); BUILD_DIR and CMAKE_ARGS from the environment.
+set -euo pipefail
+cd "$(dirname "$0")"
+build=${BUILD_DIR:-build}
+
+packages=(build-essential cmake pkg-config libsndfile1-dev libcxxopts-dev libgtest-dev libgmock-dev
+          libbenchmark-dev sox)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# CUDA engines build when nvcc is found (also at /usr/local/cuda); without it halo is CPU-only.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+cmake --build "$build" -j "$(nproc)"
+
+if [ "${1:-}" != "--no-example" ]; then
+  echo
+  echo "setup: filtering examples/speech-hiss.flac with a 4 kHz low-pass:"
+  "$build/halo" info examples/speech-hiss.flac
+  "$build/halo" filter examples/speech-hiss.flac "$build/speech-lowpass.flac" --lowpass 4k --taps 255
+  "$build/halo" info "$build/speech-lowpass.flac"
+  echo "setup: done. Listen: play $build/speech-lowpass.flac   Tests: ctest --test-dir $build --output-on-failure"
+fi
