@@ -20,7 +20,9 @@ std::vector<double> window_coefficients(const Window& window, int taps);
 
 // Windowed-sinc design, as scipy.signal.firwin(numtaps, cutoff, window, pass_zero, scale=True,
 // fs=rate): double precision inside, float on the way out. Validates first. When taps == 0 the
-// length and beta come from kaiser_order and a highpass/bandstop length is bumped to odd.
+// length and beta come from kaiser_order and a highpass/bandstop length is bumped to odd
+// (the provenance says so). A window that is all zeros (hann at 2 taps, where scipy returns
+// NaN) throws filters::Error.
 Mask design(const Spec& spec);
 
 // Same as design() but the double coefficients, for tests and analysis.

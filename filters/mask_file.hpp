@@ -7,17 +7,25 @@ namespace halo::filters {
 
 // Mask files, chosen by extension:
 //   .txt (or anything not below): text, one coefficient a line, '#' starts a comment,
-//         several numbers on a line = one mask per column (per-channel masks);
-//   .f32: raw little-endian float32, one mask;
-//   .wav .flac .aif .aiff .au .caf .w64 .ogg ...: an impulse response read with libsndfile
-//         (any subtype it reads), one mask per channel, rate from the file.
+//         several numbers on a line = one mask per column (per-channel masks), separated by
+//         whitespace and/or single commas; every line the same column count; rate unknown (0);
+//   .f32: raw little-endian float32, one mask, rate unknown (0);
+//   .wav .flac .aif .aiff .aifc .au .snd .caf .w64 .rf64 .mat .ircam .sf .ogg .oga .opus .mp3
+//         .voc ...: an impulse response read with libsndfile (any subtype it reads, as float),
+//         one mask per channel, rate from the file.
 // read_mask throws filters::Error naming the file (and line for text) and the reason:
-// missing, empty, not a number, NaN/Inf.
+// missing, empty, not a number, NaN/Inf, ragged columns, not a sound file.
 MaskSet read_mask(const std::string& path);
 
 // Writes every mask of the set (equal lengths for multi-column/multi-channel output) in the
-// format chosen by extension; sound files are written as float at the mask's rate (48000
-// when unknown). Writes to a temporary file beside path and renames on success.
+// format chosen by extension:
+//   text: a "# provenance" line per mask (and "# rate R Hz" when known), then one row per
+//         tap, one column per mask, each float as %.9g (reads back to the same float);
+//   .f32: one mask only;
+//   sound: float samples (exact) at the mask's rate (48000 when unknown) in .wav .aif(f/c)
+//         .au .snd .caf .w64 .rf64 .mat .ircam .sf; .flac has no float samples, so 24-bit PCM
+//         (within 2^-23; taps beyond [-1, 1] are refused). Lossy formats are refused.
+// Writes to a temporary file beside path and renames on success; a failure leaves nothing.
 void write_mask(const std::string& path, const MaskSet& masks);
 
 }  // namespace halo::filters

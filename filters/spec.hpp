@@ -19,8 +19,8 @@ struct Spec {
   double high_hz = 0;          // bandpass/bandstop: upper edge, (low_hz, rate/2); unused otherwise
   double rate_hz = 48000;      // sample rate, > 0
   int taps = 0;                // [1, 1 << 20]; odd for highpass/bandstop; 0 = from transition/attenuation
-  double transition_hz = 0;    // with taps == 0: transition width, (0, rate/2)
-  double attenuation_db = 0;   // with taps == 0: stop-band attenuation, > 0 (kaiserord)
+  double transition_hz = 0;    // with taps == 0 only: transition width, (0, rate/2)
+  double attenuation_db = 0;   // with taps == 0 only: stop-band attenuation, [8, 300] dB (kaiserord)
   Window window;               // ignored when taps come from kaiserord (Kaiser with its beta)
 };
 
@@ -29,6 +29,8 @@ struct Spec {
 constexpr int default_taps = 255;
 
 // Throws filters::Error naming the option (--lowpass, --taps, ...) that is out of range.
+// taps and transition/attenuation exclude each other (0 = not given); the kaiserord length
+// they give must fit in 1 << 20 as well.
 void validate(const Spec& spec);
 
 // "lowpass", "hann", ... for summaries and provenance.

@@ -1,0 +1,337 @@
+// Mask files: round trips through every format, impulse responses written by libsndfile
+// itself, and every kind of bad file with a message that names it.
+#include <gtest/gtest.h>
+#include <sndfile.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "filters/error.hpp"
+#include "filters/mask_file.hpp"
+
+namespace halo::filters {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Seeded values in [-0.95, 0.95], none of them zero or tiny.
+std::vector<float> random_taps(std::size_t count, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-0.95f, 0.95f);
+  std::vector<float> taps(count);
+  for (float& tap : taps) {
+    tap = uniform(generator);
+    if (std::fabs(tap) < 1e-3f) tap = 0.5f;
+  }
+  return taps;
+}
+
+Mask mask_of(std::vector<float> taps, double rate_hz, const std::string& provenance) {
+  Mask mask;
+  mask.taps = std::move(taps);
+  mask.rate_hz = rate_hz;
+  mask.provenance = provenance;
+  return mask;
+}
+
+class MaskFile : public testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/halo_mask_test_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string write_file(const std::string& name, const std::string& bytes) const {
+    std::ofstream out(path(name), std::ios::binary);
+    out << bytes;
+    return path(name);
+  }
+
+  // The names in the folder: a failed write must leave neither target nor temporary.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename());
+    return names;
+  }
+
+  // read_mask must throw filters::Error with every part in its message.
+  static void expect_read_error(const std::string& file, const std::vector<std::string>& parts) {
+    try {
+      read_mask(file);
+      ADD_FAILURE() << file << ": read without error";
+    } catch (const Error& e) {
+      for (const std::string& part : parts) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+            << "\"" << e.what() << "\" lacks \"" << part << "\"";
+      }
+    }
+  }
+
+  std::string dir_;
+};
+
+// ---------------------------------------------------------------- round trips
+
+TEST_F(MaskFile, TextRoundTripIsExact) {
+  const Mask mask = mask_of(random_taps(301, 1), 44100, "lowpass 1000 Hz, 301 taps, hann window, 44100 Hz");
+  write_mask(path("m.txt"), {mask});
+  const MaskSet back = read_mask(path("m.txt"));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].taps, mask.taps);  // %.9g reads back to the same float
+  EXPECT_EQ(back[0].rate_hz, 0.0);     // text carries no rate
+  EXPECT_NE(back[0].provenance.find("m.txt"), std::string::npos);
+
+  std::ifstream in(path("m.txt"));
+  std::string first_line;
+  std::getline(in, first_line);
+  EXPECT_EQ(first_line, "# " + mask.provenance);
+}
+
+TEST_F(MaskFile, TextColumnsArePerChannelMasks) {
+  const MaskSet masks = {mask_of(random_taps(64, 2), 0, "a"), mask_of(random_taps(64, 3), 0, "b"),
+                         mask_of(random_taps(64, 4), 0, "c")};
+  write_mask(path("three.txt"), masks);
+  const MaskSet back = read_mask(path("three.txt"));
+  ASSERT_EQ(back.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(back[c].taps, masks[c].taps) << "column " << c;
+  EXPECT_NE(back[2].provenance.find("column 3"), std::string::npos) << back[2].provenance;
+}
+
+TEST_F(MaskFile, TextByHandWithCommentsCommasAndCrLf) {
+  const std::string file = write_file("hand.csv",
+                                      "# a hand-written mask\n"
+                                      "\n"
+                                      "  0.5, -0.25   # first row\n"
+                                      "0.125\t0.0625\r\n"
+                                      "+1e-3,-2E-3\n"
+                                      "   \n");
+  const MaskSet masks = read_mask(file);
+  ASSERT_EQ(masks.size(), 2u);
+  EXPECT_EQ(masks[0].taps, (std::vector<float>{0.5f, 0.125f, 1e-3f}));
+  EXPECT_EQ(masks[1].taps, (std::vector<float>{-0.25f, 0.0625f, -2e-3f}));
+}
+
+TEST_F(MaskFile, RawFloat32RoundTripIsExact) {
+  const Mask mask = mask_of(random_taps(1000, 5), 48000, "raw");
+  write_mask(path("m.f32"), {mask});
+  EXPECT_EQ(fs::file_size(path("m.f32")), 4000u);
+  const MaskSet back = read_mask(path("m.f32"));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].taps, mask.taps);
+}
+
+TEST_F(MaskFile, RawFloat32IsLittleEndian) {
+  // 1.0f = 0x3f800000 and -2.5f = 0xc0200000, least significant byte first.
+  const std::string file = write_file("le.f32", std::string("\x00\x00\x80\x3f\x00\x00\x20\xc0", 8));
+  const MaskSet masks = read_mask(file);
+  ASSERT_EQ(masks.size(), 1u);
+  EXPECT_EQ(masks[0].taps, (std::vector<float>{1.0f, -2.5f}));
+}
+
+TEST_F(MaskFile, WavRoundTripIsExactFloatWithRateAndChannels) {
+  const MaskSet masks = {mask_of(random_taps(257, 6), 96000, "left"),
+                         mask_of(random_taps(257, 7), 96000, "right")};
+  write_mask(path("ir.wav"), masks);
+  const MaskSet back = read_mask(path("ir.wav"));
+  ASSERT_EQ(back.size(), 2u);
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(back[c].taps, masks[c].taps) << "channel " << c;
+    EXPECT_EQ(back[c].rate_hz, 96000.0);
+  }
+  EXPECT_NE(back[1].provenance.find("ch 2"), std::string::npos) << back[1].provenance;
+}
+
+TEST_F(MaskFile, WavWithoutRateIsWrittenAt48000) {
+  write_mask(path("norate.wav"), {mask_of(random_taps(16, 8), 0, "")});
+  EXPECT_EQ(read_mask(path("norate.wav"))[0].rate_hz, 48000.0);
+}
+
+TEST_F(MaskFile, FloatContainersRoundTripExactly) {
+  for (const char* name : {"m.aiff", "m.aifc", "m.caf", "m.w64", "m.au", "m.rf64", "m.mat", "m.ircam"}) {
+    const Mask mask = mask_of(random_taps(129, 9), 44100, name);
+    write_mask(path(name), {mask});
+    const MaskSet back = read_mask(path(name));
+    ASSERT_EQ(back.size(), 1u) << name;
+    EXPECT_EQ(back[0].taps, mask.taps) << name;
+    EXPECT_EQ(back[0].rate_hz, 44100.0) << name;
+  }
+}
+
+TEST_F(MaskFile, FlacRoundTripIsWithin24Bits) {
+  const MaskSet masks = {mask_of(random_taps(511, 10), 48000, "l"), mask_of(random_taps(511, 11), 48000, "r")};
+  write_mask(path("ir.flac"), masks);
+  const MaskSet back = read_mask(path("ir.flac"));
+  ASSERT_EQ(back.size(), 2u);
+  for (std::size_t c = 0; c < 2; ++c) {
+    ASSERT_EQ(back[c].taps.size(), masks[c].taps.size());
+    for (std::size_t n = 0; n < masks[c].taps.size(); ++n) {
+      EXPECT_NEAR(back[c].taps[n], masks[c].taps[n], 1.0 / (1 << 23)) << "channel " << c << " tap " << n;
+    }
+    EXPECT_EQ(back[c].rate_hz, 48000.0);
+  }
+}
+
+TEST_F(MaskFile, FlacRefusesTapsBeyondFullScaleAndLeavesNothing) {
+  std::vector<float> taps = random_taps(32, 12);
+  taps[5] = 1.5f;
+  EXPECT_THROW(write_mask(path("loud.flac"), {mask_of(taps, 48000, "")}), Error);
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(MaskFile, TwoChannelPcmImpulseResponseFromLibsndfile) {
+  // Written by libsndfile directly as 16-bit integers, not by write_mask: read as float,
+  // sample s must come back as s / 32768 exactly.
+  const std::vector<float> values = random_taps(2 * 100, 13);
+  std::vector<short> interleaved(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) interleaved[i] = static_cast<short>(values[i] * 32767);
+  SF_INFO info{};
+  info.samplerate = 22050;
+  info.channels = 2;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+  SNDFILE* file = sf_open(path("ir16.wav").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+  ASSERT_EQ(sf_writef_short(file, interleaved.data(), 100), 100);
+  ASSERT_EQ(sf_close(file), 0);
+
+  const MaskSet masks = read_mask(path("ir16.wav"));
+  ASSERT_EQ(masks.size(), 2u);
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(masks[c].rate_hz, 22050.0);
+    ASSERT_EQ(masks[c].taps.size(), 100u);
+    for (std::size_t f = 0; f < 100; ++f) {
+      EXPECT_EQ(masks[c].taps[f], interleaved[2 * f + c] / 32768.0f) << "channel " << c << " frame " << f;
+    }
+  }
+}
+
+TEST_F(MaskFile, LossyImpulseResponsesAreReadToo) {
+  // Ogg/Vorbis written by libsndfile: read_mask cannot write it but must read it.
+  const std::vector<float> taps = random_taps(4800, 21);
+  SF_INFO info{};
+  info.samplerate = 48000;
+  info.channels = 1;
+  info.format = SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+  SNDFILE* file = sf_open(path("ir.ogg").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+  ASSERT_EQ(sf_writef_float(file, taps.data(), static_cast<sf_count_t>(taps.size())),
+            static_cast<sf_count_t>(taps.size()));
+  ASSERT_EQ(sf_close(file), 0);
+
+  const MaskSet masks = read_mask(path("ir.ogg"));
+  ASSERT_EQ(masks.size(), 1u);
+  EXPECT_EQ(masks[0].rate_hz, 48000.0);
+  EXPECT_EQ(masks[0].taps.size(), taps.size());
+}
+
+TEST_F(MaskFile, OverwriteReplacesTheOldMaskAndLeavesNoTemporary) {
+  write_mask(path("m.txt"), {mask_of(random_taps(10, 15), 0, "old")});
+  const Mask fresh = mask_of(random_taps(20, 16), 0, "new");
+  write_mask(path("m.txt"), {fresh});
+  EXPECT_EQ(read_mask(path("m.txt"))[0].taps, fresh.taps);
+  EXPECT_EQ(entries(), std::vector<std::string>{"m.txt"});
+}
+
+// ---------------------------------------------------------------- writes refused
+
+TEST_F(MaskFile, WritesThatCannotBeDoneLeaveNothing) {
+  const Mask a = mask_of(random_taps(8, 17), 48000, "a");
+  const Mask shorter = mask_of(random_taps(7, 18), 48000, "b");
+  Mask with_nan = a;
+  with_nan.taps[3] = std::nanf("");
+  EXPECT_THROW(write_mask(path("two.f32"), {a, a}), Error);       // raw holds one mask
+  EXPECT_THROW(write_mask(path("ragged.txt"), {a, shorter}), Error);
+  EXPECT_THROW(write_mask(path("nan.wav"), {with_nan}), Error);
+  EXPECT_THROW(write_mask(path("none.txt"), {}), Error);
+  EXPECT_THROW(write_mask(path("lossy.ogg"), {a}), Error);       // a lossy codec is no mask
+  EXPECT_THROW(write_mask(path("lossy.mp3"), {a}), Error);
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(MaskFile, WriteIntoAMissingFolderNamesIt) {
+  const std::string target = path("no/such/folder/m.txt");
+  try {
+    write_mask(target, {mask_of(random_taps(8, 19), 0, "")});
+    ADD_FAILURE() << "written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(target + ": No such file or directory"), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------- bad files read
+
+TEST_F(MaskFile, MissingFilesSayWhy) {
+  expect_read_error(path("absent.txt"), {"absent.txt: No such file or directory"});
+  expect_read_error(path("absent.f32"), {"absent.f32: No such file or directory"});
+  expect_read_error(path("ir.wav"), {"ir.wav: No such file or directory"});
+  fs::create_directory(path("folder.txt"));
+  expect_read_error(path("folder.txt"), {"folder.txt: Is a directory"});
+}
+
+TEST_F(MaskFile, TextWithoutCoefficients) {
+  expect_read_error(write_file("empty.txt", ""), {"empty.txt: no coefficients"});
+  expect_read_error(write_file("comments.txt", "# just\n\n   # comments\n"), {"comments.txt: no coefficients"});
+}
+
+TEST_F(MaskFile, TextErrorsNameFileAndLine) {
+  expect_read_error(write_file("abc.txt", "0.5\n# fine\nabc\n"), {"abc.txt:3: \"abc\" is not a number"});
+  expect_read_error(write_file("half.txt", "0.5\n0.25x\n"), {"half.txt:2: \"0.25x\" is not a number"});
+  expect_read_error(write_file("nan.txt", "0.5\nnan\n"), {"nan.txt:2: NaN or Inf coefficient"});
+  expect_read_error(write_file("inf.txt", "inf\n"), {"inf.txt:1: NaN or Inf coefficient"});
+  expect_read_error(write_file("minf.txt", "0.1 0.2\n0.3 -inf\n"), {"minf.txt:2: NaN or Inf coefficient"});
+  expect_read_error(write_file("huge.txt", "1e999\n"), {"huge.txt:1:", "1e999"});
+  expect_read_error(write_file("float.txt", "1e300\n"), {"float.txt:1:", "float"});
+  expect_read_error(write_file("ragged.txt", "0.1 0.2\n0.3 0.4\n0.5\n"), {"ragged.txt:3:", "1 columns", "line 1 has 2"});
+  expect_read_error(write_file("commas.txt", "0.1,,0.2\n"), {"commas.txt:1:", "empty column"});
+  expect_read_error(write_file("trailing.txt", "0.1,0.2\n0.3,\n"), {"trailing.txt:2:", "empty column"});
+}
+
+TEST_F(MaskFile, RawFloat32Errors) {
+  expect_read_error(write_file("six.f32", std::string(6, '\x01')), {"six.f32: size 6 is not a multiple of 4 bytes"});
+  expect_read_error(write_file("empty.f32", ""), {"empty.f32: no coefficients"});
+  // 0x7fc00000 is a quiet NaN; 0x7f800000 is +Inf.
+  expect_read_error(write_file("nan.f32", std::string("\x00\x00\x80\x3f\x00\x00\xc0\x7f", 8)),
+                    {"nan.f32: NaN or Inf coefficient at index 1"});
+  expect_read_error(write_file("inf.f32", std::string("\x00\x00\x80\x7f", 4)), {"inf.f32: NaN or Inf"});
+}
+
+TEST_F(MaskFile, SoundFileErrors) {
+  expect_read_error(write_file("text.wav", "0.5\n0.25\nthis is not audio\n"), {"text.wav:", "libsndfile"});
+
+  // A real WAV cut inside its header.
+  write_mask(path("whole.wav"), {mask_of(random_taps(64, 20), 48000, "")});
+  std::ifstream in(path("whole.wav"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 30u);
+  expect_read_error(write_file("cut.wav", bytes.substr(0, 30)), {"cut.wav:"});
+
+  // A valid WAV with no frames, and one holding a NaN sample.
+  SF_INFO info{};
+  info.samplerate = 48000;
+  info.channels = 1;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
+  SNDFILE* file = sf_open(path("silent.wav").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr);
+  ASSERT_EQ(sf_close(file), 0);
+  expect_read_error(path("silent.wav"), {"silent.wav: no coefficients"});
+
+  file = sf_open(path("nan.wav").c_str(), SFM_WRITE, &info);
+  ASSERT_NE(file, nullptr);
+  const float samples[3] = {0.5f, std::nanf(""), 0.25f};
+  ASSERT_EQ(sf_writef_float(file, samples, 3), 3);
+  ASSERT_EQ(sf_close(file), 0);
+  expect_read_error(path("nan.wav"), {"nan.wav: NaN or Inf coefficient", "frame 1"});
+}
+
+}  // namespace
+}  // namespace halo::filters
