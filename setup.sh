@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 build=${BUILD_DIR:-build}
 
-packages=(build-essential cmake pkg-config libsndfile1-dev libcxxopts-dev libgtest-dev libgmock-dev
+packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev libgmock-dev
           libbenchmark-dev sox)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo

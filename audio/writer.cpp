@@ -130,15 +130,8 @@ void Writer::commit() {
     throw Error(path_ + ": closing failed: " + sf_error_number(status));
   }
   if (!temporary_path_.empty()) {
-    // Make the bytes durable before the name points at them.
-    const int descriptor = open(temporary_path_.c_str(), O_RDONLY);
-    const bool synced = descriptor >= 0 && fsync(descriptor) == 0;
-    const int error = errno;
-    if (descriptor >= 0) close(descriptor);
-    if (!synced) {
-      discard();
-      throw Error(path_ + ": sync failed: " + std::strerror(error));
-    }
+    // No fsync: like sox and cp, halo leaves durability to the file system; what the rename
+    // guarantees is that the target name never holds a partial result.
     if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
       const int rename_error = errno;
       discard();

@@ -26,7 +26,7 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
 
   void write(const float* interleaved, std::size_t frames);
-  // Closes (checking libsndfile's close, which flushes), syncs and renames into place.
+  // Closes (checking libsndfile's close, which flushes) and renames into place.
   void commit();
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }

@@ -33,7 +33,7 @@ int filter_command(int argc, char** argv) {
   options.add_options("Filtering")
       ("engine", join(engine_names()) + " (default auto)", cxxopts::value<std::string>()->default_value("auto"), "E")
       ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<int>()->default_value("256"), "N")
-      ("chunk", "frames per chunk (never changes the result)", cxxopts::value<std::size_t>()->default_value("65536"), "FRAMES")
+      ("chunk", "frames per chunk (never changes the result)", cxxopts::value<std::size_t>()->default_value("262144"), "FRAMES")
       ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",
        cxxopts::value<std::string>(), "A")
       ("tail", "add the filter's tail: run to the end of the full convolution")

@@ -10,12 +10,9 @@ void CpuEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_chann
   reversed_taps_.clear();
   history_.clear();
   for (const auto& channel_taps : taps_per_channel) {
-    // Padded with zeros to whole partial blocks so the inner loops need no tail.
-    std::vector<float> reversed(channel_taps.rbegin(), channel_taps.rend());
-    reversed.resize((taps + taps_per_partial - 1) / taps_per_partial * taps_per_partial, 0.0f);
-    reversed_taps_.push_back(std::move(reversed));
-    // Room past the chunk for the zero padding of the taps and of the last output block.
-    history_.emplace_back(halo_frames_ + max_chunk_frames + taps_per_partial + outputs_per_block, 0.0f);
+    reversed_taps_.emplace_back(channel_taps.rbegin(), channel_taps.rend());
+    // Room past the chunk for the last output block, which may run past the chunk's end.
+    history_.emplace_back(halo_frames_ + max_chunk_frames + outputs_per_block, 0.0f);
   }
 }
 
@@ -28,8 +25,8 @@ void CpuEngine::do_process(const float* in, float* out, std::size_t frames) {
   for (int c = 0; c < channel_count; ++c) {
     float* window = history_[c].data();
     for (std::size_t n = 0; n < frames; ++n) window[halo_frames_ + n] = in[n * channel_count + c];
-    // Zeros after the chunk: the zero-padded taps multiply them, and 0 * a stale Inf is NaN.
-    std::fill_n(window + halo_frames_ + frames, taps_per_partial + outputs_per_block, 0.0f);
+    // The last output block reads past the chunk; those outputs are dropped, but keep them finite.
+    std::fill_n(window + halo_frames_ + frames, outputs_per_block, 0.0f);
     convolve_channel(c, frames, out + c, channel_count);
     // Keep the newest M-1 frames (old halo included when the chunk is shorter than the halo).
     std::copy(window + frames, window + frames + halo_frames_, window);
@@ -40,12 +37,13 @@ void CpuEngine::do_process(const float* in, float* out, std::size_t frames) {
 void CpuEngine::convolve_channel(int channel, std::size_t frames, float* out, std::size_t out_stride) const {
   const float* window = history_[channel].data();
   const float* reversed = reversed_taps_[channel].data();
-  const std::size_t padded_taps = reversed_taps_[channel].size();
+  const std::size_t taps = reversed_taps_[channel].size();
   for (std::size_t n0 = 0; n0 < frames; n0 += outputs_per_block) {
     double total[outputs_per_block] = {};
-    for (std::size_t j0 = 0; j0 < padded_taps; j0 += taps_per_partial) {
+    for (std::size_t j0 = 0; j0 < taps; j0 += taps_per_partial) {
       float partial[outputs_per_block] = {};
-      for (std::size_t j = j0; j < j0 + taps_per_partial; ++j) {
+      const std::size_t j_end = std::min(j0 + taps_per_partial, taps);
+      for (std::size_t j = j0; j < j_end; ++j) {
         const float tap = reversed[j];
         const float* x = window + n0 + j;
         for (std::size_t i = 0; i < outputs_per_block; ++i) partial[i] += tap * x[i];

@@ -27,7 +27,7 @@ struct JobSize {
   std::uint64_t samples = 0;          // frames * channels; 0 when unknown (a pipe)
 };
 
-// Resolves `requested`. auto: the CPU engine where no GPU is usable, where the mask does not
+// Resolves `requested`. auto: a CPU engine (direct, or FFT for long masks) where no GPU is usable, where the mask does not
 // fit constant memory, or where the job is too small to pay for starting CUDA; otherwise
 // cuda-fast. An explicit CUDA engine with no usable device throws halo::Error.
 // May start the CUDA driver: call it off the reading thread.

@@ -16,7 +16,7 @@ enum class Alignment {
 };
 
 struct StreamOptions {
-  std::size_t chunk_frames = 1 << 16;  // [1, 1 << 24] frames per chunk; never changes the result
+  std::size_t chunk_frames = 1 << 18;  // [1, 1 << 24] frames per chunk; never changes the result
   Alignment alignment = Alignment::centred;
   bool tail = false;                   // run on to the end of y_full instead of stopping at N frames
   float gain = 1.0f;                   // linear, applied before clipping

@@ -1,0 +1,84 @@
+#include "src/cpu_fft_engine.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+namespace halo {
+namespace {
+
+// FFTW's planner is not thread-safe and engines are prepared off the main thread.
+std::mutex planner_mutex;
+
+}  // namespace
+
+CpuFftEngine::CpuFftEngine() = default;
+
+CpuFftEngine::~CpuFftEngine() {
+  std::lock_guard<std::mutex> lock(planner_mutex);
+  forward_.reset();
+  inverse_.reset();
+}
+
+void CpuFftEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) {
+  const std::size_t taps = taps_per_channel.front().size();
+  halo_frames_ = taps - 1;
+  fft_frames_ = 64;
+  while (fft_frames_ < 4 * taps) fft_frames_ *= 2;
+  hop_frames_ = fft_frames_ - halo_frames_;
+  const std::size_t bins = fft_frames_ / 2 + 1;
+
+  std::lock_guard<std::mutex> lock(planner_mutex);
+  block_.reset(static_cast<float*>(fftwf_malloc(sizeof(float) * 2 * bins)));
+  spectrum_.reset(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
+  if (!block_ || !spectrum_) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+  const int n = static_cast<int>(fft_frames_);
+  forward_.reset(fftwf_plan_dft_r2c_1d(n, block_.get(), spectrum_.get(), FFTW_ESTIMATE));
+  inverse_.reset(fftwf_plan_dft_c2r_1d(n, spectrum_.get(), block_.get(), FFTW_ESTIMATE));
+  if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
+
+  mask_spectra_.clear();
+  window_.clear();
+  for (const auto& channel_taps : taps_per_channel) {
+    std::fill_n(block_.get(), fft_frames_, 0.0f);
+    const float scale = 1.0f / static_cast<float>(fft_frames_);  // FFTW's inverse is unnormalised
+    for (std::size_t k = 0; k < taps; ++k) block_[k] = channel_taps[k] * scale;
+    fftwf_execute(forward_.get());
+    ComplexBuffer spectrum(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
+    std::copy_n(&spectrum_[0][0], 2 * bins, &spectrum[0][0]);
+    mask_spectra_.push_back(std::move(spectrum));
+    window_.emplace_back(halo_frames_ + max_chunk_frames + fft_frames_, 0.0f);
+  }
+}
+
+void CpuFftEngine::do_reset() {
+  for (auto& window : window_) std::fill(window.begin(), window.end(), 0.0f);
+}
+
+void CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) {
+  const int channel_count = channels();
+  const std::size_t bins = fft_frames_ / 2 + 1;
+  for (int c = 0; c < channel_count; ++c) {
+    float* window = window_[c].data();
+    for (std::size_t n = 0; n < frames; ++n) window[halo_frames_ + n] = in[n * channel_count + c];
+    // The last block reads past the chunk: those frames must be zeros, not an older chunk.
+    std::fill_n(window + halo_frames_ + frames, fft_frames_, 0.0f);
+    const fftwf_complex* mask = mask_spectra_[c].get();
+    for (std::size_t start = 0; start < frames; start += hop_frames_) {
+      std::copy_n(window + start, fft_frames_, block_.get());
+      fftwf_execute(forward_.get());
+      for (std::size_t b = 0; b < bins; ++b) {
+        const float re = spectrum_[b][0] * mask[b][0] - spectrum_[b][1] * mask[b][1];
+        const float im = spectrum_[b][0] * mask[b][1] + spectrum_[b][1] * mask[b][0];
+        spectrum_[b][0] = re;
+        spectrum_[b][1] = im;
+      }
+      fftwf_execute(inverse_.get());
+      // Circular wrap spoils the first M-1 results; the rest are y[start .. start + hop).
+      const std::size_t count = std::min(hop_frames_, frames - start);
+      for (std::size_t i = 0; i < count; ++i) out[(start + i) * channel_count + c] = block_[halo_frames_ + i];
+    }
+    std::copy(window + frames, window + frames + halo_frames_, window);
+  }
+}
+
+}  // namespace halo
