@@ -72,7 +72,7 @@ int container_for_extension(const std::string& path) {
   // Names libsndfile's table does not list under the extension users type.
   static const std::map<std::string, int> aliases = {
       {"aif", SF_FORMAT_AIFF}, {"aiff", SF_FORMAT_AIFF}, {"aifc", SF_FORMAT_AIFF},
-      {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
+      {"ogg", SF_FORMAT_OGG},  {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
       {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV}};
   if (auto it = aliases.find(extension); it != aliases.end()) return it->second;
   int count = 0;
@@ -109,11 +109,13 @@ SampleScale sample_scale(int subtype) {
 
 namespace halo::audio {
 
-Format output_format(const Format& input, const std::string& output_path, int subtype) {
+Format output_format(const Format& input, const std::string& output_path, int subtype, int container) {
   Format output = input;
   output.frames = -1;
-  if (output_path != "-")
-    if (int container = container_for_extension(output_path)) output.container = container;
+  if (container != 0)
+    output.container = container;
+  else if (output_path != "-")
+    if (int by_extension = container_for_extension(output_path)) output.container = by_extension;
   auto fits = [&](int candidate) {
     SF_INFO info{};
     info.samplerate = output.rate_hz;
@@ -129,6 +131,12 @@ Format output_format(const Format& input, const std::string& output_path, int su
     return output;
   }
   if (fits(input.subtype)) return output;
+  // An .opus name asks for Opus in the Ogg container, which would otherwise get Vorbis.
+  const auto dot = output_path.find_last_of('.');
+  if (dot != std::string::npos && lower(output_path.substr(dot + 1)) == "opus" && fits(SF_FORMAT_OPUS)) {
+    output.subtype = SF_FORMAT_OPUS;
+    return output;
+  }
   // Integer input keeps its precision where it can; otherwise float, then what codecs take.
   const bool integer_input = sample_scale(input.subtype).integer;
   const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,

@@ -45,6 +45,7 @@ namespace halo::audio {
 // output's extension (the input's when it has none, or for "-"); the input's subtype, or
 // `subtype` when non-zero. Where the container cannot hold the input's subtype, the nearest
 // that it can (float, then pcm24, pcm16, vorbis, opus). Throws audio::Error when none fits.
-Format output_format(const Format& input, const std::string& output_path, int subtype);
+// `container` (non-zero) overrides the extension (`--type`).
+Format output_format(const Format& input, const std::string& output_path, int subtype, int container = 0);
 
 }  // namespace halo::audio

@@ -72,8 +72,10 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     const std::string reason = sf_strerror(nullptr);
     if (owns_descriptor) close(descriptor);
     discard();
-    throw Error((path == "-" ? std::string("standard output") : path) + ": cannot write " +
-                container_name(format.container) + " here: " + reason);
+    if (path == "-")
+      throw Error("standard output: libsndfile cannot write " + container_name(format.container) +
+                  " to a pipe (" + reason + "); name a file, or choose a container with --type au");
+    throw Error(path + ": cannot write " + container_name(format.container) + ": " + reason);
   }
   if (scale_.integer) sf_command(file_.get(), SFC_SET_NORM_DOUBLE, nullptr, SF_FALSE);
   if (scale_.clips || scale_.integer) converted_.resize(max_chunk_frames * format.channels);

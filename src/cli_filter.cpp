@@ -38,9 +38,11 @@ int filter_command(int argc, char** argv) {
        cxxopts::value<std::string>(), "A")
       ("tail", "add the filter's tail: run to the end of the full convolution")
       ("subtype", "pcm16|pcm24|pcm32|float|double|... (default: the input's)", cxxopts::value<std::string>(), "S")
+      ("type", "OUT's container by extension name (wav, flac, au, ...); for - chiefly",
+       cxxopts::value<std::string>(), "EXT")
       ("gain", "gain in dB, applied before clipping", cxxopts::value<double>()->default_value("0"), "DB")
       ("timings", "print where the time went")
-      ("quiet", "print only errors")
+      ("q,quiet", "print only errors")
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
@@ -78,6 +80,11 @@ int filter_command(int argc, char** argv) {
   if (!std::isfinite(gain_db) || std::fabs(gain_db) > 200) throw UsageError("--gain: give a level in dB within ±200");
   filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
   if (parsed.count("subtype")) filter.subtype = audio::parse_subtype(parsed["subtype"].as<std::string>());
+  if (parsed.count("type")) {
+    const auto type = parsed["type"].as<std::string>();
+    filter.container = audio::container_for_extension("." + type);
+    if (filter.container == 0) throw UsageError("--type " + type + ": not a container libsndfile writes");
+  }
   const bool quiet = parsed.count("quiet") > 0;
 
   FilterJob job(input, output);

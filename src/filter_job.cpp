@@ -65,7 +65,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   check_engine_name(options.engine);  // before any file is touched
 
   Stream stream(options.stream, mask_frames);
-  report.output = audio::output_format(report.input, output_path_, options.subtype);
+  report.output = audio::output_format(report.input, output_path_, options.subtype, options.container);
   audio::Writer writer(output_path_, report.output, options.stream.chunk_frames);
 
   // Choosing may start the CUDA driver and creating starts a context: both overlap reading.

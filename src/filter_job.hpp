@@ -15,6 +15,7 @@ struct FilterOptions {
   int block_threads = 256;      // threads per block for the seeds' CUDA kernels
   StreamOptions stream;
   int subtype = 0;              // SF_FORMAT_* subtype for the output; 0 keeps the input's
+  int container = 0;            // SF_FORMAT_* container; 0 follows the output's extension
 };
 
 struct FilterReport {
