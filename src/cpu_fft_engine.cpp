@@ -38,47 +38,67 @@ void CpuFftEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_ch
 
   mask_spectra_.clear();
   window_.clear();
+  ready_.clear();
   for (const auto& channel_taps : taps_per_channel) {
     std::fill_n(block_.get(), fft_frames_, 0.0f);
     const float scale = 1.0f / static_cast<float>(fft_frames_);  // FFTW's inverse is unnormalised
     for (std::size_t k = 0; k < taps; ++k) block_[k] = channel_taps[k] * scale;
     fftwf_execute(forward_.get());
     ComplexBuffer spectrum(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
+    if (!spectrum) throw Error("cpu-fft: out of memory for the mask's spectrum");
     std::copy_n(&spectrum_[0][0], 2 * bins, &spectrum[0][0]);
     mask_spectra_.push_back(std::move(spectrum));
-    window_.emplace_back(halo_frames_ + max_chunk_frames + fft_frames_, 0.0f);
+    window_.emplace_back(fft_frames_, 0.0f);
+    ready_.emplace_back(hop_frames_, 0.0f);
   }
+  (void)max_chunk_frames;  // blocks have a fixed size: nothing depends on the chunk
+  pending_frames_ = 0;
 }
 
 void CpuFftEngine::do_reset() {
   for (auto& window : window_) std::fill(window.begin(), window.end(), 0.0f);
+  for (auto& ready : ready_) std::fill(ready.begin(), ready.end(), 0.0f);
+  pending_frames_ = 0;
 }
 
 void CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) {
   const int channel_count = channels();
-  const std::size_t bins = fft_frames_ / 2 + 1;
-  for (int c = 0; c < channel_count; ++c) {
-    float* window = window_[c].data();
-    for (std::size_t n = 0; n < frames; ++n) window[halo_frames_ + n] = in[n * channel_count + c];
-    // The last block reads past the chunk: those frames must be zeros, not an older chunk.
-    std::fill_n(window + halo_frames_ + frames, fft_frames_, 0.0f);
-    const fftwf_complex* mask = mask_spectra_[c].get();
-    for (std::size_t start = 0; start < frames; start += hop_frames_) {
-      std::copy_n(window + start, fft_frames_, block_.get());
-      fftwf_execute(forward_.get());
-      for (std::size_t b = 0; b < bins; ++b) {
-        const float re = spectrum_[b][0] * mask[b][0] - spectrum_[b][1] * mask[b][1];
-        const float im = spectrum_[b][0] * mask[b][1] + spectrum_[b][1] * mask[b][0];
-        spectrum_[b][0] = re;
-        spectrum_[b][1] = im;
+  for (std::size_t done = 0; done < frames;) {
+    const std::size_t span = std::min(frames - done, hop_frames_ - pending_frames_);
+    for (int c = 0; c < channel_count; ++c) {
+      float* block_input = window_[c].data() + halo_frames_ + pending_frames_;
+      const float* block_output = ready_[c].data() + pending_frames_;
+      for (std::size_t i = 0; i < span; ++i) {
+        block_input[i] = in[(done + i) * channel_count + c];
+        out[(done + i) * channel_count + c] = block_output[i];
       }
-      fftwf_execute(inverse_.get());
-      // Circular wrap spoils the first M-1 results; the rest are y[start .. start + hop).
-      const std::size_t count = std::min(hop_frames_, frames - start);
-      for (std::size_t i = 0; i < count; ++i) out[(start + i) * channel_count + c] = block_[halo_frames_ + i];
     }
-    std::copy(window + frames, window + frames + halo_frames_, window);
+    done += span;
+    pending_frames_ += span;
+    if (pending_frames_ == hop_frames_) {
+      for (int c = 0; c < channel_count; ++c) transform_block(c);
+      pending_frames_ = 0;
+    }
   }
+}
+
+// y for the block's hop of frames, into ready_; then the newest M-1 frames become the halo.
+void CpuFftEngine::transform_block(int channel) {
+  const std::size_t bins = fft_frames_ / 2 + 1;
+  float* window = window_[channel].data();
+  std::copy_n(window, fft_frames_, block_.get());
+  fftwf_execute(forward_.get());
+  const fftwf_complex* mask = mask_spectra_[channel].get();
+  for (std::size_t b = 0; b < bins; ++b) {
+    const float re = spectrum_[b][0] * mask[b][0] - spectrum_[b][1] * mask[b][1];
+    const float im = spectrum_[b][0] * mask[b][1] + spectrum_[b][1] * mask[b][0];
+    spectrum_[b][0] = re;
+    spectrum_[b][1] = im;
+  }
+  fftwf_execute(inverse_.get());
+  // Circular wrap spoils the first M-1 results; the rest are the block's outputs.
+  std::copy_n(block_.get() + halo_frames_, hop_frames_, ready_[channel].data());
+  std::copy(window + hop_frames_, window + fft_frames_, window);
 }
 
 }  // namespace halo

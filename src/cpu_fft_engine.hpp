@@ -10,11 +10,18 @@
 namespace halo {
 
 // Overlap-save FFT convolution on the CPU (FFTW, single precision): the fallback for long
-// masks where no GPU is usable. Each FFT block of `fft_frames_` covers `hop_frames_` =
-// fft_frames_ - (M-1) outputs; a chunk whose end falls inside a block zero-pads that block
-// and keeps only the outputs it can know, so any chunking gives the same samples.
+// masks where no GPU is usable.
 //
-// Carried state, per channel: the last M-1 input frames, at the front of `window_`.
+// The FFT blocks sit at fixed places in the stream, `hop_frames_` apart, whatever the chunks
+// are: an FFT's rounding depends on every value in its block, so a block cut short by a chunk
+// boundary would round differently and --chunk would change the output. The price is latency:
+// a block is transformed once its hop of input is complete, so the output lags the causal
+// convolution by hop_frames_ (latency_frames()), and the pipeline trims that.
+//
+// Carried state, per channel:
+//   window_  [the M-1 frames before this block | the block's hop, filled up to pending_frames_]
+//   ready_   the previous block's hop of outputs; frame pending_frames_ is the next to emit
+// Input in and output out advance together, so one cursor (pending_frames_) serves both.
 // process() never allocates: the plans and every buffer are made in prepare().
 class CpuFftEngine final : public Engine {
  public:
@@ -26,6 +33,7 @@ class CpuFftEngine final : public Engine {
   void do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) override;
   void do_process(const float* in, float* out, std::size_t frames) override;
   void do_reset() override;
+  std::size_t do_latency_frames() const override { return hop_frames_; }
 
  private:
   struct FftwFree {
@@ -38,12 +46,16 @@ class CpuFftEngine final : public Engine {
   using ComplexBuffer = std::unique_ptr<fftwf_complex[], FftwFree>;
   using Plan = std::unique_ptr<fftwf_plan_s, PlanDestroy>;
 
-  std::size_t halo_frames_ = 0;   // M - 1
-  std::size_t fft_frames_ = 0;    // FFT length, a power of two >= 4 M
-  std::size_t hop_frames_ = 0;    // outputs per FFT block
-  std::vector<ComplexBuffer> mask_spectra_;   // per channel: FFT of h, scaled by 1 / fft_frames_
-  std::vector<std::vector<float>> window_;    // per channel: M-1 halo frames + max chunk + one FFT of zeros
-  RealBuffer block_;                          // one FFT block, in and out (in-place round trip)
+  void transform_block(int channel);
+
+  std::size_t halo_frames_ = 0;     // M - 1
+  std::size_t fft_frames_ = 0;      // FFT length, a power of two >= 4 M
+  std::size_t hop_frames_ = 0;      // fft_frames_ - (M-1): new frames, and outputs, per block
+  std::size_t pending_frames_ = 0;  // frames of the current block received (and outputs emitted)
+  std::vector<ComplexBuffer> mask_spectra_;  // per channel: FFT of h, scaled by 1 / fft_frames_
+  std::vector<std::vector<float>> window_;   // per channel, fft_frames_ long (see above)
+  std::vector<std::vector<float>> ready_;    // per channel, hop_frames_ long (see above)
+  RealBuffer block_;                         // one FFT block, in and out
   ComplexBuffer spectrum_;
   Plan forward_, inverse_;
 };

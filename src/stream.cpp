@@ -135,9 +135,10 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   // The engine stage, on this thread.
   try {
     Engine* engine = nullptr;
-    const std::size_t delay = delay_frames();
-    std::uint64_t engine_frames = 0;  // frames of y_full produced so far
-    // Runs one chunk and queues the part of y_full[delay, stop) it produced.
+    // Engine output frames to drop first: the alignment's advance plus the engine's own lag.
+    std::uint64_t delay = delay_frames();
+    std::uint64_t engine_frames = 0;  // frames the engine has produced so far
+    // Runs one chunk and queues the part of the engine's output [delay, stop) it produced.
     auto run_engine = [&](const float* in, std::size_t frames, std::uint64_t stop) -> bool {
       auto out = free_outputs.pop();
       if (!out) return false;
@@ -160,6 +161,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         engine = &engine_source();
         result.timings.engine_wait_s = seconds_since(start);
         engine->reset();
+        delay += engine->latency_frames();
       }
       result.frames_in += (*chunk)->frames;
       const bool end = (*chunk)->end;
@@ -167,7 +169,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
       if (!free_inputs.push(*chunk) || end) break;
       if (interrupted()) throw Error("interrupted");
     }
-    // Flush: zeros until y_full has reached delay + output_frames.
+    // Flush: zeros until the engine has produced delay + output_frames.
     const std::uint64_t wanted = output_frames(result.frames_in);
     while (engine && result.frames_in > 0 && engine_frames < delay + wanted) {
       if (interrupted()) throw Error("interrupted");

@@ -40,13 +40,14 @@ struct StreamResult {
 // Cuts the input into chunks and drives them through the engine, which carries the halo.
 // Three threads overlap the work: a reader fills chunks, this thread runs the engine, a writer
 // drains them; a small fixed pool of chunk buffers keeps memory flat for any file length.
-// The stream trims the alignment delay from the start and, after the input ends, feeds zeros
-// until the output is complete, so the output has exactly output_frames(N) frames.
+// The stream trims the alignment delay and the engine's latency from the start and, after the
+// input ends, feeds zeros until the output is complete, so the output has exactly
+// output_frames(N) frames.
 class Stream {
  public:
   Stream(const StreamOptions& options, std::size_t mask_frames);
 
-  std::size_t delay_frames() const;                                 // trimmed from the start
+  std::size_t delay_frames() const;  // the alignment's advance, trimmed from the start (plus the engine's latency)
   std::uint64_t output_frames(std::uint64_t input_frames) const;    // N, or up to the end of y_full with tail
 
   // `engine` is called once, on this thread, when the first chunk is ready: the engine may
