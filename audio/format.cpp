@@ -73,7 +73,8 @@ int container_for_extension(const std::string& path) {
   static const std::map<std::string, int> aliases = {
       {"aif", SF_FORMAT_AIFF}, {"aiff", SF_FORMAT_AIFF}, {"aifc", SF_FORMAT_AIFF},
       {"ogg", SF_FORMAT_OGG},  {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
-      {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV}};
+      {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV},
+      {"ircam", SF_FORMAT_IRCAM}, {"nist", SF_FORMAT_NIST}, {"mat4", SF_FORMAT_MAT4}, {"mat5", SF_FORMAT_MAT5}};
   if (auto it = aliases.find(extension); it != aliases.end()) return it->second;
   int count = 0;
   sf_command(nullptr, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof(int));

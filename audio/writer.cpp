@@ -47,6 +47,10 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
 
   int descriptor = -1;
   if (path == "-") {
+    // libFLAC rewrites its header at the end; on a pipe that lands as junk after the frames.
+    if (format.container == SF_FORMAT_FLAC && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0)
+      throw Error("standard output: FLAC cannot be written to a pipe (its header is rewritten at the end); "
+                  "name a file, or choose a container with --type au");
     descriptor = STDOUT_FILENO;
   } else if (writes_through_temporary(path)) {
     const std::string directory = directory_of(path);

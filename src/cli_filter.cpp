@@ -121,7 +121,16 @@ int filter_command(int argc, char** argv) {
     std::snprintf(line, sizeof line,
                   "timings: engine start %.3f s (waited %.3f s), read %.3f s, engine %.3f s, write %.3f s, wall %.3f s",
                   report.engine_start_s, t.engine_wait_s, t.read_s, t.process_s, t.write_s, t.wall_s);
-    notice(line);
+    std::string text = line;
+    if (!report.engine_time_breakdown.empty()) {
+      text += "; inside the engine:";
+      for (const auto& [part, seconds] : report.engine_time_breakdown) {
+        std::snprintf(line, sizeof line, " %s %.3f s,", part.c_str(), seconds);
+        text += line;
+      }
+      text.pop_back();
+    }
+    notice(text);
   }
   return 0;
 }

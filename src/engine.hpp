@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "filters/mask.hpp"
@@ -38,6 +39,10 @@ class Engine {
 
   std::size_t latency_frames() const { return do_latency_frames(); }
   virtual std::string name() const = 0;
+
+  // Seconds spent so far in each part of process() ("copies to device", "kernels", ...), for
+  // --timings; empty for engines that do not break their time down.
+  virtual std::vector<std::pair<std::string, double>> time_breakdown() const { return {}; }
 
   int channels() const { return channels_; }
   std::size_t mask_frames() const { return mask_frames_; }          // M, the longest mask

@@ -93,7 +93,9 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     throw;
   }
   if (pending.valid()) engine_source();  // an empty pipe: still report the engine's errors
-  if (report.stream.frames_in == 0) throw Error(reader_.path() + ": has no audio frames");
+  if (prepared.engine) report.engine_time_breakdown = prepared.engine->time_breakdown();
+  if (report.stream.frames_in == 0)
+    throw Error((reader_.path() == "-" ? std::string("standard input") : reader_.path()) + ": has no audio frames");
   writer.commit();
   return report;
 }

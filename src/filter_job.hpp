@@ -24,6 +24,7 @@ struct FilterReport {
   EngineChoice engine;
   double engine_start_s = 0;  // choosing, creating (CUDA context) and preparing the engine
   StreamResult stream;
+  std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
 };
 
 // One `halo filter` run, as a library call: every command that filters a file goes through it.

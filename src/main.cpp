@@ -33,6 +33,24 @@ std::string version_line() {
   return std::string("halo ") + HALO_VERSION + " (engines: " + engines + ")";
 }
 
+// cxxopts names the value that failed to parse ("Argument 'abc' failed to parse") but not the
+// option it was given to: find that option on the command line so the message names it.
+std::string option_with_value(int argc, char** argv, const std::string& message) {
+  auto quoted = [&](const std::string& value) {
+    return message.find("\u2018" + value + "\u2019") != std::string::npos ||
+           message.find("'" + value + "'") != std::string::npos;
+  };
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const auto equals = arg.find('=');
+    if (equals != std::string::npos && quoted(arg.substr(equals + 1)))
+      return arg.substr(0, equals) + " " + arg.substr(equals + 1);
+    if (equals == std::string::npos && i + 1 < argc && quoted(argv[i + 1])) return arg + " " + argv[i + 1];
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +76,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const halo::cli::UsageError& error) {
     halo::cli::notice(error.what());
+    return 2;
+  } catch (const cxxopts::exceptions::incorrect_argument_type& error) {
+    const std::string option = option_with_value(argc, argv, error.what());
+    halo::cli::notice(option.empty() ? command + ": " + error.what() : option + ": not a valid value");
     return 2;
   } catch (const cxxopts::exceptions::exception& error) {
     halo::cli::notice(command + ": " + error.what());
