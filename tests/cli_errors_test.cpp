@@ -1,0 +1,493 @@
+// Every bad input of issue 2 run through the built `halo`: a non-zero exit code, exactly one
+// stderr line "halo: ..." naming the file or option, no OUT left behind, an existing OUT
+// untouched byte for byte, and no `.OUT.halo-*` temporary left in OUT's directory. Also
+// Ctrl-C during a long run. Where the test runs as root, permission cases drop to `nobody`
+// (root reads and writes through chmod); file-system cases mount a tmpfs where allowed.
+#include <gtest/gtest.h>
+
+#include <sndfile.h>
+#include <sys/mount.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+const std::string existing_bytes = "an existing OUT that must survive\n";
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The failure contract for one run. `out_abs` is where OUT lands on disk (empty: no file to
+// check); `existing`, when set, is what OUT held before and must still hold.
+//
+// stderr: the error is one line, "halo: ..." naming the file or option. A run that fails after
+// filtering began has already said which engine it chose ("halo: engine cpu (...)"), one notice
+// line before the error; with --quiet (`strict`) the error is the only line.
+void expect_failure_contract(const std::vector<std::string>& args, const Result& result, const std::string& out_abs,
+                             const std::string& must_name, const std::string* existing, bool strict = false) {
+  const std::string context = describe(args, result);
+  EXPECT_NE(result.exit_code, 0) << context;
+  EXPECT_EQ(result.signal, 0) << context;
+  const auto lines = lines_of(result.err);
+  EXPECT_TRUE(!result.err.empty() && result.err.back() == '\n') << context;
+  ASSERT_FALSE(lines.empty()) << context;
+  if (strict) {
+    EXPECT_EQ(lines.size(), 1u) << "exactly one line on stderr\n" << context;
+  } else {
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i)
+      EXPECT_EQ(lines[i].rfind("halo: engine ", 0), 0u) << "one error line, after at most the engine notice\n"
+                                                         << context;
+    EXPECT_LE(lines.size(), 2u) << context;
+  }
+  const std::string& error = lines.back();
+  EXPECT_EQ(error.rfind("halo: ", 0), 0u) << context;
+  EXPECT_NE(error.find(must_name), std::string::npos) << "the message names '" << must_name << "'\n" << context;
+  if (out_abs.empty()) return;
+  if (existing) {
+    ASSERT_TRUE(file_exists(out_abs)) << "the existing OUT was removed\n" << context;
+    EXPECT_TRUE(read_bytes(out_abs) == *existing) << "the existing OUT was changed\n" << context;
+  } else {
+    EXPECT_FALSE(file_exists(out_abs)) << "OUT left behind\n" << context;
+  }
+  const std::string out_dir = directory_of(out_abs);
+  struct stat status {};
+  if (stat(out_dir.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+    const auto temporaries = leftover_temporaries(out_dir);
+    EXPECT_TRUE(temporaries.empty()) << "temporary left: " << temporaries.front() << "\n" << context;
+  }
+}
+
+// Runs `halo ARGS` without OUT, over an existing OUT, and over it again with --quiet (one
+// line only), and checks the contract each time. `out_abs` is where OUT lands on disk.
+void expect_clean_failure(const std::vector<std::string>& halo_arguments, const std::string& out_abs,
+                          const std::string& must_name, const RunOptions& options = {}) {
+  std::vector<std::string> args = {HALO_BINARY};
+  args.insert(args.end(), halo_arguments.begin(), halo_arguments.end());
+  unlink(out_abs.c_str());
+  expect_failure_contract(args, run(args, options), out_abs, must_name, nullptr);
+  write_bytes(out_abs, existing_bytes);
+  expect_failure_contract(args, run(args, options), out_abs, must_name, &existing_bytes);
+  if (halo_arguments.front() == "filter") {
+    args.push_back("--quiet");
+    expect_failure_contract(args, run(args, options), out_abs, must_name, &existing_bytes, true);
+  }
+  unlink(out_abs.c_str());
+}
+
+class CliErrors : public testing::Test {
+ protected:
+  void SetUp() override {
+    in_ = make_noise_file(dir_ / "in.wav", 2000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1);
+  }
+  std::string in() const { return dir_ / "in.wav"; }
+  std::string out() const { return dir_ / "out.wav"; }
+
+  // `halo filter IN OUT EXTRA...` with the default mask unless EXTRA gives one.
+  void expect_filter_fails(std::vector<std::string> extra, const std::string& must_name) {
+    bool has_mask = false;
+    for (const auto& arg : extra)
+      for (const char* option : {"--lowpass", "--highpass", "--bandpass", "--bandstop", "--mask", "--ir"})
+        has_mask = has_mask || arg == option;
+    std::vector<std::string> args = {"filter", in(), out()};
+    if (!has_mask) args.insert(args.end(), {"--lowpass", "1000"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    expect_clean_failure(args, out(), must_name);
+  }
+
+  TempDir dir_;
+  Sound in_;
+};
+
+// Whether `halo` can be run as `nobody` (the tests drop to it when running as root).
+bool nobody_can_run_halo() {
+  RunOptions options;
+  options.uid = nobody_uid();
+  return run(halo_args({"--version"}), options).exit_code == 0;
+}
+
+// ---------------------------------------------------------------- IN
+
+TEST_F(CliErrors, MissingInput) {
+  expect_clean_failure({"filter", dir_ / "missing.wav", out(), "--lowpass", "1000"}, out(), "missing.wav");
+}
+
+TEST_F(CliErrors, InputIsADirectory) {
+  mkdir((dir_ / "folder.wav").c_str(), 0755);
+  expect_clean_failure({"filter", dir_ / "folder.wav", out(), "--lowpass", "1000"}, out(), "folder.wav");
+}
+
+TEST_F(CliErrors, UnreadableInput) {
+  chmod((dir_ / "in.wav").c_str(), 0);
+  RunOptions options;
+  if (running_as_root()) {
+    if (!nobody_can_run_halo())
+      GTEST_SKIP() << "running as root, where chmod 000 does not stop reading, and `nobody` cannot run "
+                   << HALO_BINARY;
+    options.uid = nobody_uid();
+    chmod(dir_.path().c_str(), 0777);  // nobody may write OUT here: only IN is the problem
+  }
+  expect_clean_failure({"filter", in(), out(), "--lowpass", "1000"}, out(), "in.wav", options);
+}
+
+TEST_F(CliErrors, NotAudio) {
+  write_bytes(dir_ / "text.wav", "this is not a sound file, just some text\n");
+  expect_clean_failure({"filter", dir_ / "text.wav", out(), "--lowpass", "1000"}, out(), "text.wav");
+  std::string noise(5000, '\0');
+  const auto values = random_signal(noise.size(), 2);
+  for (std::size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>(values[i] * 127);
+  write_bytes(dir_ / "noise.flac", noise);
+  expect_clean_failure({"filter", dir_ / "noise.flac", out(), "--lowpass", "1000"}, out(), "noise.flac");
+  write_bytes(dir_ / "empty.wav", "");
+  expect_clean_failure({"filter", dir_ / "empty.wav", out(), "--lowpass", "1000"}, out(), "empty.wav");
+}
+
+TEST_F(CliErrors, TruncatedOrCorruptHeader) {
+  const std::string good = read_bytes(in());
+  struct Damage {
+    std::string name;
+    std::string bytes;
+  };
+  std::vector<Damage> damaged = {
+      {"truncated30.wav", good.substr(0, 30)},  // inside the fmt chunk
+      {"truncated12.wav", good.substr(0, 12)},  // RIFF header only
+  };
+  std::string magic = good;
+  magic.replace(8, 4, "XXXX");  // "WAVE" -> garbage
+  damaged.push_back({"magic.wav", magic});
+  std::string format_chunk = good;
+  format_chunk[20] = 0x77;  // audio format code nobody knows
+  damaged.push_back({"format.wav", format_chunk});
+  std::string channels = good;
+  channels[22] = 0;  // 0 channels
+  channels[23] = 0;
+  damaged.push_back({"channels.wav", channels});
+  for (const auto& damage : damaged) {
+    write_bytes(dir_ / damage.name, damage.bytes);
+    expect_clean_failure({"filter", dir_ / damage.name, out(), "--lowpass", "1000"}, out(), damage.name);
+  }
+}
+
+TEST_F(CliErrors, ZeroFrames) {
+  write_sound(dir_ / "zero.wav", {}, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  ASSERT_EQ(read_sound(dir_ / "zero.wav").frames, 0);
+  expect_clean_failure({"filter", dir_ / "zero.wav", out(), "--lowpass", "1000"}, out(), "zero.wav");
+  write_sound(dir_ / "zero.flac", {}, 1, 44100, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
+  expect_clean_failure({"filter", dir_ / "zero.flac", out(), "--lowpass", "1000"}, out(), "zero.flac");
+}
+
+TEST_F(CliErrors, ZeroFramesOnStandardInput) {
+  write_sound(dir_ / "zero.au", {}, 2, 48000, SF_FORMAT_AU | SF_FORMAT_FLOAT);
+  for (const char* name : {"zero.au", "in.wav"}) {
+    // A pipe that holds only a header (or nothing at all for in.wav: head -c 0).
+    const std::string feed = std::string(name) == "in.wav" ? "head -c 0 '" + in() + "'" : "cat '" + (dir_ / name) + "'";
+    for (const bool quiet : {false, true}) {
+      const std::string command =
+          feed + " | '" + HALO_BINARY + "' filter - '" + out() + "' --lowpass 1000" + (quiet ? " --quiet" : "");
+      unlink(out().c_str());
+      const Result result = run({"/bin/sh", "-c", command});
+      expect_failure_contract({command}, result, out(), "standard input", nullptr, quiet);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- OUT
+
+TEST_F(CliErrors, OutputIsTheInput) {
+  const std::string before = read_bytes(in());
+  RunOptions in_dir;
+  in_dir.cwd = dir_.path();
+  link(in().c_str(), (dir_ / "hardlink.wav").c_str());
+  symlink("in.wav", (dir_ / "symlink.wav").c_str());
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {in(), in()}, {"in.wav", "./in.wav"}, {"./in.wav", "in.wav"}, {"in.wav", dir_ / "in.wav"},
+      {"in.wav", "hardlink.wav"}, {"in.wav", "symlink.wav"}, {"symlink.wav", "in.wav"}};
+  for (const auto& [input, output] : pairs) {
+    const std::vector<std::string> args = halo_args({"filter", input, output, "--lowpass", "1000"});
+    const Result result = run(args, in_dir);
+    expect_failure_contract(args, result, in(), output, &before);
+    EXPECT_TRUE(read_bytes(dir_ / "hardlink.wav") == before);
+  }
+}
+
+TEST_F(CliErrors, OutputInAMissingDirectory) {
+  const std::string out_path = dir_ / "no/such/dir/out.wav";
+  const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
+  const Result result = run(args);
+  expect_failure_contract(args, result, out_path, "no/such/dir", nullptr);
+  EXPECT_FALSE(file_exists(dir_ / "no"));
+}
+
+TEST_F(CliErrors, OutputInAReadOnlyDirectory) {
+  const std::string locked = dir_ / "locked";
+  mkdir(locked.c_str(), 0755);
+  write_bytes(locked + "/existing.wav", existing_bytes);
+  chmod(locked.c_str(), 0555);
+  RunOptions options;
+  if (running_as_root()) {
+    if (!nobody_can_run_halo())
+      GTEST_SKIP() << "running as root, where a 0555 directory is still writable, and `nobody` cannot run "
+                   << HALO_BINARY;
+    options.uid = nobody_uid();
+    chmod(dir_.path().c_str(), 0755);
+  }
+  for (const char* name : {"new.wav", "existing.wav"}) {
+    const std::string out_path = locked + "/" + name;
+    const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
+    const bool existed = file_exists(out_path);
+    const Result result = run(args, options);
+    expect_failure_contract(args, result, out_path, out_path, existed ? &existing_bytes : nullptr);
+  }
+}
+
+// A tmpfs mounted for one test (root only, where mounting is allowed); unmounted on exit.
+class TmpfsMount {
+ public:
+  TmpfsMount(const std::string& path, const std::string& options) : path_(path) {
+    mkdir(path.c_str(), 0755);
+    mounted_ = mount("tmpfs", path.c_str(), "tmpfs", 0, options.c_str()) == 0;
+    if (!mounted_) error_ = std::strerror(errno);
+  }
+  ~TmpfsMount() {
+    if (mounted_) umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+  bool remount_read_only() {
+    return mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) == 0;
+  }
+
+ private:
+  std::string path_;
+  bool mounted_ = false;
+  std::string error_;
+};
+
+TEST_F(CliErrors, OutputOnAReadOnlyFileSystem) {
+  TmpfsMount ro(dir_ / "ro", "size=64k");
+  if (!ro.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (" << ro.error() << "); needs root";
+  write_bytes(dir_ / "ro/existing.wav", existing_bytes);
+  if (!ro.remount_read_only()) GTEST_SKIP() << "cannot remount the tmpfs read-only: " << std::strerror(errno);
+  for (const char* name : {"new.wav", "existing.wav"}) {
+    const std::string out_path = dir_ / "ro/" + name;
+    const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
+    const bool existed = file_exists(out_path);
+    expect_failure_contract(args, run(args), out_path, out_path, existed ? &existing_bytes : nullptr);
+  }
+}
+
+TEST_F(CliErrors, FullDisk) {
+  // /dev/full: a device, written directly; every write fails with ENOSPC.
+  const auto args = halo_args({"filter", in(), "/dev/full", "--lowpass", "1000"});
+  expect_failure_contract(args, run(args), "", "/dev/full", nullptr);
+  // Raw audio has no header to fail on first: the failure comes from writing samples.
+  make_noise_file(dir_ / "long.wav", 200000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 3);
+  for (const bool quiet : {false, true}) {
+    auto long_args = halo_args({"filter", dir_ / "long.wav", "/dev/full", "--lowpass", "1000", "--type", "raw"});
+    if (quiet) long_args.push_back("--quiet");
+    expect_failure_contract(long_args, run(long_args), "", "/dev/full", nullptr, quiet);
+  }
+}
+
+TEST_F(CliErrors, FullTinyFileSystem) {
+  TmpfsMount tiny(dir_ / "tiny", "size=64k");
+  if (!tiny.mounted()) GTEST_SKIP() << "cannot mount a 64 kB tmpfs here (" << tiny.error() << "); needs root";
+  // 200000 stereo float frames: 1.6 MB of output for 64 kB of room.
+  make_noise_file(dir_ / "long.wav", 200000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 4);
+  expect_clean_failure({"filter", dir_ / "long.wav", dir_ / "tiny/out.wav", "--lowpass", "1000"},
+                       dir_ / "tiny/out.wav", "tiny/out.wav");
+  // Nothing of the failed runs is left on the file system.
+  EXPECT_EQ(list_directory(dir_ / "tiny").size(), 0u);
+}
+
+// ---------------------------------------------------------------- band edges and taps
+
+TEST_F(CliErrors, CutoffsAtOrAboveNyquist) {
+  expect_filter_fails({"--lowpass", "24000"}, "--lowpass");
+  expect_filter_fails({"--lowpass", "30000"}, "--lowpass");
+  expect_filter_fails({"--lowpass", "24k"}, "--lowpass");
+  expect_filter_fails({"--highpass", "24000"}, "--highpass");
+  expect_filter_fails({"--bandpass", "1000:24000"}, "--bandpass");
+  expect_filter_fails({"--bandstop", "1000:30000"}, "--bandstop");
+  expect_filter_fails({"--bandpass", "25000:26000"}, "--bandpass");
+  expect_filter_fails({"--lowpass", "4000", "--transition", "30000", "--attenuation", "60"}, "--transition");
+}
+
+TEST_F(CliErrors, NegativeZeroOrReversedBandEdges) {
+  expect_filter_fails({"--lowpass", "-5"}, "--lowpass");
+  expect_filter_fails({"--lowpass", "0"}, "--lowpass");
+  expect_filter_fails({"--highpass", "-1000"}, "--highpass");
+  expect_filter_fails({"--bandpass", "-100:1000"}, "--bandpass");
+  expect_filter_fails({"--bandpass", "3000:1000"}, "--bandpass");
+  expect_filter_fails({"--bandstop", "3000:3000"}, "--bandstop");
+  expect_filter_fails({"--bandstop", "5000:-1000"}, "--bandstop");
+  expect_filter_fails({"--bandpass", "1000"}, "--bandpass");
+  expect_filter_fails({"--lowpass", "abc"}, "--lowpass");
+  expect_filter_fails({"--lowpass", "1000", "--transition", "-10", "--attenuation", "60"}, "--transition");
+  expect_filter_fails({"--lowpass", "1000", "--transition", "100", "--attenuation", "-60"}, "--attenuation");
+}
+
+TEST_F(CliErrors, EvenTapsWhereOddAreNeeded) {
+  expect_filter_fails({"--highpass", "1000", "--taps", "64"}, "--taps");
+  expect_filter_fails({"--bandstop", "1000:2000", "--taps", "100"}, "--taps");
+  expect_filter_fails({"--lowpass", "1000", "--taps", "0"}, "--taps");
+  expect_filter_fails({"--lowpass", "1000", "--taps", "-3"}, "--taps");
+}
+
+TEST_F(CliErrors, BadDesignOptions) {
+  expect_filter_fails({"--lowpass", "1000", "--window", "triangle"}, "--window");
+  expect_filter_fails({"--lowpass", "1000", "--transition", "100"}, "--attenuation");
+  expect_filter_fails({"--lowpass", "1000", "--highpass", "2000"}, "--");
+  expect_filter_fails({"--mask", dir_ / "in.wav", "--taps", "31"}, "--taps");
+}
+
+// ---------------------------------------------------------------- mask files
+
+TEST_F(CliErrors, BadMaskFiles) {
+  struct BadMask {
+    std::string name;
+    std::string bytes;
+  };
+  const std::vector<BadMask> masks = {
+      {"empty.txt", ""},
+      {"comments.txt", "# only a comment\n\n   \n# and another\n"},
+      {"nan.txt", "0.25\n0.5\nnan\n0.25\n"},
+      {"inf.txt", "0.25\ninf\n0.25\n"},
+      {"minus_inf.txt", "0.25\n-inf\n"},
+      {"huge.txt", "0.25\n1e300\n"},
+      {"words.txt", "0.25\nhello\n"},
+      {"trailing.txt", "0.25\n0.5abc\n"},
+      {"ragged.txt", "0.25 0.5\n0.25\n"},
+      {"empty.f32", ""},
+      {"odd.f32", "abcdefg"},
+      {"nan.f32", std::string("\x00\x00\x80\x3e\x00\x00\xc0\x7f", 8)},  // 0.25, NaN
+      {"inf.f32", std::string("\x00\x00\x80\x7f", 4)},                  // +Inf
+      {"notaudio.wav", "this is not a wav file\n"},
+  };
+  for (const auto& mask : masks) {
+    write_bytes(dir_ / mask.name, mask.bytes);
+    expect_filter_fails({"--mask", dir_ / mask.name}, mask.name);
+  }
+  write_sound(dir_ / "silent_ir.wav", {}, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  expect_filter_fails({"--ir", dir_ / "silent_ir.wav"}, "silent_ir.wav");
+  expect_filter_fails({"--mask", dir_ / "missing.txt"}, "missing.txt");
+  expect_filter_fails({"--ir", dir_ / "missing.wav"}, "missing.wav");
+}
+
+TEST_F(CliErrors, MaskChannelsNotMatchingTheInput) {
+  write_mask_text(dir_ / "three.txt", {{0.5f, 0.25f}, {0.5f, 0.25f}, {0.5f, 0.25f}});
+  expect_filter_fails({"--mask", dir_ / "three.txt"}, "in.wav");
+  write_sound(dir_ / "ir3.wav", random_signal(3 * 40, 5, 0.3f), 3, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  expect_filter_fails({"--ir", dir_ / "ir3.wav"}, "in.wav");
+}
+
+TEST_F(CliErrors, MaskLongerThanTheFileStillWorks) {
+  // Not an error: it is just convolution. 10 frames through 101 taps, every alignment.
+  const Sound short_in = make_noise_file(dir_ / "short.wav", 10, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 6);
+  const auto taps = random_signal(101, 7, 0.1f);
+  write_mask_text(dir_ / "long.txt", {taps});
+  for (const auto& [flags, align, tail] : std::vector<std::tuple<std::vector<std::string>, Align, bool>>{
+           {{}, Align::same, false},
+           {{"--tail"}, Align::same, true},
+           {{"--align", "causal", "--tail"}, Align::causal, true}}) {
+    auto args = halo_args({"filter", dir_ / "short.wav", out(), "--mask", dir_ / "long.txt", "--quiet"});
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Result result = run(args);
+    ASSERT_EQ(result.exit_code, 0) << describe(args, result);
+    const Sound got = read_sound(out());
+    const auto ref = expected_output(short_in.samples, 2, {taps}, align, tail);
+    EXPECT_EQ(got.samples.size(), ref.size());
+    EXPECT_LE(relative_error(got.samples, ref), 1e-6);
+  }
+}
+
+// ---------------------------------------------------------------- other options
+
+TEST_F(CliErrors, UnknownEngine) {
+  expect_filter_fails({"--engine", "gpu"}, "--engine");
+  expect_filter_fails({"--engine", ""}, "--engine");
+}
+
+TEST_F(CliErrors, BadChunk) {
+  for (const char* chunk : {"0", "-5", "abc", "1.5", "99999999999", "18446744073709551617"})
+    expect_filter_fails({"--chunk", chunk}, "--chunk");
+}
+
+TEST_F(CliErrors, BadSubtypeAndContainer) {
+  expect_filter_fails({"--subtype", "pcm17"}, "--subtype");
+  expect_filter_fails({"--subtype", ""}, "--subtype");
+  // WAV cannot hold Vorbis.
+  expect_filter_fails({"--subtype", "vorbis"}, "--subtype");
+  // An output name whose extension no container has, written as the input's container, is
+  // fine; a FLAC cannot hold float.
+  unlink((dir_ / "out.flac").c_str());
+  expect_clean_failure({"filter", in(), dir_ / "out.flac", "--lowpass", "1000", "--subtype", "float"},
+                       dir_ / "out.flac", "--subtype");
+}
+
+TEST_F(CliErrors, OtherBadOptionsAndUsage) {
+  expect_filter_fails({"--align", "middle"}, "--align");
+  expect_filter_fails({"--gain", "abc"}, "--gain");
+  expect_filter_fails({"--gain", "1000"}, "--gain");
+  expect_filter_fails({"--frobnicate"}, "frobnicate");
+  // No mask at all.
+  expect_clean_failure({"filter", in(), out()}, out(), "--lowpass");
+  // One file only / three files.
+  const auto one = halo_args({"filter", in(), "--lowpass", "1000"});
+  expect_failure_contract(one, run(one), "", "OUT", nullptr);
+  expect_clean_failure({"filter", in(), out(), dir_ / "third.wav", "--lowpass", "1000"}, out(), "OUT");
+  const auto unknown = halo_args({"transmogrify"});
+  expect_failure_contract(unknown, run(unknown), "", "transmogrify", nullptr);
+}
+
+TEST_F(CliErrors, DesignAndInfoErrors) {
+  expect_clean_failure({"design", "--lowpass", "30000", "--rate", "48000", "-o", dir_ / "mask.txt"},
+                       dir_ / "mask.txt", "--lowpass");
+  expect_clean_failure({"design", "--highpass", "1000", "--taps", "64", "-o", dir_ / "mask.txt"}, dir_ / "mask.txt",
+                       "--taps");
+  expect_clean_failure({"design", "--lowpass", "1000", "--rate", "-8000", "-o", dir_ / "mask.txt"},
+                       dir_ / "mask.txt", "--rate");
+  const auto missing_dir = halo_args({"design", "--lowpass", "1000", "-o", dir_ / "nowhere/mask.txt"});
+  expect_failure_contract(missing_dir, run(missing_dir), dir_ / "nowhere/mask.txt", "nowhere", nullptr);
+  const auto info_missing = halo_args({"info", dir_ / "missing.wav"});
+  expect_failure_contract(info_missing, run(info_missing), "", "missing.wav", nullptr);
+  write_bytes(dir_ / "text.wav", "not audio\n");
+  const auto info_text = halo_args({"info", dir_ / "text.wav"});
+  expect_failure_contract(info_text, run(info_text), "", "text.wav", nullptr);
+}
+
+// ---------------------------------------------------------------- Ctrl-C
+
+TEST_F(CliErrors, InterruptLeavesNothingBehind) {
+  // Three minutes of mono 48 kHz through 64-frame chunks: seconds of work.
+  make_noise_file(dir_ / "long.wav", 180 * 48000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 8);
+  for (const auto& [existed, quiet] : {std::pair{false, false}, std::pair{true, false}, std::pair{true, true}}) {
+    unlink(out().c_str());
+    if (existed) write_bytes(out(), existing_bytes);
+    auto args =
+        halo_args({"filter", dir_ / "long.wav", out(), "--lowpass", "1000", "--chunk", "64", "--engine", "cpu"});
+    if (quiet) args.push_back("--quiet");
+    RunOptions options;
+    options.stdout_path = "/dev/null";
+    Process process(args, options);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_TRUE(process.running()) << "the run finished before the interrupt: make the input longer";
+    // Some output has been written by now: the temporary exists while the run goes on.
+    kill(process.pid(), SIGINT);
+    const Result result = process.wait();
+    EXPECT_EQ(result.exit_code, 130) << describe(args, result);
+    expect_failure_contract(args, result, out(), "interrupted", existed ? &existing_bytes : nullptr, quiet);
+  }
+}
+
+}  // namespace
+}  // namespace halo::test

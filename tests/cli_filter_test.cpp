@@ -1,0 +1,666 @@
+// End-to-end tests of the built `halo` binary on files that work: golden data made with
+// numpy/scipy (tests/data/make_convolution_golden.py), generated files at several rates,
+// channel counts, subtypes and lengths against the float64 reference, chunk sizes, every mask
+// source, subtype and container conversions, gain and clipping, stdin/stdout, and the
+// design/info/--version/--help commands.
+#include <gtest/gtest.h>
+
+#include <sndfile.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+constexpr double tolerance = 1e-6;
+
+std::string golden(const std::string& name) { return std::string(HALO_TEST_DATA) + "/convolution/" + name; }
+
+// Taps at a real mask's scale, small enough that outputs of inputs within ±0.5 do not clip.
+std::vector<float> random_taps(std::size_t count, std::uint64_t seed) {
+  return random_signal(count, seed, static_cast<float>(1.0 / std::sqrt(static_cast<double>(count))));
+}
+
+// Runs halo with `args` (after "halo"), expecting success.
+Result halo_ok(const std::vector<std::string>& args, const RunOptions& options = {}) {
+  std::vector<std::string> all = {HALO_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  Result result = run(all, options);
+  EXPECT_EQ(result.exit_code, 0) << describe(all, result);
+  return result;
+}
+
+// Checks an output against a reference with the tolerance of its subtype.
+void expect_matches(const Sound& out, const std::vector<double>& ref, const std::string& context) {
+  if (full_scale(out.format) > 0) {
+    EXPECT_LE(max_lsb_error(out, ref), lsb_tolerance(out.format)) << context;
+  } else {
+    EXPECT_LE(relative_error(out.samples, ref), tolerance) << context;
+  }
+}
+
+std::vector<double> read_text_column(const std::string& text) {
+  std::vector<double> values;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream numbers(line);
+    double value;
+    if (numbers >> value) values.push_back(value);
+  }
+  return values;
+}
+
+double relative_error_of_taps(const std::vector<double>& out, const std::vector<double>& ref) {
+  if (out.size() != ref.size() || ref.empty()) return INFINITY;
+  double diff2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(out[i])) return INFINITY;
+    diff2 += (out[i] - ref[i]) * (out[i] - ref[i]);
+    ref2 += ref[i] * ref[i];
+  }
+  return std::sqrt(diff2 / ref2);
+}
+
+// ---------------------------------------------------------------- golden data (numpy/scipy)
+
+struct GoldenCase {
+  std::string expected, input;
+  int channels = 0;
+  std::size_t frames = 0;
+  std::vector<std::string> args;
+};
+
+std::vector<GoldenCase> golden_cases() {
+  std::vector<GoldenCase> cases;
+  std::ifstream in(golden("cases.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    GoldenCase c;
+    std::string dashes;
+    fields >> c.expected >> c.input >> c.channels >> c.frames >> dashes;
+    for (std::string arg; fields >> arg;) c.args.push_back(arg[0] == '@' ? golden(arg.substr(1)) : arg);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+TEST(CliGolden, FilterMatchesNumpyConvolve) {
+  const auto cases = golden_cases();
+  ASSERT_GE(cases.size(), 20u) << "tests/data/convolution/cases.txt is missing or short";
+  TempDir dir;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    std::vector<std::string> args = {"filter", golden(c.input), dir / "out.wav", "--quiet"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    halo_ok(args);
+    const Sound out = read_sound(dir / "out.wav");
+    const auto expected_f32 = read_f32(golden(c.expected));
+    const std::vector<double> expected(expected_f32.begin(), expected_f32.end());
+    ASSERT_EQ(expected.size(), c.frames * c.channels);
+    EXPECT_EQ(out.channels, c.channels);
+    EXPECT_EQ(out.frames, static_cast<std::int64_t>(c.frames));
+    const Sound in = read_sound(golden(c.input));
+    EXPECT_EQ(out.rate_hz, in.rate_hz);
+    // OUT keeps IN's subtype unless told.
+    bool subtype_given = false;
+    for (const auto& arg : c.args) subtype_given = subtype_given || arg == "--subtype";
+    if (!subtype_given) {
+      EXPECT_EQ(subtype_of(out), subtype_of(in));
+    }
+    expect_matches(out, expected, c.expected);
+  }
+}
+
+TEST(CliGolden, DesignMatchesScipyFirwin) {
+  TempDir dir;
+  const std::map<std::string, std::vector<std::string>> designs = {
+      {"design_lowpass.txt", {"--lowpass", "3000", "--taps", "63"}},
+      {"design_highpass.txt", {"--highpass", "5000", "--taps", "63", "--window", "hann"}},
+      {"design_bandpass.txt", {"--bandpass", "1000:4000", "--taps", "64", "--window", "blackman"}},
+      {"design_bandstop.txt", {"--bandstop", "2000:6000", "--taps", "101", "--window", "kaiser:5"}},
+      {"design_kaiserord.txt", {"--lowpass", "4000", "--transition", "1000", "--attenuation", "60"}},
+  };
+  for (const auto& [name, spec] : designs) {
+    SCOPED_TRACE(name);
+    const auto want = read_text_column(read_bytes(golden(name)));
+    ASSERT_GT(want.size(), 10u);
+    std::vector<std::string> base = {"design"};
+    base.insert(base.end(), spec.begin(), spec.end());
+    base.insert(base.end(), {"--rate", "48000"});
+
+    // Text to stdout; the summary goes to stderr.
+    const Result to_stdout = halo_ok(base);
+    EXPECT_LE(relative_error_of_taps(read_text_column(to_stdout.out), want), tolerance);
+    EXPECT_NE(to_stdout.err.find("taps"), std::string::npos) << to_stdout.err;
+
+    for (const std::string extension : {"txt", "f32", "wav"}) {
+      const std::string path = dir / ("mask." + extension);
+      auto args = base;
+      args.insert(args.end(), {"-o", path});
+      const Result written = halo_ok(args);
+      EXPECT_NE(written.out.find(path), std::string::npos) << "the summary names the file:\n" << written.out;
+      std::vector<double> got;
+      if (extension == "txt") got = read_text_column(read_bytes(path));
+      if (extension == "f32") {
+        const auto raw = read_f32(path);
+        got.assign(raw.begin(), raw.end());
+      }
+      if (extension == "wav") {
+        const Sound sound = read_sound(path);
+        EXPECT_EQ(sound.channels, 1);
+        EXPECT_EQ(sound.rate_hz, 48000);
+        got.assign(sound.samples.begin(), sound.samples.end());
+      }
+      EXPECT_LE(relative_error_of_taps(got, want), tolerance) << extension;
+      EXPECT_TRUE(leftover_temporaries(dir.path()).empty());
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rates, channels, subtypes
+
+struct FileShape {
+  int rate_hz;
+  int channels;
+  int subtype;
+};
+
+std::string file_shape_name(const testing::TestParamInfo<FileShape>& info) {
+  const char* subtype = info.param.subtype == SF_FORMAT_PCM_16 ? "pcm16"
+                        : info.param.subtype == SF_FORMAT_PCM_24 ? "pcm24"
+                                                                 : "float";
+  return std::to_string(info.param.rate_hz) + "Hz_" + std::to_string(info.param.channels) + "ch_" + subtype;
+}
+
+class CliFilterFiles : public testing::TestWithParam<FileShape> {};
+
+TEST_P(CliFilterFiles, MatchesReferenceAndKeepsTheFormat) {
+  const FileShape shape = GetParam();
+  TempDir dir;
+  // Lengths differ with the rate: 0.1 s, plus an odd remainder.
+  const std::size_t frames = shape.rate_hz / 10 + 37;
+  const std::uint64_t seed = shape.rate_hz + 10 * shape.channels + shape.subtype;
+  const Sound in = make_noise_file(dir / "in.wav", frames, shape.channels, shape.rate_hz,
+                                   SF_FORMAT_WAV | shape.subtype, seed);
+  const auto taps = random_taps(101, seed + 1);
+  write_mask_text(dir / "mask.txt", {taps});
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--quiet"});
+  const Sound out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.rate_hz, shape.rate_hz);
+  EXPECT_EQ(out.channels, shape.channels);
+  EXPECT_EQ(out.format, SF_FORMAT_WAV | shape.subtype);
+  expect_matches(out, expected_output(in.samples, shape.channels, {taps}, Align::same, false), "same");
+
+  halo_ok({"filter", dir / "in.wav", dir / "tail.wav", "--mask", dir / "mask.txt", "--align", "causal", "--tail",
+           "--quiet"});
+  expect_matches(read_sound(dir / "tail.wav"),
+                 expected_output(in.samples, shape.channels, {taps}, Align::causal, true), "causal tail");
+}
+
+std::vector<FileShape> all_file_shapes() {
+  std::vector<FileShape> shapes;
+  for (int rate : {8000, 44100, 48000, 96000})
+    for (int channels : {1, 2, 6})
+      for (int subtype : {SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_FLOAT}) shapes.push_back({rate, channels, subtype});
+  return shapes;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, CliFilterFiles, testing::ValuesIn(all_file_shapes()), file_shape_name);
+
+// ---------------------------------------------------------------- lengths
+
+TEST(CliFilter, OneFrameAndShorterThanTheMask) {
+  TempDir dir;
+  const auto taps = random_taps(101, 5);
+  write_mask_text(dir / "mask.txt", {taps});
+  for (const std::size_t frames : {std::size_t{1}, std::size_t{2}, std::size_t{50}, std::size_t{100}}) {
+    for (const int channels : {1, 2}) {
+      const Sound in = make_noise_file(dir / "in.wav", frames, channels, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT,
+                                       frames * 3 + channels);
+      for (const auto& [flags, align, tail] :
+           std::vector<std::tuple<std::vector<std::string>, Align, bool>>{
+               {{}, Align::same, false},
+               {{"--tail"}, Align::same, true},
+               {{"--align", "causal"}, Align::causal, false},
+               {{"--align", "causal", "--tail"}, Align::causal, true}}) {
+        std::vector<std::string> args = {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
+                                         "--quiet"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        halo_ok(args);
+        const Sound out = read_sound(dir / "out.wav");
+        const auto ref = expected_output(in.samples, channels, {taps}, align, tail);
+        const std::string context = std::to_string(frames) + " frames, " + std::to_string(channels) + " ch, " +
+                                    (align == Align::same ? "same" : "causal") + (tail ? " tail" : "");
+        EXPECT_EQ(out.samples.size(), ref.size()) << context;
+        EXPECT_LE(relative_error(out.samples, ref), tolerance) << context;
+      }
+    }
+  }
+}
+
+TEST(CliFilter, ThreeMinutesStreamInFlatMemory) {
+  TempDir dir;
+  const std::size_t rate = 48000, frames = 180 * rate + 11;
+  const Sound in = make_noise_file(dir / "long.wav", frames, 1, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 77);
+  make_noise_file(dir / "short.wav", rate, 1, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 78);
+  const auto taps = random_taps(31, 79);
+  write_mask_text(dir / "mask.txt", {taps});
+
+  const Result short_run =
+      halo_ok({"filter", dir / "short.wav", dir / "short_out.wav", "--mask", dir / "mask.txt", "--quiet"});
+  const Result long_run =
+      halo_ok({"filter", dir / "long.wav", dir / "long_out.wav", "--mask", dir / "mask.txt", "--quiet"});
+  const Sound out = read_sound(dir / "long_out.wav");
+  ASSERT_EQ(out.frames, static_cast<std::int64_t>(frames));
+  EXPECT_LE(relative_error(out.samples, expected_output(in.samples, 1, {taps}, Align::same, false)), tolerance);
+  // The input alone is 34 MB as float: a program holding the file (or its output) in memory
+  // would need that much more than for a 1-second file.
+  EXPECT_LT(long_run.max_rss_kb, short_run.max_rss_kb + 16 * 1024)
+      << "peak memory " << long_run.max_rss_kb << " kB for 3 minutes vs " << short_run.max_rss_kb
+      << " kB for 1 second";
+}
+
+// ---------------------------------------------------------------- chunk sizes
+
+// `--chunk` never changes the result: the same bytes for 1, 7 and the default.
+void expect_chunk_sizes_identical(const std::vector<std::string>& extra_args) {
+  TempDir dir;
+  make_noise_file(dir / "in.wav", 5003, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_PCM_24, 90, 0.9f);
+  make_noise_file(dir / "in6.wav", 3001, 6, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 91);
+  for (const auto& [input, output] : {std::pair<std::string, std::string>{"in.wav", "out.wav"},
+                                      std::pair<std::string, std::string>{"in6.wav", "out.au"}}) {
+    for (const std::vector<std::string>& mode : {std::vector<std::string>{"--lowpass", "2000"},
+                                                 std::vector<std::string>{"--lowpass", "2000", "--tail"},
+                                                 std::vector<std::string>{"--bandpass", "300:5000", "--taps", "1001",
+                                                                          "--align", "causal"}}) {
+      std::string first;
+      for (const std::string chunk : {"", "1", "7", "4096"}) {
+        std::vector<std::string> args = {"filter", dir / input, dir / output, "--quiet"};
+        args.insert(args.end(), mode.begin(), mode.end());
+        args.insert(args.end(), extra_args.begin(), extra_args.end());
+        if (!chunk.empty()) args.insert(args.end(), {"--chunk", chunk});
+        halo_ok(args);
+        const std::string bytes = read_bytes(dir / output);
+        std::string context = input;
+        for (const auto& arg : mode) context += " " + arg;
+        if (chunk.empty()) {
+          first = bytes;
+          // Not a trivial file: it has the input's length and is not silent.
+          const Sound out = read_sound(dir / output);
+          float peak = 0;
+          for (float v : out.samples) peak = std::max(peak, std::fabs(v));
+          EXPECT_GT(peak, 0.01f) << context;
+        } else {
+          EXPECT_TRUE(bytes == first) << context << ": --chunk " << chunk << " differs from the default";
+        }
+      }
+    }
+  }
+}
+
+TEST(CliFilter, ChunkSizeNeverChangesTheBytesCpuEngine) { expect_chunk_sizes_identical({"--engine", "cpu"}); }
+
+TEST(CliFilter, ChunkSizeNeverChangesTheBytesDefaultEngine) { expect_chunk_sizes_identical({}); }
+
+// ---------------------------------------------------------------- mask sources
+
+TEST(CliFilter, MaskFromTextF32AndSoundFiles) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 4000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 100);
+  const auto taps = random_taps(48, 101);
+  write_mask_text(dir / "mask.txt", {taps});
+  write_f32(dir / "mask.f32", taps);
+  write_sound(dir / "mask.wav", taps, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const auto ref = expected_output(in.samples, 2, {taps}, Align::same, false);
+  for (const std::string name : {"mask.txt", "mask.f32", "mask.wav"}) {
+    halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / name, "--quiet"});
+    EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, ref), tolerance) << name;
+  }
+  // Two columns: one mask per channel (the shorter one ends in zeros in the file).
+  std::vector<float> other = random_taps(20, 102);
+  other.resize(taps.size(), 0.0f);
+  write_mask_text(dir / "two.txt", {taps, other});
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "two.txt", "--quiet"});
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                           expected_output(in.samples, 2, {taps, other}, Align::same, false)),
+            tolerance);
+}
+
+TEST(CliFilter, ImpulseResponsesAreCausalPerChannelAnyFormat) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 110);
+  // A 2-channel FLAC IR in pcm24: halo reads what libsndfile decodes; so does the reference.
+  std::vector<float> ir(2 * 300);
+  const auto noise = random_signal(ir.size(), 111, 0.5f);
+  for (std::size_t n = 0; n < 300; ++n)
+    for (int c = 0; c < 2; ++c) ir[2 * n + c] = noise[2 * n + c] * std::exp(-static_cast<float>(n) / 60.0f);
+  write_sound(dir / "ir.flac", ir, 2, 48000, SF_FORMAT_FLAC | SF_FORMAT_PCM_24);
+  const Sound ir_read = read_sound(dir / "ir.flac");
+  std::vector<float> left, right;
+  for (std::size_t n = 0; n < 300; ++n) {
+    left.push_back(ir_read.samples[2 * n]);
+    right.push_back(ir_read.samples[2 * n + 1]);
+  }
+  write_sound(dir / "ir16.wav", ir, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  const Sound ir16 = read_sound(dir / "ir16.wav");
+  std::vector<float> left16, right16;
+  for (std::size_t n = 0; n < 300; ++n) {
+    left16.push_back(ir16.samples[2 * n]);
+    right16.push_back(ir16.samples[2 * n + 1]);
+  }
+
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--ir", dir / "ir.flac", "--quiet"});
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                           expected_output(in.samples, 2, {left, right}, Align::causal, false)),
+            tolerance);
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--ir", dir / "ir16.wav", "--tail", "--quiet"});
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                           expected_output(in.samples, 2, {left16, right16}, Align::causal, true)),
+            tolerance);
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--ir", dir / "ir.flac", "--align", "same", "--quiet"});
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                           expected_output(in.samples, 2, {left, right}, Align::same, false)),
+            tolerance);
+}
+
+// ---------------------------------------------------------------- subtypes, containers, gain
+
+TEST(CliFilter, SubtypeConversions) {
+  TempDir dir;
+  const auto taps = random_taps(63, 120);
+  write_mask_text(dir / "mask.txt", {taps});
+
+  const Sound pcm16 = make_noise_file(dir / "in16.wav", 3000, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 121);
+  halo_ok({"filter", dir / "in16.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--subtype", "float", "--quiet"});
+  Sound out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.format, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  EXPECT_LE(relative_error(out.samples, expected_output(pcm16.samples, 2, {taps}, Align::same, false)), tolerance);
+
+  const Sound flt = make_noise_file(dir / "inf.wav", 3000, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 122);
+  halo_ok({"filter", dir / "inf.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--subtype", "pcm24", "--quiet"});
+  out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.format, SF_FORMAT_WAV | SF_FORMAT_PCM_24);
+  EXPECT_LE(max_lsb_error(out, expected_output(flt.samples, 2, {taps}, Align::same, false)),
+            lsb_tolerance(SF_FORMAT_PCM_24));
+
+  halo_ok({"filter", dir / "inf.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--subtype", "pcm16", "--quiet"});
+  out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.format, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  EXPECT_LE(max_lsb_error(out, expected_output(flt.samples, 2, {taps}, Align::same, false)), 1.0);
+
+  halo_ok({"filter", dir / "in16.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--subtype", "double", "--quiet"});
+  out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.format, SF_FORMAT_WAV | SF_FORMAT_DOUBLE);
+  EXPECT_LE(relative_error(out.samples, expected_output(pcm16.samples, 2, {taps}, Align::same, false)), tolerance);
+}
+
+TEST(CliFilter, OutputContainerFollowsTheExtension) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 4410, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 130);
+  const auto taps = random_taps(63, 131);
+  write_mask_text(dir / "mask.txt", {taps});
+  const auto ref = expected_output(in.samples, 2, {taps}, Align::same, false);
+
+  halo_ok({"filter", dir / "in.wav", dir / "out.flac", "--mask", dir / "mask.txt", "--quiet"});
+  Sound out = read_sound(dir / "out.flac");
+  EXPECT_EQ(container_of(out), SF_FORMAT_FLAC);
+  EXPECT_EQ(out.frames, 4410);
+  ASSERT_GT(full_scale(out.format), 0) << "FLAC holds integers";
+  EXPECT_LE(max_lsb_error(out, ref), lsb_tolerance(out.format));
+
+  halo_ok({"filter", dir / "in.wav", dir / "out.aiff", "--mask", dir / "mask.txt", "--quiet"});
+  out = read_sound(dir / "out.aiff");
+  EXPECT_EQ(container_of(out), SF_FORMAT_AIFF);
+  EXPECT_LE(relative_error(out.samples, ref), tolerance);
+
+  // Vorbis is lossy and perceptual: white noise comes back far from the reference, tones
+  // close to it. A few tones (and a little noise) then, within 10 %.
+  std::vector<float> tones = random_signal(2 * 4410, 132, 0.01f);
+  for (std::size_t n = 0; n < 4410; ++n)
+    for (int c = 0; c < 2; ++c)
+      tones[2 * n + c] += static_cast<float>(0.3 * std::cos(2 * M_PI * 440.0 * n / 44100 + 0.3 + c) +
+                                             0.2 * std::cos(2 * M_PI * (1000.0 + 300 * c) * n / 44100 + 0.1));
+  write_sound(dir / "tones.wav", tones, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  halo_ok({"filter", dir / "tones.wav", dir / "out.ogg", "--mask", dir / "mask.txt", "--quiet"});
+  out = read_sound(dir / "out.ogg");
+  EXPECT_EQ(container_of(out), SF_FORMAT_OGG);
+  EXPECT_EQ(subtype_of(out), SF_FORMAT_VORBIS);
+  EXPECT_EQ(out.channels, 2);
+  EXPECT_EQ(out.frames, 4410);
+  EXPECT_LT(relative_error(out.samples, expected_output(tones, 2, {taps}, Align::same, false)), 0.1);
+}
+
+TEST(CliFilter, GainAndClippingCount) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 20000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 140, 0.9f);
+  write_mask_text(dir / "one.txt", {{1.0f}});
+  const double gain = std::pow(10.0, 6.0 / 20.0);
+  const auto ref = expected_output(in.samples, 2, {{1.0f}}, Align::same, false, gain);
+  std::uint64_t surely = 0, maybe = 0;
+  for (double v : ref) {
+    const double scaled = v * 32768.0;
+    if (scaled > 32767.5 + 1e-3 || scaled < -32768.5 - 1e-3) ++surely;
+    else if (scaled > 32767.5 - 1e-3 || scaled < -32768.5 + 1e-3) ++maybe;
+  }
+  ASSERT_GT(surely, 1000u);
+
+  const Result clipped = halo_ok(
+      {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--gain", "6", "--subtype", "pcm16"});
+  const Sound out = read_sound(dir / "out.wav");
+  EXPECT_LE(max_lsb_error(out, ref), 1.0);
+  // "clipped N samples" on stderr, N as counted from the reference.
+  const auto at = clipped.err.find("clipped ");
+  ASSERT_NE(at, std::string::npos) << clipped.err;
+  const std::uint64_t reported = std::stoull(clipped.err.substr(at + 8));
+  EXPECT_GE(reported, surely) << clipped.err;
+  EXPECT_LE(reported, surely + maybe) << clipped.err;
+  EXPECT_NE(clipped.err.find("clipped " + std::to_string(reported) + " samples"), std::string::npos) << clipped.err;
+  // Even with --quiet the clipping is reported.
+  const Result quiet = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--gain", "6",
+                                "--subtype", "pcm16", "--quiet"});
+  EXPECT_NE(quiet.err.find("clipped " + std::to_string(reported) + " samples"), std::string::npos) << quiet.err;
+
+  // Float output: written as is, beyond full scale, nothing clipped.
+  const Result loud =
+      halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--gain", "6"});
+  EXPECT_EQ(loud.err.find("clipped"), std::string::npos) << loud.err;
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, ref), tolerance);
+
+  // Attenuation.
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--gain", "-6.5", "--quiet"});
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                           expected_output(in.samples, 2, {{1.0f}}, Align::same, false, std::pow(10.0, -6.5 / 20.0))),
+            tolerance);
+}
+
+// ---------------------------------------------------------------- standard input and output
+
+TEST(CliFilter, StandardInputFromPipesAndFiles) {
+  TempDir dir;
+  const auto taps = random_taps(63, 150);
+  write_mask_text(dir / "mask.txt", {taps});
+  const Sound wav = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 151);
+  const Sound au = make_noise_file(dir / "in.au", 3000, 2, 48000, SF_FORMAT_AU | SF_FORMAT_PCM_16, 152);
+
+  for (const auto& [name, sound] : {std::pair<std::string, const Sound*>{"in.wav", &wav}, {"in.au", &au}}) {
+    const auto ref = expected_output(sound->samples, 2, {taps}, Align::same, false);
+    // A real pipe: the reader cannot seek.
+    const std::string command = "cat '" + (dir / name) + "' | '" + HALO_BINARY + "' filter - '" + (dir / "out.wav") +
+                                "' --mask '" + (dir / "mask.txt") + "' --quiet";
+    const Result piped = run({"/bin/sh", "-c", command});
+    ASSERT_EQ(piped.exit_code, 0) << describe({command}, piped);
+    Sound out = read_sound(dir / "out.wav");
+    EXPECT_EQ(out.frames, 3000) << name;
+    expect_matches(out, ref, name + " through a pipe");
+
+    // A redirected file.
+    RunOptions from_file;
+    from_file.stdin_path = dir / name;
+    halo_ok({"filter", "-", dir / "out.wav", "--mask", dir / "mask.txt", "--quiet"}, from_file);
+    out = read_sound(dir / "out.wav");
+    expect_matches(out, ref, name + " from a redirected file");
+  }
+}
+
+TEST(CliFilter, StandardOutputToPipesAndFiles) {
+  TempDir dir;
+  const auto taps = random_taps(63, 160);
+  write_mask_text(dir / "mask.txt", {taps});
+  const Sound au = make_noise_file(dir / "in.au", 3000, 2, 48000, SF_FORMAT_AU | SF_FORMAT_FLOAT, 161);
+  const Sound wav = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 162);
+
+  // AU can be written to a pipe: OUT "-" takes IN's container.
+  const Result piped = halo_ok({"filter", dir / "in.au", "-", "--mask", dir / "mask.txt", "--quiet"});
+  write_bytes(dir / "from_pipe.au", piped.out);
+  Sound out = read_sound(dir / "from_pipe.au");
+  EXPECT_EQ(container_of(out), SF_FORMAT_AU);
+  EXPECT_EQ(out.frames, 3000);
+  EXPECT_LE(relative_error(out.samples, expected_output(au.samples, 2, {taps}, Align::same, false)), tolerance);
+
+  // WAV needs to seek back to its header: into a regular file it works...
+  RunOptions to_file;
+  to_file.stdout_path = dir / "from_stdout.wav";
+  halo_ok({"filter", dir / "in.wav", "-", "--mask", dir / "mask.txt", "--quiet"}, to_file);
+  out = read_sound(dir / "from_stdout.wav");
+  EXPECT_EQ(container_of(out), SF_FORMAT_WAV);
+  EXPECT_LE(relative_error(out.samples, expected_output(wav.samples, 2, {taps}, Align::same, false)), tolerance);
+
+  // With --type, WAV input goes to a pipe as AU.
+  const Result typed = halo_ok({"filter", dir / "in.wav", "-", "--type", "au", "--mask", dir / "mask.txt", "--quiet"});
+  write_bytes(dir / "typed.au", typed.out);
+  out = read_sound(dir / "typed.au");
+  EXPECT_EQ(container_of(out), SF_FORMAT_AU);
+  EXPECT_LE(relative_error(out.samples, expected_output(wav.samples, 2, {taps}, Align::same, false)), tolerance);
+
+  // ... into a pipe it cannot: one clear line, not a broken file.
+  const auto args = halo_args({"filter", dir / "in.wav", "-", "--mask", dir / "mask.txt", "--quiet"});
+  const Result refused = run(args);
+  EXPECT_NE(refused.exit_code, 0) << describe(args, refused);
+  const auto lines = lines_of(refused.err);
+  ASSERT_EQ(lines.size(), 1u) << refused.err;
+  EXPECT_EQ(lines[0].rfind("halo: ", 0), 0u) << refused.err;
+  EXPECT_NE(lines[0].find("standard output"), std::string::npos) << refused.err;
+  EXPECT_TRUE(refused.out.empty()) << refused.out.size() << " bytes written to the pipe";
+}
+
+// Every container halo accepts for a pipe must arrive whole: decodable to the end, with every
+// frame. (Containers that need to seek back, like WAV, are refused with one line instead.)
+TEST(CliFilter, PipedContainersDecodeOrAreRefused) {
+  TempDir dir;
+  const auto taps = random_taps(31, 165);
+  write_mask_text(dir / "mask.txt", {taps});
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 166);
+  const auto ref = expected_output(in.samples, 2, {taps}, Align::same, false);
+  for (const std::string type : {"au", "flac", "ogg", "aiff", "caf", "w64"}) {
+    const auto args = halo_args({"filter", dir / "in.wav", "-", "--type", type, "--mask", dir / "mask.txt", "--quiet"});
+    const Result result = run(args);
+    if (result.exit_code != 0) {
+      const auto lines = lines_of(result.err);
+      EXPECT_EQ(lines.size(), 1u) << type << ": refused with one line\n" << describe(args, result);
+      EXPECT_NE(result.err.find("standard output"), std::string::npos) << describe(args, result);
+      continue;
+    }
+    const std::string path = dir / ("piped." + type);
+    write_bytes(path, result.out);
+    Sound out;
+    try {
+      out = read_sound(path);
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << type << " written to a pipe with exit code 0 does not decode: " << error.what();
+      continue;
+    }
+    EXPECT_EQ(out.frames, 3000) << type;
+    const auto info_args = halo_args({"info", path});
+    const Result info = run(info_args);
+    EXPECT_EQ(info.exit_code, 0) << "halo reads back what it wrote to a pipe\n" << describe(info_args, info);
+    if (type == "ogg") {
+      EXPECT_LT(relative_error(out.samples, ref), 1.0) << type;  // lossy; here only: not silent, not garbage
+    } else {
+      expect_matches(out, ref, type + " through a pipe");
+    }
+  }
+}
+
+// ---------------------------------------------------------------- messages of a working run
+
+TEST(CliFilter, NoticesGoToStderrAndQuietSilencesThem) {
+  TempDir dir;
+  make_noise_file(dir / "in.wav", 1000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 170);
+  const Result talkative = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "1000"});
+  EXPECT_TRUE(talkative.out.empty());
+  const auto lines = lines_of(talkative.err);
+  ASSERT_FALSE(lines.empty());
+  bool engine_named = false;
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.rfind("halo: ", 0), 0u) << line;
+    engine_named = engine_named || line.rfind("halo: engine ", 0) == 0;
+  }
+  EXPECT_TRUE(engine_named) << "a one-line notice names the engine:\n" << talkative.err;
+  const Result quiet = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "1000", "--quiet"});
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(quiet.out, "");
+}
+
+// ---------------------------------------------------------------- info, version, help
+
+TEST(CliInfo, ReportsFramesRateChannelsAndPeak) {
+  TempDir dir;
+  auto samples = random_signal(12345 * 3, 180, 0.4f);
+  samples[777 * 3 + 1] = -0.75f;
+  write_sound(dir / "in.wav", samples, 3, 96000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result info = halo_ok({"info", dir / "in.wav"});
+  EXPECT_NE(info.out.find("frames:    12345\n"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("rate:      96000 Hz\n"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("channels:  3\n"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("peak:      0.750000"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("WAV float"), std::string::npos) << info.out;
+  char duration[64];
+  std::snprintf(duration, sizeof duration, "%.3f s", 12345.0 / 96000.0);
+  EXPECT_NE(info.out.find(duration), std::string::npos) << info.out;
+
+  write_sound(dir / "in.flac", random_signal(4800, 181, 0.25f), 1, 48000, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
+  const Result flac = halo_ok({"info", dir / "in.flac"});
+  EXPECT_NE(flac.out.find("FLAC pcm16"), std::string::npos) << flac.out;
+  EXPECT_NE(flac.out.find("frames:    4800\n"), std::string::npos) << flac.out;
+}
+
+TEST(CliHelp, VersionAndHelp) {
+  const Result version = halo_ok({"--version"});
+  EXPECT_EQ(version.out.rfind("halo ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("cpu"), std::string::npos) << "lists the engines: " << version.out;
+
+  const Result help = halo_ok({"--help"});
+  for (const char* word : {"filter", "design", "info", "--lowpass", "--version"})
+    EXPECT_NE(help.out.find(word), std::string::npos) << word << " in:\n" << help.out;
+
+  const std::map<std::string, std::vector<std::string>> command_words = {
+      {"filter", {"--lowpass", "--highpass", "--bandpass", "--bandstop", "--mask", "--ir", "--taps", "--window",
+                  "--engine", "--chunk", "--tail", "--subtype", "--gain", "--quiet", "--align"}},
+      {"design", {"--lowpass", "--rate", "--output", "--transition", "--attenuation"}},
+      {"info", {"FILE"}},
+  };
+  for (const auto& [command, words] : command_words) {
+    const Result result = halo_ok({command, "--help"});
+    EXPECT_EQ(result.err, "") << command;
+    for (const auto& word : words) EXPECT_NE(result.out.find(word), std::string::npos) << command << ": " << word;
+  }
+
+  const auto args = halo_args({});
+  const Result bare = run(args);
+  EXPECT_EQ(bare.exit_code, 2) << describe(args, bare);
+  EXPECT_NE(bare.err.find("filter"), std::string::npos) << "usage on stderr";
+}
+
+}  // namespace
+}  // namespace halo::test

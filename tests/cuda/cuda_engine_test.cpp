@@ -1,0 +1,297 @@
+// The CUDA engines against the float64 reference (tests/test_signals.hpp) and the CPU engine.
+// Every test skips with the reason where no CUDA device is usable (CI, the dev machine).
+// Inputs are fresh seeded random signals (no zeros); outputs are poisoned with NaN first, so
+// an element never written fails (relative_error returns inf on NaN). Tolerance: 1e-6.
+// Each case's float64 reference costs at most ~1e9 multiply-adds, and is shared by all kernels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda/cuda_engines.hpp"
+#include "src/cpu_engine.hpp"
+#include "test_signals.hpp"
+
+namespace halo::cuda {
+namespace {
+
+constexpr double tolerance = 1e-6;
+constexpr Kernel all_kernels[] = {Kernel::basic, Kernel::constant, Kernel::tiled, Kernel::cached, Kernel::fast};
+
+#define SKIP_WITHOUT_DEVICE()                                               \
+  do {                                                                      \
+    std::string why;                                                        \
+    if (!device_usable(&why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
+  } while (0)
+
+filters::Mask mask_of(std::vector<float> taps) {
+  filters::Mask mask;
+  mask.taps = std::move(taps);
+  return mask;
+}
+
+// Random taps scaled by 1/sqrt(M) (so outputs stay near unit size), seeded.
+filters::Mask random_mask(std::size_t taps, std::uint64_t seed) {
+  return mask_of(test::random_signal(taps, seed, 1.0f / std::sqrt(static_cast<float>(taps))));
+}
+
+// Runs `engine` over `input` in the given chunk sizes (cycled), into a NaN-poisoned output.
+std::vector<float> run(Engine& engine, const std::vector<float>& input, int channels,
+                       const std::vector<std::size_t>& chunks) {
+  const std::size_t frames = input.size() / channels;
+  std::vector<float> out(input.size(), std::numeric_limits<float>::quiet_NaN());
+  std::size_t done = 0;
+  for (std::size_t i = 0; done < frames; ++i) {
+    const std::size_t n = std::min(chunks[i % chunks.size()], frames - done);
+    engine.process(input.data() + done * channels, out.data() + done * channels, n);
+    done += n;
+  }
+  return out;
+}
+
+// Float64 references of every channel (the first `frames` outputs of each).
+std::vector<std::vector<double>> references(const std::vector<float>& input, int channels,
+                                            const filters::MaskSet& masks) {
+  std::vector<std::vector<double>> refs(channels);
+  for (int c = 0; c < channels; ++c)
+    refs[c] = test::reference_convolution(input, channels, c, masks[masks.size() == 1 ? 0 : c].taps);
+  return refs;
+}
+
+void expect_matches(const std::vector<float>& out, int channels, const std::vector<std::vector<double>>& refs,
+                    const std::string& what) {
+  const std::size_t frames = out.size() / channels;
+  for (int c = 0; c < channels; ++c) {
+    const double error = test::relative_error(out.data() + c, frames, channels, refs[c].data());
+    EXPECT_LE(error, tolerance) << what << ", channel " << c << " of " << channels << ", " << frames << " frames";
+  }
+}
+
+std::unique_ptr<Engine> prepared(Kernel kernel, const filters::MaskSet& masks, int channels, std::size_t max_chunk,
+                                 int block_threads = 256) {
+  auto engine = make_engine(kernel, block_threads);
+  engine->prepare(masks, channels, max_chunk);
+  return engine;
+}
+
+// Every kernel, one channel: lengths around the block sizes (256 threads; 4096 outputs for
+// cuda-fast) and masks from 1 tap to the constant-memory limit.
+TEST(CudaEngine, LengthsAndMasks) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t lengths[] = {1, 7, 255, 256, 257, 4095, 4097};
+  const std::size_t mask_lengths[] = {1, 2, 3, 64, 255, 4096, 16383};
+  std::uint64_t seed = 1;
+  for (std::size_t taps : mask_lengths) {
+    for (std::size_t frames : lengths) {
+      const filters::MaskSet masks{random_mask(taps, ++seed)};
+      const auto input = test::random_signal(frames, ++seed);
+      const auto refs = references(input, 1, masks);
+      for (Kernel kernel : all_kernels) {
+        auto engine = prepared(kernel, masks, 1, frames);
+        expect_matches(run(*engine, input, 1, {frames}), 1, refs,
+                       engine_name(kernel) + ", " + std::to_string(taps) + " taps, whole");
+      }
+    }
+  }
+}
+
+// 10^6 + 3 frames, streamed in large chunks (several slices per chunk).
+TEST(CudaEngine, LongSignal) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 1000003;
+  const auto input = test::random_signal(frames, 101);
+  for (std::size_t taps : {3, 255}) {
+    const filters::MaskSet masks{random_mask(taps, 102 + taps)};
+    const auto refs = references(input, 1, masks);
+    for (Kernel kernel : all_kernels) {
+      auto engine = prepared(kernel, masks, 1, 300007);
+      expect_matches(run(*engine, input, 1, {300007}), 1, refs,
+                     engine_name(kernel) + ", " + std::to_string(taps) + " taps, chunks of 300007");
+    }
+  }
+}
+
+// The longest mask constant memory holds, random taps: the accuracy case (one float
+// accumulator over 16383 terms would miss 1e-6).
+TEST(CudaEngine, LongestMask) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 65536 + 5;
+  const filters::MaskSet masks{random_mask(16383, 201)};
+  const auto input = test::random_signal(frames, 202);
+  const auto refs = references(input, 1, masks);
+  for (Kernel kernel : all_kernels) {
+    auto engine = prepared(kernel, masks, 1, frames);
+    expect_matches(run(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 16383 taps");
+  }
+}
+
+// Several slices per chunk: each slice reads the previous slice's samples as its halo.
+TEST(CudaEngine, SlicesWithLongMask) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 4 * 65536 + 11;
+  const filters::MaskSet masks{random_mask(4095, 211)};
+  const auto input = test::random_signal(frames, 212);
+  const auto refs = references(input, 1, masks);
+  for (Kernel kernel : {Kernel::constant, Kernel::fast}) {
+    auto engine = prepared(kernel, masks, 1, frames);
+    expect_matches(run(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 4 slices, 4095 taps");
+  }
+}
+
+// 2 and 6 channels, one mask for all and one mask per channel.
+TEST(CudaEngine, Channels) {
+  SKIP_WITHOUT_DEVICE();
+  struct Case {
+    int channels;
+    std::size_t taps;
+    bool per_channel;
+    std::size_t frames;
+  };
+  const Case cases[] = {
+      {2, 3, false, 50001},  {2, 255, true, 50001},   {6, 255, false, 20011}, {6, 64, true, 30011},
+      {6, 2730, true, 10007}, {6, 16383, false, 10007}, {2, 8192, true, 20011},
+  };
+  std::uint64_t seed = 300;
+  for (const Case& k : cases) {
+    filters::MaskSet masks;
+    for (int c = 0; c < (k.per_channel ? k.channels : 1); ++c) masks.push_back(random_mask(k.taps, ++seed));
+    const auto input = test::random_signal(k.frames * k.channels, ++seed);
+    const auto refs = references(input, k.channels, masks);
+    for (Kernel kernel : all_kernels) {
+      auto engine = prepared(kernel, masks, k.channels, 4096 + 1);
+      expect_matches(run(*engine, input, k.channels, {4096 + 1, 999, 1, 3000}), k.channels, refs,
+                     engine_name(kernel) + ", " + std::to_string(k.taps) + " taps" +
+                         (k.per_channel ? " per channel" : " shared"));
+    }
+  }
+}
+
+// Random chunk sizes, 1-frame chunks and chunks shorter than the mask give the whole result.
+TEST(CudaEngine, ChunkedEqualsWhole) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 20000;
+  const int channels = 2;
+  const filters::MaskSet masks{random_mask(255, 401)};
+  const auto input = test::random_signal(frames * channels, 402);
+  const auto refs = references(input, channels, masks);
+  std::mt19937 rng(403);
+  std::vector<std::size_t> chunks{1, 1, 2, 254, 1, 255, 256};
+  std::uniform_int_distribution<std::size_t> size(1, 700);
+  for (int i = 0; i < 40; ++i) chunks.push_back(size(rng));
+  for (Kernel kernel : all_kernels) {
+    auto whole_engine = prepared(kernel, masks, channels, frames);
+    const auto whole = run(*whole_engine, input, channels, {frames});
+    auto engine = prepared(kernel, masks, channels, 700);
+    const auto chunked = run(*engine, input, channels, chunks);
+    expect_matches(chunked, channels, refs, engine_name(kernel) + ", random chunks");
+    std::vector<double> whole64(whole.begin(), whole.end());
+    EXPECT_LE(test::relative_error(chunked.data(), chunked.size(), 1, whole64.data()), tolerance)
+        << engine_name(kernel) << ": chunked differs from whole";
+  }
+}
+
+// Same output as the CPU engine, fed the same chunks.
+TEST(CudaEngine, EqualsCpuEngine) {
+  SKIP_WITHOUT_DEVICE();
+  const int channels = 2;
+  const std::size_t frames = 48000 * 2 + 17;
+  const filters::MaskSet masks{random_mask(1023, 501), random_mask(1023, 502)};
+  const auto input = test::random_signal(frames * channels, 503);
+  CpuEngine cpu;
+  cpu.prepare(masks, channels, 8192);
+  const auto expected = run(cpu, input, channels, {8192, 100, 5000});
+  std::vector<double> expected64(expected.begin(), expected.end());
+  for (Kernel kernel : all_kernels) {
+    auto engine = prepared(kernel, masks, channels, 8192);
+    const auto out = run(*engine, input, channels, {8192, 100, 5000});
+    EXPECT_LE(test::relative_error(out.data(), out.size(), 1, expected64.data()), tolerance) << engine_name(kernel);
+  }
+}
+
+// reset() forgets the carry: after it, a new signal gives what a fresh engine gives.
+TEST(CudaEngine, Reset) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 5000;
+  const filters::MaskSet masks{random_mask(300, 601)};
+  const auto first = test::random_signal(frames, 602);
+  const auto second = test::random_signal(frames, 603);
+  const auto refs = references(second, 1, masks);
+  for (Kernel kernel : all_kernels) {
+    auto engine = prepared(kernel, masks, 1, 1000);
+    run(*engine, first, 1, {1000, 77});
+    engine->reset();
+    expect_matches(run(*engine, second, 1, {1000, 77}), 1, refs, engine_name(kernel) + " after reset");
+  }
+}
+
+// Created on one thread, prepared and used on another; two engines alive at once take turns
+// with the constant-memory bank.
+TEST(CudaEngine, OtherThreadAndTwoEngines) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 30000;
+  const filters::MaskSet masks_a{random_mask(127, 701)};
+  const filters::MaskSet masks_b{random_mask(511, 702)};
+  const auto input = test::random_signal(frames, 703);
+  const auto refs_a = references(input, 1, masks_a);
+  const auto refs_b = references(input, 1, masks_b);
+  auto a = make_engine(Kernel::fast);
+  auto b = make_engine(Kernel::constant);
+  std::vector<float> out_a(frames), out_b(frames, std::numeric_limits<float>::quiet_NaN());
+  std::fill(out_a.begin(), out_a.end(), std::numeric_limits<float>::quiet_NaN());
+  std::thread worker([&] {
+    a->prepare(masks_a, 1, 1000);
+    b->prepare(masks_b, 1, 1000);
+    for (std::size_t done = 0; done < frames; done += 1000) {
+      a->process(input.data() + done, out_a.data() + done, 1000);
+      b->process(input.data() + done, out_b.data() + done, 1000);
+    }
+  });
+  worker.join();
+  expect_matches(out_a, 1, refs_a, "cuda-fast interleaved with cuda-constant");
+  expect_matches(out_b, 1, refs_b, "cuda-constant interleaved with cuda-fast");
+}
+
+// A mask that constant memory cannot hold is refused with the limit and the way out.
+TEST(CudaEngine, TooLongMask) {
+  SKIP_WITHOUT_DEVICE();
+  for (Kernel kernel : all_kernels) {
+    auto engine = make_engine(kernel);
+    try {
+      engine->prepare({random_mask(16385, 801)}, 1, 1024);
+      ADD_FAILURE() << engine_name(kernel) << " accepted 16385 taps";
+    } catch (const halo::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("16384"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--engine cpu"), std::string::npos) << e.what();
+    }
+    try {
+      engine->prepare({random_mask(9000, 802), random_mask(9000, 803)}, 2, 1024);
+      ADD_FAILURE() << engine_name(kernel) << " accepted 2 x 9000 taps";
+    } catch (const halo::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("16384"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A small set for compute-sanitizer (memcheck, racecheck): every kernel, 2 channels with
+// per-channel masks, chunks shorter and longer than the mask, one multi-slice chunk.
+TEST(CudaSanitizerSubset, AllKernelsSmall) {
+  SKIP_WITHOUT_DEVICE();
+  const int channels = 2;
+  const std::size_t frames = 2 * 65536 + 300;
+  const filters::MaskSet masks{random_mask(255, 901), random_mask(255, 902)};
+  const auto input = test::random_signal(frames * channels, 903);
+  const auto refs = references(input, channels, masks);
+  for (Kernel kernel : all_kernels) {
+    auto engine = prepared(kernel, masks, channels, 2 * 65536 + 100);
+    expect_matches(run(*engine, input, channels, {100, 2 * 65536 + 100, 7, 93}), channels, refs,
+                   engine_name(kernel) + " (sanitizer subset)");
+  }
+}
+
+}  // namespace
+}  // namespace halo::cuda
