@@ -1,60 +1,75 @@
 #!/usr/bin/env bash
 # End to end (issue 8, experiment 3): the whole `halo filter` process against sox on the same
-# 10-minute and 1-hour stereo 48 kHz float WAVs with a 255-tap mask, wall time and peak RSS.
-#   bench/end_to_end.sh HALO_BINARY [WORKDIR] [ENGINE]      (ENGINE default cuda-fast)
-# Needs sox and python3 (for the mask and, where /usr/bin/time is missing, for the timing).
-# WORKDIR (default /tmp/halo_e2e) receives the inputs (~1.6 GB) and outputs.
+# 10-minute and 1-hour stereo 48 kHz float WAVs with a 255-tap mask: median wall time of
+# several runs, peak resident memory, halo's own breakdown (--timings), and how far halo's
+# output is from sox's (a check that both did the same filtering).
+#   bench/end_to_end.sh HALO_BINARY [WORKDIR]        (LENGTHS="600 3600" ENGINES="cuda-fast cpu-fft")
+# Needs sox and python3 with numpy. WORKDIR (default /tmp/halo_e2e) receives ~5.5 GB.
 set -euo pipefail
-halo=${1:?usage: end_to_end.sh HALO_BINARY [WORKDIR] [ENGINE]}
+halo=${1:?usage: end_to_end.sh HALO_BINARY [WORKDIR]}
 work=${2:-/tmp/halo_e2e}
-engine=${3:-cuda-fast}
+lengths=${LENGTHS:-600 3600}
+engines=${ENGINES:-cuda-fast cpu-fft}
 mkdir -p "$work"
 
-# A 255-tap windowed-sinc low-pass (1 kHz at 48 kHz), one coefficient per line: a text mask
-# halo reads and the coefficient file sox's `fir` reads.
-python3 - "$work/m.txt" <<'PY'
-import math, sys
-n, fc = 255, 1000.0 / 48000.0
-h = []
-for i in range(n):
-    t = i - (n - 1) / 2
-    s = 2 * fc if t == 0 else math.sin(2 * math.pi * fc * t) / (math.pi * t)
-    h.append(s * (0.54 - 0.46 * math.cos(2 * math.pi * i / (n - 1))))
-g = sum(h)
-open(sys.argv[1], 'w').write(''.join(f'{v / g:.9e}\n' for v in h))
-PY
+# The mask: halo designs it (255-tap Hamming low-pass, 1 kHz at 48 kHz); sox's fir reads the
+# same text file once the comment lines are gone.
+"$halo" design --lowpass 1000 --rate 48000 --taps 255 2>/dev/null | grep -v '^#' > "$work/m.txt"
 
 # White noise (random, never silence), stereo float WAV.
-for len in 600 3600; do
+for len in $lengths; do
   f="$work/in_${len}s.wav"
-  [ -s "$f" ] || sox -n -r 48000 -c 2 -e floating-point -b 32 "$f" synth "$len" whitenoise vol 0.5
+  [ -s "$f" ] || sox -R -n -r 48000 -c 2 -e floating-point -b 32 "$f" synth "$len" whitenoise vol 0.5
 done
 
-# Runs a command, prints "wall_s max_rss_kib".
+# Runs a command; prints "wall_s max_rss_kib" on stdout, its stderr into $work/stderr.txt.
 measure() {
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" 2> "$work/time.txt" >/dev/null
-    awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + p[i]}
-                /Maximum resident set size/ {r = $2} END {printf "%.2f %d\n", w, r}' "$work/time.txt"
-  else
-    python3 - "$@" <<'PY'
+  python3 - "$work/stderr.txt" "$@" <<'PY'
 import resource, subprocess, sys, time
 t = time.monotonic()
-subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
-print(f"{time.monotonic() - t:.2f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}")
+with open(sys.argv[1], 'w') as err:
+    subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL, stderr=err)
+print(f"{time.monotonic() - t:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}")
 PY
-  fi
 }
 
-echo "| file | program | wall s | max RSS MiB |"
-echo "|---|---|---:|---:|"
-for len in 600 3600; do
+# Median wall and largest RSS of `runs` runs.
+median_of() {
+  local runs=$1; shift
+  for _ in $(seq "$runs"); do measure "$@"; done | sort -n | awk '{w[NR] = $1; if ($2 > r) r = $2}
+    END {printf "%s %d\n", w[int((NR + 1) / 2)], r}'
+}
+
+# Relative difference of two float WAVs' samples (RIFF chunks parsed by hand: no soundfile).
+compare() {
+  python3 - "$1" "$2" <<'PY'
+import struct, sys, numpy as np
+def samples(path):
+    data = open(path, 'rb').read()
+    pos, fmt = 12, None
+    while pos + 8 <= len(data):
+        tag, size = data[pos:pos + 4], struct.unpack('<I', data[pos + 4:pos + 8])[0]
+        if tag == b'data':
+            return np.frombuffer(data, dtype='<f4', count=min(size, len(data) - pos - 8) // 4, offset=pos + 8)
+        pos += 8 + size + (size & 1)
+a, b = samples(sys.argv[1]).astype(np.float64), samples(sys.argv[2]).astype(np.float64)
+print(f"{len(a)} vs {len(b)} samples, ||halo - sox|| / ||sox|| = {np.linalg.norm(a - b) / np.linalg.norm(b):.2e}")
+PY
+}
+
+echo "| file | program | median wall s | max RSS MiB | sox / program |"
+echo "|---|---|---:|---:|---:|"
+for len in $lengths; do
   in="$work/in_${len}s.wav"
-  read -r wall rss < <(measure "$halo" filter "$in" "$work/out_halo_${len}s.wav" --mask "$work/m.txt" --engine "$engine")
-  halo_wall=$wall
-  echo "| ${len} s | halo --engine $engine | $wall | $((rss / 1024)) |"
-  read -r wall rss < <(measure sox "$in" "$work/out_sox_${len}s.wav" fir "$work/m.txt")
-  echo "| ${len} s | sox fir | $wall | $((rss / 1024)) |"
-  python3 -c "import sys; print(f'| {sys.argv[1]} s | sox / halo | {float(sys.argv[2]) / max(float(sys.argv[3]), 1e-9):.1f}x | |')" \
-    "$len" "$wall" "$halo_wall"
+  runs=$([ "$len" = 600 ] && echo 5 || echo 3)
+  read -r sox_wall sox_rss < <(median_of "$runs" sox "$in" "$work/out_sox.wav" fir "$work/m.txt")
+  for engine in $engines; do
+    read -r wall rss < <(median_of "$runs" "$halo" filter "$in" "$work/out_halo.wav" --mask "$work/m.txt" \
+                                  --engine "$engine" --timings)
+    echo "| ${len} s | halo --engine $engine | $wall | $((rss / 1024)) | $(python3 -c "print(f'{$sox_wall / $wall:.2f}x')") |"
+    grep timings "$work/stderr.txt" | sed "s/^/    ${len} s $engine: /" >&2
+    [ "$engine" = "${engines%% *}" ] && compare "$work/out_halo.wav" "$work/out_sox.wav" | sed "s/^/    ${len} s: /" >&2
+  done
+  echo "| ${len} s | sox fir | $sox_wall | $((sox_rss / 1024)) | 1x |"
 done
+rm -f "$work/out_halo.wav" "$work/out_sox.wav"

@@ -2,6 +2,7 @@
 #include "cuda/cuda_engines.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -86,6 +87,16 @@ class CudaEngine final : public Engine {
 
   std::string name() const override { return engine_name(kernel_); }
 
+  // Host staging copies are timed on the host; the device parts with timing events per slice
+  // (the parts of different slices overlap, so they add up to more than the wall time).
+  std::vector<std::pair<std::string, double>> time_breakdown() const override {
+    return {{"host staging copies", seconds_.staging},
+            {"copies to device", seconds_.to_device},
+            {"kernels", seconds_.kernels},
+            {"copies from device", seconds_.from_device},
+            {"waiting for the device", seconds_.waiting}};
+  }
+
  protected:
   void do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) override {
     HALO_CUDA_CHECK(cudaSetDevice(device_));
@@ -149,7 +160,9 @@ class CudaEngine final : public Engine {
     for (int j = 0; j < max_slices; ++j) {
       slice_in_ready_[j] = Event();
       slice_out_ready_[j] = Event();
+      for (auto& mark : slice_marks_[j]) mark = Event(true);
     }
+    seconds_ = Seconds{};
     carry_done_ = Event();
     {
       std::lock_guard<std::mutex> lock(bank_mutex);
@@ -181,7 +194,11 @@ class CudaEngine final : public Engine {
       const std::size_t samples = length * channels;
       cudaStream_t s = streams_[count % 2].get();
       // Host: into pinned memory (overlaps the previous slice's transfers and kernels).
+      const auto staging_start = Clock::now();
       std::memcpy(pinned_in_.get() + start * channels, in + start * channels, samples * sizeof(float));
+      seconds_.staging += seconds_since(staging_start);
+      Event (&marks)[4] = slice_marks_[count];
+      marks[0].record(s);
       float* x = planar_in + halo_ + start;
       if (channels == 1) {
         HALO_CUDA_CHECK(cudaMemcpyAsync(x, pinned_in_.get() + start, samples * sizeof(float),
@@ -194,6 +211,7 @@ class CudaEngine final : public Engine {
       slice_in_ready_[count].record(s);
       // The kernel reads up to M-1 frames before the slice: the previous slice's samples.
       if (count > 0) slice_in_ready_[count - 1].make_wait(s);
+      marks[1].record(s);
 
       PlanarLaunch launch;
       launch.x = x;
@@ -213,9 +231,11 @@ class CudaEngine final : public Engine {
         launch_interleave(out_planar + start, out_stride_, length, channels, out_dev_.get() + start * channels, s);
         result = out_dev_.get() + start * channels;
       }
+      marks[2].record(s);
       HALO_CUDA_CHECK(cudaMemcpyAsync(pinned_out_.get() + start * channels, result, samples * sizeof(float),
                                       cudaMemcpyDeviceToHost, s));
       slice_out_ready_[count].record(s);
+      marks[3].record(s);
     }
 
     // The carry: the newest M-1 input frames of each channel into the other buffer's halo,
@@ -230,8 +250,15 @@ class CudaEngine final : public Engine {
     std::size_t j = 0;
     for (std::size_t start = 0; start < frames; start += slice_frames, ++j) {
       const std::size_t samples = std::min(slice_frames, frames - start) * channels;
-      slice_out_ready_[j].synchronize();
+      const auto wait_start = Clock::now();
+      slice_marks_[j][3].synchronize();
+      seconds_.waiting += seconds_since(wait_start);
+      const auto staging_start = Clock::now();
       std::memcpy(out + start * channels, pinned_out_.get() + start * channels, samples * sizeof(float));
+      seconds_.staging += seconds_since(staging_start);
+      seconds_.to_device += elapsed_seconds(slice_marks_[j][0], slice_marks_[j][1]);
+      seconds_.kernels += elapsed_seconds(slice_marks_[j][1], slice_marks_[j][2]);
+      seconds_.from_device += elapsed_seconds(slice_marks_[j][2], slice_marks_[j][3]);
     }
   }
 
@@ -244,6 +271,16 @@ class CudaEngine final : public Engine {
  private:
   static constexpr int max_slices = 4;
   static constexpr std::size_t min_slice_frames = 65536;
+
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  static double elapsed_seconds(const Event& from, const Event& to) {
+    float milliseconds = 0;
+    HALO_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, from.get(), to.get()));
+    return milliseconds * 1e-3;
+  }
 
   // Zeros both buffers' halo cells (and everything else) and marks the carry done.
   void clear_carry() {
@@ -287,6 +324,12 @@ class CudaEngine final : public Engine {
   Event slice_in_ready_[max_slices];   // slice j's samples are in planar_[cur_]
   Event slice_out_ready_[max_slices];  // slice j's output is in pinned_out_
   Event carry_done_;                   // the halo for the next chunk is in place
+  // Timing marks per slice: before the copy in, before the kernels (after the wait for the
+  // previous slice), after the kernels, after the copy out.
+  Event slice_marks_[max_slices][4];
+  struct Seconds {
+    double staging = 0, to_device = 0, kernels = 0, from_device = 0, waiting = 0;
+  } seconds_;  // totals since prepare(), for time_breakdown()
 };
 
 }  // namespace
