@@ -1,0 +1,81 @@
+// `halo filter` on the GPU, through the built binary and real files: every CUDA engine's OUT
+// matches the float64 reference and the CPU engine's OUT within 1e-6, --chunk changes no byte,
+// and `auto` says which engine it took. Skips where no CUDA device is usable.
+#include <gtest/gtest.h>
+
+#include "cli_test_support.hpp"
+#include "cuda/cuda_engines.hpp"
+
+namespace halo::test {
+namespace {
+
+constexpr double tolerance = 1e-6;
+
+#define SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                         \
+    std::string why;                                                           \
+    if (!cuda::device_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;  \
+  } while (0)
+
+Result halo_ok(const std::vector<std::string>& args) {
+  std::vector<std::string> command = halo_args({});
+  command.insert(command.end(), args.begin(), args.end());
+  Result result = run(command);
+  EXPECT_EQ(result.exit_code, 0) << describe(command, result);
+  return result;
+}
+
+TEST(CliCuda, EveryCudaEngineMatchesReferenceAndCpuOnRealFiles) {
+  SKIP_WITHOUT_GPU();
+  TempDir dir;
+  struct Input {
+    std::string name;
+    int channels;
+    int format;
+    std::size_t frames;
+  };
+  const Input inputs[] = {{"mono.wav", 1, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 300001},
+                          {"stereo.flac", 2, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 100003},
+                          {"six.caf", 6, SF_FORMAT_CAF | SF_FORMAT_FLOAT, 20011}};
+  std::uint64_t seed = 500;
+  for (const auto& input : inputs) {
+    const Sound in = make_noise_file(dir / input.name, input.frames, input.channels, 48000, input.format, seed++);
+    for (const std::size_t taps : {63, 1023}) {
+      const bool tail = taps > 100;
+      const std::vector<float> mask = random_signal(taps, seed++, 2.0f / std::sqrt(static_cast<float>(taps)));
+      write_mask_text(dir / "mask.txt", {mask});
+      const std::vector<double> reference =
+          expected_output(in.samples, input.channels, {mask}, Align::same, tail);
+      auto filter = [&](const std::string& engine, const std::string& chunk) {
+        const std::string out = dir / ("out_" + engine + chunk + ".wav");
+        std::vector<std::string> args = {"filter", dir / input.name, out, "--mask", dir / "mask.txt",
+                                         "--subtype", "float", "--engine", engine, "--quiet"};
+        if (tail) args.push_back("--tail");
+        if (!chunk.empty()) args.insert(args.end(), {"--chunk", chunk});
+        halo_ok(args);
+        return out;
+      };
+      const Sound cpu = read_sound(filter("cpu", ""));
+      const std::vector<double> cpu_samples(cpu.samples.begin(), cpu.samples.end());
+      for (const std::string engine : {"cuda-basic", "cuda-constant", "cuda-tiled", "cuda-cached", "cuda-fast"}) {
+        const std::string context = input.name + ", " + engine + ", " + std::to_string(taps) + " taps";
+        const std::string whole = filter(engine, "");
+        const Sound gpu = read_sound(whole);
+        EXPECT_LE(relative_error(gpu.samples, reference), tolerance) << context;
+        EXPECT_LE(relative_error(gpu.samples, cpu_samples), tolerance) << context << " against the CPU engine";
+        EXPECT_EQ(read_bytes(filter(engine, "4093")), read_bytes(whole)) << context << ": --chunk 4093 differs";
+      }
+    }
+  }
+}
+
+TEST(CliCuda, AutoChoosesTheGpuForLargeJobsAndSaysSo) {
+  SKIP_WITHOUT_GPU();
+  TempDir dir;
+  make_noise_file(dir / "in.wav", 2'000'000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 77);
+  const Result result = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "1000"});
+  EXPECT_NE(result.err.find("engine cuda-fast"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace halo::test
