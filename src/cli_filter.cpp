@@ -98,14 +98,14 @@ int filter_command(int argc, char** argv) {
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
                          !quiet);
-    report = job.run(
-        masks, filter, [&](const std::string& line) { if (!quiet) notice(line); },
-        [&](std::uint64_t frames) { progress.update(frames); });
+    report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); });
   }
 
   if (report.stream.clipped_samples > 0)
     notice("clipped " + std::to_string(report.stream.clipped_samples) + " samples; lower --gain to avoid it");
   if (!quiet) {
+    // After the run, not before: a failed run says one line, the error.
+    notice("engine " + report.engine.name + " (" + report.engine.reason + ")");
     char line[512];
     std::snprintf(line, sizeof line, "%s -> %s: %s %s, %d Hz, %d ch, %llu frames in, %llu out; %s; %.3f s",
                   input.c_str(), output.c_str(), audio::container_name(report.output.container).c_str(),

@@ -46,7 +46,6 @@ FilterJob::FilterJob(const std::string& input_path, const std::string& output_pa
 }
 
 FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& options,
-                            const std::function<void(const std::string&)>& notice,
                             const Stream::Progress& progress) {
   FilterReport report;
   report.input = reader_.format();
@@ -83,7 +82,6 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     prepared = pending.get();
     report.engine = prepared.choice;
     report.engine_start_s = prepared.seconds;
-    if (notice) notice("engine " + prepared.choice.name + " (" + prepared.choice.reason + ")");
     return *prepared.engine;
   };
   try {

@@ -36,10 +36,9 @@ class FilterJob {
   const audio::Format& input_format() const { return reader_.format(); }
 
   // Filters the whole input into the output. The engine is chosen, created and prepared on a
-  // second thread while the first chunks are read. notice() gets one line naming the engine.
+  // second thread while the first chunks are read; the report says which and why.
   // Nothing is left under the output's name unless the run succeeds.
   FilterReport run(const filters::MaskSet& masks, const FilterOptions& options,
-                   const std::function<void(const std::string&)>& notice,
                    const Stream::Progress& progress = {});
 
  private:
