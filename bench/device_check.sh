@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build the CUDA part (bench/scratch), run the GPU tests, the
-# sanitizer subset, dump the fast kernel's SASS, and run the benchmark with the peers.
+# One call on the GPU machine for kernel work: build the GPU tests and the benchmark, run the
+# GPU tests, the sanitizer subset, dump the fast kernels' SASS, the benchmark with the peers,
+# the shape variants, or ncu. (bench/device_full.sh is the whole project's verification.)
 #   bash bench/device_check.sh [tests] [sanitizer] [sass] [bench] [variants] [ncu]
 #   (default: all but ncu)
 # Needs .devdeps carried (GoogleTest); logs go to $OUT (or ./device_out).
@@ -8,17 +9,18 @@ set -uo pipefail
 out=${OUT:-$PWD/device_out}; mkdir -p "$out"
 steps=${*:-tests sanitizer sass bench variants}
 eval "$(bash .devdeps/deps.sh install .devdeps)"
-build=/tmp/halo_scratch
-cmake -S bench/scratch -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/configure.log" 2>&1 \
-  && cmake --build $build -j 16 > "$out/build.log" 2>&1 || { tail -40 "$out/configure.log" "$out/build.log"; exit 1; }
+build=/tmp/halo_build
+cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/configure.log" 2>&1 \
+  && cmake --build $build -j 16 --target halo halo_cuda_tests halo_bench > "$out/build.log" 2>&1 \
+  || { tail -40 "$out/configure.log" "$out/build.log"; exit 1; }
 grep -i "spill\|warning" "$out/build.log" | head -20
 for step in $steps; do
   case $step in
     tests)
-      (time $build/halo_cuda_tests --gtest_brief=1) > "$out/tests.log" 2>&1; echo "tests rc=$?"; tail -25 "$out/tests.log" ;;
+      (time $build/tests/halo_cuda_tests --gtest_brief=1) > "$out/tests.log" 2>&1; echo "tests rc=$?"; tail -25 "$out/tests.log" ;;
     sanitizer)
       for tool in memcheck racecheck; do
-        (time compute-sanitizer --tool $tool --error-exitcode 9 $build/halo_cuda_tests \
+        (time compute-sanitizer --tool $tool --error-exitcode 9 $build/tests/halo_cuda_tests \
           --gtest_filter='CudaSanitizerSubset.*') > "$out/sanitizer_$tool.log" 2>&1
         echo "sanitizer $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|real" "$out/sanitizer_$tool.log"
       done ;;

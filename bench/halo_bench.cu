@@ -16,6 +16,7 @@
 //   large:  N = 2^26 resident on the device, M in 15 63 255 1023 4095 16383, every kernel
 //   stream: the cuda-fast engine host to host (pinned staging, streams), stereo, 255 taps
 //   variants: other shapes of the fast kernel at N = 2^26 (tuning)
+//   short:  every fast shape at N = 2^26, masks 15 31 63 95 127 (the short-mask kernel)
 //   profile: one untimed cuda-fast launch at 63 and 255 taps (for ncu)
 #include <cuda_runtime.h>
 
@@ -242,10 +243,10 @@ double time_kernel(Kernel kernel, Resident& res, std::size_t m, int block, Devic
 }
 
 // The fast kernel's other shapes (tuning), at N = 2^26.
-void experiment_variants(const cudaDeviceProp& prop) {
+void experiment_variants(const cudaDeviceProp& prop, std::vector<std::size_t> masks, const char* name) {
   const std::size_t n = std::size_t{1} << 26;
   Resident res(n, prop.l2CacheSize);
-  for (std::size_t m : {15, 63, 255, 1023, 16383}) {
+  for (std::size_t m : masks) {
     auto taps = random_taps(m, static_cast<unsigned>(m));
     const std::size_t padded = padded_taps(Kernel::fast, m);
     taps.resize(padded, 0.0f);
@@ -258,7 +259,7 @@ void experiment_variants(const cudaDeviceProp& prop) {
       p.x = res.x.get() + res.halo;
       p.y = res.y.get();
       const double ms = time_ms([&](long) { launch_fast_variant(v, p, bench_stream); });
-      add({"variants", fast_variant_name(v), m, n, 0, ms, true});
+      add({name, fast_variant_name(v), m, n, 0, ms, true});
     }
   }
 }
@@ -394,10 +395,11 @@ int main(int argc, char** argv) {
       else if (w == "blocks") experiment_blocks(prop, gtaps);
       else if (w == "large") experiment_large(prop, gtaps);
       else if (w == "stream") experiment_stream();
-      else if (w == "variants") experiment_variants(prop);
+      else if (w == "variants") experiment_variants(prop, {15, 63, 255, 1023, 16383}, "variants");
+      else if (w == "short") experiment_variants(prop, {15, 31, 63, 95, 127}, "short");
       else if (w == "profile") experiment_profile(prop);
       else {
-        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|variants|profile|all)\n", w.c_str());
+        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|variants|short|profile|all)\n", w.c_str());
         return 2;
       }
     }

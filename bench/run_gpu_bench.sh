@@ -2,7 +2,7 @@
 # Runs halo's GPU benchmark and the peers (cuDNN conv1d, CuPy, torchaudio) in the same run,
 # on the same device, and keeps both outputs.
 #   bench/run_gpu_bench.sh BUILD_DIR [RESULTS_DIR] [halo_bench experiments...]
-# BUILD_DIR holds bench/halo_bench (the project's build, or bench/scratch's). RESULTS_DIR
+# BUILD_DIR is the project's build (it holds bench/halo_bench). RESULTS_DIR
 # (default: .) receives halo_bench.md, peers.txt and peers.json.
 set -euo pipefail
 build=${1:?usage: run_gpu_bench.sh BUILD_DIR [RESULTS_DIR] [experiments...]}

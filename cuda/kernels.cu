@@ -344,6 +344,191 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   copy_async_wait<0>();
 }
 
+// fast, short masks (padded taps <= ShortPolicy::max_taps): the tap count is a template
+// argument (one instantiation per multiple of T up to 128), so there is no stage bookkeeping.
+// A persistent grid as in fast_pipelined_kernel, with these differences:
+//   - one stage per item (TAPS <= taps_per_stage, so the same single partial sum per output);
+//   - SLIDE (up to ShortPolicy::slide_max_taps): the tap tiles are unrolled completely and the
+//     window slides in registers (tap tile k+1 reuses R of tap tile k's R + T samples);
+//     otherwise a loop over tap tiles (convolve_stage), whose 16 KB body stays in the
+//     instruction cache: the unrolled form at 64+ taps (32-64 KB of code) ran slower;
+//   - taps: one mask for all channels: compile-time constant-bank addresses (uniform or
+//     constant loads, no address arithmetic); per-channel masks: offset by channel;
+//   - a ring of DEPTH shared tiles and ONE block barrier per item: after it, every thread's
+//     copies for this item have landed and every warp is done with the previous item's
+//     tile, which the next copies (item + DEPTH - 1) then refill;
+//   - cp.async and stores use one pointer per thread plus immediate offsets;
+//   - outputs are staged per warp (half a warp's outputs at a time, __syncwarp only) and
+//     written as 16-byte stores in runs of 64 bytes (whole 32-byte sectors), with one
+//     warp-uniform bounds test (element tests only in a partial warp span);
+//   - optionally a balanced grid (ceil(items / rounds) blocks, every block the same number of
+//     items); the policy keeps all resident blocks, which measured as fast or faster.
+// Traffic: per item (channel, BO outputs): BO + TAPS samples read once from DRAM (read
+// amplification (BO + TAPS)/BO <= 1.03), BO outputs written once; taps from constant
+// memory. Shared memory: DEPTH tiles of skew(BO + TAPS) floats + per warp skew(16*32) floats
+// of output staging.
+template <int THREADS, int R, int TAPS, int DEPTH>
+struct ShortShape {
+  static constexpr int T = 32;
+  static constexpr int BO = THREADS * R;
+  static constexpr int TILE = skew(BO + TAPS);
+  static constexpr int STAGING = skew(32 * R / 2);  // per warp: 16 outputs of each lane
+  static constexpr std::size_t smem_bytes = sizeof(float) * (DEPTH * TILE + THREADS / 32 * STAGING);
+};
+
+template <int THREADS, int R, int TAPS, int DEPTH, int MIN_BLOCKS, bool PER_CHANNEL, bool SLIDE>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    fast_short_kernel(const float* __restrict__ x, std::size_t x_stride, float* __restrict__ y,
+                      std::size_t y_stride, int frames, int tap_stride, int channels) {
+  using Shape = ShortShape<THREADS, R, TAPS, DEPTH>;
+  constexpr int T = Shape::T, BO = Shape::BO, TILE = Shape::TILE;
+  static_assert(R == 32 && TAPS % T == 0 && TAPS > 0 && DEPTH >= 2, "the skewed layout assumes 32-float rows");
+  extern __shared__ __align__(16) float smem[];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  float* staging = smem + DEPTH * TILE + warp * Shape::STAGING;
+  const int tiles_per_channel = (frames + BO - 1) / BO;
+  const int items = tiles_per_channel * channels;
+  const int mine = items > static_cast<int>(blockIdx.x) ? (items - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+
+  struct Cursor {
+    int c, b;
+  };
+  const auto advance = [&](Cursor& at) {
+    at.b += gridDim.x;
+    while (at.b >= tiles_per_channel) {
+      at.b -= tiles_per_channel;
+      ++at.c;
+    }
+  };
+  // Samples x[b0 - TAPS + i], i in [0, BO + TAPS): every n - k of the item. Thread t copies
+  // vectors t + i*THREADS: one pointer per side, the rest immediate offsets.
+  const float* const x_t = x + 4 * t - TAPS;
+  const int dst_t = skew(4 * t);  // skew(4 * (t + i*THREADS)) = dst_t + i * skew(4 * THREADS)
+  const auto fetch = [&](const Cursor& at, float* dst) {
+    const float* src = x_t + at.c * x_stride + static_cast<std::size_t>(at.b) * BO;
+    constexpr int vectors = (BO + TAPS) / 4;
+    static_assert((4 * THREADS) % 32 == 0, "whole skewed rows per step");
+#pragma unroll
+    for (int i = 0; i < (vectors + THREADS - 1) / THREADS; ++i)
+      if ((i + 1) * THREADS <= vectors || t + i * THREADS < vectors)
+        copy_async_16(dst + dst_t + i * skew(4 * THREADS), src + 4 * THREADS * i);
+  };
+  const Cursor first{static_cast<int>(blockIdx.x) / tiles_per_channel,
+                     static_cast<int>(blockIdx.x) % tiles_per_channel};
+  Cursor now = first, ahead = first;
+  int fetch_slot = 0, slot = 0;
+#pragma unroll
+  for (int p = 0; p < DEPTH - 1; ++p) {
+    if (p < mine) {
+      fetch(ahead, smem + fetch_slot * TILE);
+      advance(ahead);
+    }
+    copy_async_commit();
+    fetch_slot = fetch_slot + 1 == DEPTH ? 0 : fetch_slot + 1;
+  }
+
+  for (int s = 0; s < mine; ++s) {
+    copy_async_wait<DEPTH - 2>();  // this thread's copies for item s have landed
+    __syncthreads();               // everyone's; and item s-1's tile (fetch_slot) is free
+    if (s + DEPTH - 1 < mine) {
+      fetch(ahead, smem + fetch_slot * TILE);
+      advance(ahead);
+    }
+    copy_async_commit();
+    fetch_slot = fetch_slot + 1 == DEPTH ? 0 : fetch_slot + 1;
+
+    const float* tile = smem + slot * TILE;
+    slot = slot + 1 == DEPTH ? 0 : slot + 1;
+    const float* h = PER_CHANNEL ? c_taps + now.c * tap_stride : c_taps;
+
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+    if constexpr (SLIDE) {
+      // Tap tile k (taps kT..kT+T-1) reads w[i] = tile sample t*R + TAPS - (k+1)T + i,
+      // i in [0, R + T); output r, tap kT + j takes w[r + T - j] (= x[n_r - kT - j]).
+      float w[R + T];
+      const float* window = tile + skew(t * R + TAPS - T);
+#pragma unroll
+      for (int q = 0; q < (R + T) / 4; ++q) {
+        const float4 v = *reinterpret_cast<const float4*>(window + skew(4 * q));
+        w[4 * q] = v.x;
+        w[4 * q + 1] = v.y;
+        w[4 * q + 2] = v.z;
+        w[4 * q + 3] = v.w;
+      }
+#pragma unroll
+      for (int k = 0; k < TAPS / T; ++k) {
+        if (k > 0) {  // slide down by T: the old w[0, R) become w[T, R + T); load the new w[0, T)
+#pragma unroll
+          for (int i = R + T - 1; i >= T; --i) w[i] = w[i - T];
+          const float* lower = tile + skew(t * R + TAPS - (k + 1) * T);
+#pragma unroll
+          for (int q = 0; q < T / 4; ++q) {
+            const float4 v = *reinterpret_cast<const float4*>(lower + skew(4 * q));
+            w[4 * q] = v.x;
+            w[4 * q + 1] = v.y;
+            w[4 * q + 2] = v.z;
+            w[4 * q + 3] = v.w;
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < T; ++j) {
+          const float hj = h[k * T + j];
+#pragma unroll
+          for (int r = 0; r < R; ++r) acc[r] = fmaf(hj, w[r + T - j], acc[r]);
+        }
+      }
+    } else {
+      // A loop over the tap tiles (one tile of R*T FMAs as its body, 16 KB of code; the
+      // window reloaded per tap tile), as fast_pipelined_kernel's stage with TAPS taps.
+      convolve_stage<R, T>(tile, t, TAPS, h, acc);
+    }
+
+    // Write: per warp, half of each lane's outputs at a time through its staging rows. Staging
+    // element e = 4*lane + 128*v holds output i(e) = (e/16)*R + 16*half + e%16 of the warp
+    // (lane e/16's output 16*half + e%16): for lane, i = lane_out + 256*v + 16*half.
+    const int w0 = now.b * BO + warp * 32 * R;  // the warp's first output
+    float* const out = y + now.c * y_stride + w0;
+    const int valid = frames - w0;
+    const int lane_out = (lane >> 2) * R + 4 * (lane & 3);
+    advance(now);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      if (half > 0) __syncwarp();  // every lane has read the first half
+#pragma unroll
+      for (int q = 0; q < R / 8; ++q)
+        *reinterpret_cast<float4*>(staging + skew(16 * lane) + 4 * q) =
+            make_float4(acc[16 * half + 4 * q], acc[16 * half + 4 * q + 1], acc[16 * half + 4 * q + 2],
+                        acc[16 * half + 4 * q + 3]);
+      __syncwarp();
+      float4 o[R / 8];
+#pragma unroll
+      for (int v = 0; v < R / 8; ++v)
+        o[v] = *reinterpret_cast<const float4*>(staging + skew(4 * lane) + v * skew(128));
+      if (valid >= 32 * R) {  // the whole warp's outputs (warp-uniform)
+#pragma unroll
+        for (int v = 0; v < R / 8; ++v)
+          *reinterpret_cast<float4*>(out + lane_out + 256 * v + 16 * half) = o[v];
+      } else {
+#pragma unroll
+        for (int v = 0; v < R / 8; ++v) {
+          const int i = lane_out + 256 * v + 16 * half;
+          if (i + 4 <= valid) {
+            *reinterpret_cast<float4*>(out + i) = o[v];
+          } else if (i < valid) {
+            out[i] = o[v].x;
+            if (i + 1 < valid) out[i + 1] = o[v].y;
+            if (i + 2 < valid) out[i + 2] = o[v].z;
+          }
+        }
+      }
+    }
+    // The next write to `staging` comes after the next item's __syncthreads.
+  }
+  copy_async_wait<0>();
+}
+
 using Fast = FastPolicy;
 constexpr auto fast_instance = fast_pipelined_kernel<Fast::threads, Fast::outputs_per_thread, Fast::tap_tile,
                                                      Fast::taps_per_stage, Fast::min_blocks_per_sm>;
@@ -351,12 +536,15 @@ constexpr auto fast_instance = fast_pipelined_kernel<Fast::threads, Fast::output
 // Blocks of `kernel` that fit on the current device at once (asks for the whole shared-memory
 // carveout, so that shared memory does not limit the blocks per SM below the registers' limit).
 template <typename KernelFn>
-int resident_blocks(KernelFn kernel, int threads) {
+int resident_blocks(KernelFn kernel, int threads, std::size_t dynamic_smem = 0) {
   HALO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        cudaSharedmemCarveoutMaxShared));
+  if (dynamic_smem > 48 * 1024)  // above the default limit a kernel must opt in
+    HALO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(dynamic_smem)));
   int device = 0, per_sm = 0, sms = 0;
   HALO_CUDA_CHECK(cudaGetDevice(&device));
-  HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
   HALO_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   return std::max(1, per_sm) * sms;
 }
@@ -368,6 +556,59 @@ void launch_pipelined(KernelFn kernel, int threads, int block_outputs, const Pla
   kernel<<<grid, threads, 0, stream>>>(p.x, p.x_stride, p.y, p.y_stride, static_cast<int>(p.frames), p.taps,
                                        static_cast<int>(p.tap_stride), p.channels);
   HALO_CUDA_CHECK_LAUNCH("fast_pipelined_kernel");
+}
+
+// The short-mask kernel for p.taps (a multiple of 32, at most ShortPolicy::max_taps).
+// slide_max: the sliding-window form up to this many taps, the rolled one above.
+// balanced: a grid that gives every block the same number of items (else: all that fit).
+template <int DEPTH, int MIN_BLOCKS, bool PER_CHANNEL, int TAPS>
+void launch_short_taps(const PlanarLaunch& p, int slide_max, bool balanced, cudaStream_t stream) {
+  using Short = ShortPolicy;
+  constexpr int R = Short::outputs_per_thread;
+  auto kernel = fast_short_kernel<Short::threads, R, TAPS, DEPTH, MIN_BLOCKS, PER_CHANNEL, false>;
+  // The sliding form only up to 64 taps: longer, its code outgrows the instruction cache
+  // (measured: 96 and 128 taps ran at 55 % of the FMA peak), and at 96 taps ptxas spills.
+  if constexpr (TAPS <= 64)
+    if (TAPS <= slide_max) kernel = fast_short_kernel<Short::threads, R, TAPS, DEPTH, MIN_BLOCKS, PER_CHANNEL, true>;
+  const std::size_t smem = ShortShape<Short::threads, R, TAPS, DEPTH>::smem_bytes;
+  const std::size_t items = (p.frames + Short::block_outputs - 1) / Short::block_outputs * p.channels;
+  const std::size_t resident = resident_blocks(kernel, Short::threads, smem);
+  std::size_t grid = std::min(items, resident);
+  if (balanced) {
+    const std::size_t rounds = (items + resident - 1) / resident;
+    grid = (items + rounds - 1) / rounds;
+  }
+  kernel<<<static_cast<unsigned>(grid), Short::threads, smem, stream>>>(
+      p.x, p.x_stride, p.y, p.y_stride, static_cast<int>(p.frames), static_cast<int>(p.tap_stride), p.channels);
+  HALO_CUDA_CHECK_LAUNCH("fast_short_kernel");
+}
+
+template <int DEPTH, int MIN_BLOCKS, bool PER_CHANNEL>
+void launch_short_dispatch(const PlanarLaunch& p, int slide_max, bool balanced, cudaStream_t stream) {
+  static_assert(ShortPolicy::max_taps <= 128, "one instantiation per multiple of the tap tile, up to 128");
+  switch (p.taps) {
+    case 32: launch_short_taps<DEPTH, MIN_BLOCKS, PER_CHANNEL, 32>(p, slide_max, balanced, stream); break;
+    case 64: launch_short_taps<DEPTH, MIN_BLOCKS, PER_CHANNEL, 64>(p, slide_max, balanced, stream); break;
+    case 96: launch_short_taps<DEPTH, MIN_BLOCKS, PER_CHANNEL, 96>(p, slide_max, balanced, stream); break;
+    case 128: launch_short_taps<DEPTH, MIN_BLOCKS, PER_CHANNEL, 128>(p, slide_max, balanced, stream); break;
+    default: throw Error("internal: the short-mask kernel got " + std::to_string(p.taps) + " taps");
+  }
+}
+
+// cuda-fast as the engine runs it: the short-mask kernel up to ShortPolicy::max_taps padded
+// taps (one mask for all channels: taps as constant operands), the pipelined kernel above.
+void launch_fast(const PlanarLaunch& p, cudaStream_t stream) {
+  using Short = ShortPolicy;
+  if (p.taps <= Short::max_taps) {
+    if (p.tap_stride == 0 || p.channels == 1)
+      launch_short_dispatch<Short::pipeline_depth, Short::min_blocks_per_sm, false>(p, Short::slide_max_taps,
+                                                                                    Short::balanced_grid, stream);
+    else
+      launch_short_dispatch<Short::pipeline_depth, Short::min_blocks_per_sm, true>(p, Short::slide_max_taps,
+                                                                                   Short::balanced_grid, stream);
+    return;
+  }
+  launch_pipelined(fast_instance, FastPolicy::threads, FastPolicy::block_outputs, p, stream);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -451,7 +692,7 @@ void launch_convolution(Kernel kernel, const PlanarLaunch& p, cudaStream_t strea
       HALO_CUDA_CHECK_LAUNCH("cached_kernel");
       break;
     case Kernel::fast:
-      launch_pipelined(fast_instance, FastPolicy::threads, FastPolicy::block_outputs, p, stream);
+      launch_fast(p, stream);
       break;
   }
 }
@@ -495,15 +736,27 @@ struct FastVariant {
   void (*launch)(const PlanarLaunch&, cudaStream_t);
 };
 // Shapes for the benchmark to compare; the first is FastPolicy's (the engine's).
-void launch_policy(const PlanarLaunch& p, cudaStream_t stream) {
+void launch_policy(const PlanarLaunch& p, cudaStream_t stream) { launch_fast(p, stream); }
+void launch_long_policy(const PlanarLaunch& p, cudaStream_t stream) {
   launch_pipelined(fast_instance, FastPolicy::threads, FastPolicy::block_outputs, p, stream);
+}
+// Short-mask kernel shapes at up to 128 padded taps (longer masks: the policy).
+template <int DEPTH, int MIN_BLOCKS, bool PER_CHANNEL, int SLIDE_MAX, bool BALANCED>
+void launch_short_shape(const PlanarLaunch& p, cudaStream_t stream) {
+  if (p.taps > 128) return launch_fast(p, stream);
+  launch_short_dispatch<DEPTH, MIN_BLOCKS, PER_CHANNEL>(p, SLIDE_MAX, BALANCED, stream);
 }
 template <int THREADS, int S, int MIN_BLOCKS>
 void launch_pipelined_shape(const PlanarLaunch& p, cudaStream_t stream) {
   launch_pipelined(fast_pipelined_kernel<THREADS, 32, 32, S, MIN_BLOCKS>, THREADS, THREADS * 32, p, stream);
 }
 const FastVariant fast_variants[] = {
-    {"fast pipelined 128 thr, stage 256 (policy)", launch_policy},
+    {"fast (policy: short-mask kernel up to ShortPolicy::max_taps, else pipelined)", launch_policy},
+    {"fast pipelined 128 thr, stage 256 (policy above 128 taps)", launch_long_policy},
+    {"fast short, rolled tap tiles at all taps", launch_short_shape<2, 4, false, 0, false>},
+    {"fast short, sliding window up to 64 taps", launch_short_shape<2, 4, false, 64, false>},
+    {"fast short, balanced grid", launch_short_shape<2, 4, false, 32, true>},
+    {"fast short, per-channel tap loads", launch_short_shape<2, 4, true, 32, false>},
     {"fast pipelined 64 thr, stage 256", launch_pipelined_shape<64, 256, 8>},
     {"fast pipelined 128 thr, stage 512", launch_pipelined_shape<128, 512, 4>},
     {"fast 128 thr, 32 out, stage 256 (one tile per block)", launch_fast_shape<128, 256>},

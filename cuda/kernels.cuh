@@ -25,6 +25,8 @@
 // |          |                    | halo cells from global (L1/L2)     |                    |
 // | fast     | __constant__ (warp-| shared tile (16-byte loads), then  | FastPolicy::       |
 // |          | uniform operands)  | a register window per thread       | outputs_per_thread |
+// | fast,    | __constant__ (tap  | as fast (<= 32 taps: the window    | ShortPolicy::      |
+// | short    | count compile-time)| slides across unrolled tap tiles)  | outputs_per_thread |
 //
 // Performance considerations:
 // - basic: every output reloads M samples and M taps through L1; the taps are the same
@@ -43,8 +45,15 @@
 //   zero-padded to a multiple of the tap tile, so the inner loop has no branch. A persistent
 //   grid; each block double-buffers its shared tiles with cp.async so the next tile's DRAM
 //   reads overlap this tile's FMAs. Bounded by FMA issue for M >= ~64 (83-89 % of the FP32
-//   peak on an H100), by DRAM bandwidth and issue together below (1.2x the copy floor at
-//   M = 63). bench/NOTES.md has the measurements.
+//   peak on an H100 for M >= 255), by DRAM bandwidth and issue together below.
+// - fast, short masks (padded taps <= ShortPolicy::max_taps = 128): the same arithmetic with
+//   the tap count a template argument: no stage bookkeeping, one block barrier per
+//   4096-output item instead of four (ring of shared tiles), copies and stores with
+//   immediate offsets, outputs staged per warp (__syncwarp only); at 32 padded taps the tap
+//   tiles are unrolled and the window slides in registers, above that a 16 KB tap-tile loop
+//   (fully unrolled code outgrew the instruction cache). H100: 1.07x the copy floor at
+//   M = 15, 1.10x at M = 63; 72-80 % of the FMA peak at M = 95..127.
+//   bench/NOTES.md has the measurements.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -66,6 +75,22 @@ struct FastPolicy {
   static constexpr int taps_per_stage = 256;      // taps whose samples one shared tile holds (partial sum)
   static constexpr int min_blocks_per_sm = 4;     // caps registers at 128 so 4 blocks (16 warps) fit
   static constexpr int block_outputs = threads * outputs_per_thread;  // 4096
+};
+
+// cuda-fast for short masks: padded taps <= max_taps run fast_short_kernel, one
+// instantiation per padded tap count (32, 64, 96, 128), same block shape as FastPolicy.
+struct ShortPolicy {
+  static constexpr int threads = FastPolicy::threads;
+  static constexpr int outputs_per_thread = FastPolicy::outputs_per_thread;
+  static constexpr int max_taps = 128;           // padded taps; <= taps_per_stage: one partial sum
+  static constexpr int slide_max_taps = 32;      // fully unrolled sliding window up to here; above,
+                                                 // a loop over tap tiles (code size: 16 KB per tile)
+  static constexpr int pipeline_depth = 2;       // shared tiles in the ring (items in flight + 1)
+  static constexpr int min_blocks_per_sm = 4;
+  static constexpr bool balanced_grid = false;   // true: every block the same number of items
+  static constexpr int block_outputs = threads * outputs_per_thread;
+  static_assert(block_outputs == FastPolicy::block_outputs, "the frame granule assumes one block shape");
+  static_assert(max_taps <= FastPolicy::taps_per_stage, "the accuracy policy: one partial per stage");
 };
 
 // The granule all buffers and slices are aligned to, in frames: a multiple of every block's

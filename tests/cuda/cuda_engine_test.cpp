@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_engines.hpp"
@@ -171,6 +172,36 @@ TEST(CudaEngine, Channels) {
   }
 }
 
+// cuda-fast's short-mask kernel (padded taps 32, 64, 96, 128; one instantiation each), shared
+// and per-channel masks, lengths around its 4096-output items and 1024-output warp spans.
+TEST(CudaEngine, FastShortMasks) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t mask_lengths[] = {1, 31, 33, 63, 65, 96, 97, 128};
+  const std::size_t lengths[] = {1, 1000, 4097, 3 * 4096 + 1029, 100003};
+  std::uint64_t seed = 1000;
+  for (std::size_t taps : mask_lengths) {
+    for (bool per_channel : {false, true}) {
+      const int channels = per_channel ? 3 : 2;
+      filters::MaskSet masks;
+      for (int c = 0; c < (per_channel ? channels : 1); ++c) masks.push_back(random_mask(taps, ++seed));
+      for (std::size_t frames : lengths) {
+        const auto input = test::random_signal(frames * channels, ++seed);
+        const auto refs = references(input, channels, masks);
+        auto engine = prepared(Kernel::fast, masks, channels, frames);
+        expect_matches(run(*engine, input, channels, {frames}), channels, refs,
+                       "cuda-fast, " + std::to_string(taps) + " taps" + (per_channel ? " per channel" : " shared"));
+      }
+      // Chunks shorter than the mask and than an item, carried halo between them.
+      const std::size_t frames = 20000;
+      const auto input = test::random_signal(frames * channels, ++seed);
+      const auto refs = references(input, channels, masks);
+      auto engine = prepared(Kernel::fast, masks, channels, 5000);
+      expect_matches(run(*engine, input, channels, {5000, 1, 17, 4096, 130}), channels, refs,
+                     "cuda-fast, " + std::to_string(taps) + " taps, chunked");
+    }
+  }
+}
+
 // Random chunk sizes, 1-frame chunks and chunks shorter than the mask give the whole result.
 TEST(CudaEngine, ChunkedEqualsWhole) {
   SKIP_WITHOUT_DEVICE();
@@ -290,6 +321,23 @@ TEST(CudaSanitizerSubset, AllKernelsSmall) {
     auto engine = prepared(kernel, masks, channels, 2 * 65536 + 100);
     expect_matches(run(*engine, input, channels, {100, 2 * 65536 + 100, 7, 93}), channels, refs,
                    engine_name(kernel) + " (sanitizer subset)");
+  }
+}
+
+// The sanitizer subset's short-mask case: cuda-fast's short kernel, per-channel (63 taps) and
+// shared (100 taps) masks, several items per block and a partial last item.
+TEST(CudaSanitizerSubset, FastShortMasks) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t frames = 3 * 65536 + 300;
+  for (const auto& [taps, per_channel] : {std::pair<std::size_t, bool>{63, true}, {100, false}}) {
+    const int channels = 2;
+    filters::MaskSet masks{random_mask(taps, 911)};
+    if (per_channel) masks.push_back(random_mask(taps, 912));
+    const auto input = test::random_signal(frames * channels, 913);
+    const auto refs = references(input, channels, masks);
+    auto engine = prepared(Kernel::fast, masks, channels, frames);
+    expect_matches(run(*engine, input, channels, {frames - 1000, 1000}), channels, refs,
+                   "cuda-fast short kernel, " + std::to_string(taps) + " taps (sanitizer subset)");
   }
 }
 
