@@ -39,7 +39,7 @@ std::string band_option(const Spec& spec) {
 }
 
 std::string nyquist_note(const Spec& spec) {
-  return "(" + number(spec.rate_hz / 2) + " Hz at --rate " + number(spec.rate_hz) + ")";
+  return "(" + number(spec.rate_hz / 2) + " Hz at a sample rate of " + number(spec.rate_hz) + " Hz)";
 }
 
 void validate_rate(const Spec& spec) {
