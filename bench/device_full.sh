@@ -3,9 +3,14 @@
 # (CPU, CLI and GPU), compute-sanitizer memcheck and racecheck on the GPU subset, the kernel
 # benchmark with the peers, and the end-to-end run against sox. Logs under $OUT.
 #   bash bench/device_full.sh [tests] [sanitizer] [bench] [e2e]     (default: all)
-# Needs .devdeps carried (../shared/device/README.md).
+# Needs .devdeps carried (../shared/device/README.md). Results: $OUT/logs.tar.gz, bench_stdout.log
+# (kernels and peers), end_to_end.md.
 set -uo pipefail
-out=${OUT:-$PWD/device_out}; mkdir -p "$out"
+results=${OUT:-$PWD/device_out}
+out=/tmp/halo_logs; rm -rf "$out"; mkdir -p "$out"
+# Only a few files come back from the device machine: every log goes into one archive, and
+# the two tables beside it.
+trap 'tar -czf "$results/logs.tar.gz" -C "$out" . ; cp "$out"/bench_stdout.log "$out"/end_to_end.md "$results"/ 2>/dev/null' EXIT
 steps=${*:-tests sanitizer bench e2e}
 eval "$(bash .devdeps/deps.sh install .devdeps)"
 build=/tmp/halo_build
@@ -25,7 +30,7 @@ for step in $steps; do
           --gtest_filter='CudaSanitizerSubset.*' > "$out/sanitizer_$tool.log" 2>&1
         echo "sanitizer $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log"
       done ;;
-    bench) bash bench/run_gpu_bench.sh $build "$out" small blocks large stream > "$out/bench_stdout.log" 2>&1
+    bench) bash bench/run_gpu_bench.sh $build "$out" small blocks large short stream > "$out/bench_stdout.log" 2>&1
       echo "bench rc=$?" ;;
     e2e) bash bench/end_to_end.sh $build/halo /tmp/halo_e2e 2>&1 | tee "$out/end_to_end.md" ;;
   esac
