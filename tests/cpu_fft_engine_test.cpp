@@ -32,12 +32,7 @@ std::vector<float> run(CpuFftEngine& engine, const std::vector<float>& in, int c
   const std::size_t wanted = frames + engine.mask_frames() - 1;
   std::vector<float> padded = in;
   padded.resize((latency + wanted) * channels, 0.0f);
-  std::vector<float> out(padded.size(), std::numeric_limits<float>::quiet_NaN());
-  for (std::size_t done = 0, i = 0; done < latency + wanted; ++i) {
-    const std::size_t n = std::min(chunk_sizes[i % chunk_sizes.size()], latency + wanted - done);
-    engine.process(padded.data() + done * channels, out.data() + done * channels, n);
-    done += n;
-  }
+  const std::vector<float> out = test::run_in_chunks(engine, padded, channels, chunk_sizes);
   return std::vector<float>(out.begin() + latency * channels, out.end());
 }
 

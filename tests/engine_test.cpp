@@ -69,15 +69,7 @@ std::vector<float> run_chunked(Engine& engine, const std::vector<float>& in, int
                                std::size_t extra_zero_frames, const std::vector<std::size_t>& chunk_sizes) {
   std::vector<float> padded = in;
   padded.resize(in.size() + extra_zero_frames * channels, 0.0f);
-  const std::size_t frames = padded.size() / channels;
-  std::vector<float> out(padded.size(), nan);
-  std::size_t done = 0;
-  for (std::size_t i = 0; done < frames; ++i) {
-    const std::size_t n = std::min(chunk_sizes[i % chunk_sizes.size()], frames - done);
-    engine.process(padded.data() + done * channels, out.data() + done * channels, n);
-    done += n;
-  }
-  return out;
+  return test::run_in_chunks(engine, padded, channels, chunk_sizes);
 }
 
 // Seeded random chunk sizes: single frames, chunks shorter than the mask and longer ones.

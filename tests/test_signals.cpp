@@ -1,8 +1,11 @@
 #include "test_signals.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+
+#include "src/engine.hpp"
 
 namespace halo::test {
 
@@ -26,6 +29,19 @@ std::vector<double> reference_convolution(const std::vector<float>& interleaved,
   for (std::size_t n = 0; n < frames; ++n) {
     const double x = interleaved[n * channels + channel];
     for (std::size_t k = 0; k < m; ++k) out[n + k] += static_cast<double>(taps[k]) * x;
+  }
+  return out;
+}
+
+std::vector<float> run_in_chunks(Engine& engine, const std::vector<float>& interleaved, int channels,
+                                 const std::vector<std::size_t>& chunk_sizes) {
+  const std::size_t frames = interleaved.size() / channels;
+  std::vector<float> out(interleaved.size(), std::numeric_limits<float>::quiet_NaN());
+  std::size_t done = 0;
+  for (std::size_t i = 0; done < frames; ++i) {
+    const std::size_t n = std::min(chunk_sizes[i % chunk_sizes.size()], frames - done);
+    engine.process(interleaved.data() + done * channels, out.data() + done * channels, n);
+    done += n;
   }
   return out;
 }

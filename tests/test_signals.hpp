@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <vector>
 
+namespace halo {
+class Engine;
+}
+
 namespace halo::test {
 
 // Uniform in [-1, 1), seeded; no zeros by construction (a zero draw is nudged).
@@ -14,6 +18,11 @@ std::vector<float> random_signal(std::size_t count, std::uint64_t seed, float sc
 // out[n] = sum_k h[k] x[n-k] for n in [0, frames + taps - 1). Written plainly on purpose.
 std::vector<double> reference_convolution(const std::vector<float>& interleaved, int channels,
                                           int channel, const std::vector<float>& taps);
+
+// Runs a prepared engine over an interleaved input in chunks of the given sizes (cycled) into
+// an output poisoned with NaN first, so a sample the engine never wrote fails any comparison.
+std::vector<float> run_in_chunks(Engine& engine, const std::vector<float>& interleaved, int channels,
+                                 const std::vector<std::size_t>& chunk_sizes);
 
 // ||out - ref|| / ||ref|| over matching elements; out read with `stride`/`offset` from an
 // interleaved buffer. Returns +inf when any out element is NaN (poisoned and never written).

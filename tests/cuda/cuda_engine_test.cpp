@@ -37,22 +37,10 @@ filters::Mask mask_of(std::vector<float> taps) {
 }
 
 // Random taps scaled by 1/sqrt(M) (so outputs stay near unit size), seeded.
+using test::run_in_chunks;
+
 filters::Mask random_mask(std::size_t taps, std::uint64_t seed) {
   return mask_of(test::random_signal(taps, seed, 1.0f / std::sqrt(static_cast<float>(taps))));
-}
-
-// Runs `engine` over `input` in the given chunk sizes (cycled), into a NaN-poisoned output.
-std::vector<float> run(Engine& engine, const std::vector<float>& input, int channels,
-                       const std::vector<std::size_t>& chunks) {
-  const std::size_t frames = input.size() / channels;
-  std::vector<float> out(input.size(), std::numeric_limits<float>::quiet_NaN());
-  std::size_t done = 0;
-  for (std::size_t i = 0; done < frames; ++i) {
-    const std::size_t n = std::min(chunks[i % chunks.size()], frames - done);
-    engine.process(input.data() + done * channels, out.data() + done * channels, n);
-    done += n;
-  }
-  return out;
 }
 
 // Float64 references of every channel (the first `frames` outputs of each).
@@ -94,7 +82,7 @@ TEST(CudaEngine, LengthsAndMasks) {
       const auto refs = references(input, 1, masks);
       for (Kernel kernel : all_kernels) {
         auto engine = prepared(kernel, masks, 1, frames);
-        expect_matches(run(*engine, input, 1, {frames}), 1, refs,
+        expect_matches(run_in_chunks(*engine, input, 1, {frames}), 1, refs,
                        engine_name(kernel) + ", " + std::to_string(taps) + " taps, whole");
       }
     }
@@ -111,7 +99,7 @@ TEST(CudaEngine, LongSignal) {
     const auto refs = references(input, 1, masks);
     for (Kernel kernel : all_kernels) {
       auto engine = prepared(kernel, masks, 1, 300007);
-      expect_matches(run(*engine, input, 1, {300007}), 1, refs,
+      expect_matches(run_in_chunks(*engine, input, 1, {300007}), 1, refs,
                      engine_name(kernel) + ", " + std::to_string(taps) + " taps, chunks of 300007");
     }
   }
@@ -127,7 +115,7 @@ TEST(CudaEngine, LongestMask) {
   const auto refs = references(input, 1, masks);
   for (Kernel kernel : all_kernels) {
     auto engine = prepared(kernel, masks, 1, frames);
-    expect_matches(run(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 16383 taps");
+    expect_matches(run_in_chunks(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 16383 taps");
   }
 }
 
@@ -140,7 +128,7 @@ TEST(CudaEngine, SlicesWithLongMask) {
   const auto refs = references(input, 1, masks);
   for (Kernel kernel : {Kernel::constant, Kernel::fast}) {
     auto engine = prepared(kernel, masks, 1, frames);
-    expect_matches(run(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 4 slices, 4095 taps");
+    expect_matches(run_in_chunks(*engine, input, 1, {frames}), 1, refs, engine_name(kernel) + ", 4 slices, 4095 taps");
   }
 }
 
@@ -165,7 +153,7 @@ TEST(CudaEngine, Channels) {
     const auto refs = references(input, k.channels, masks);
     for (Kernel kernel : all_kernels) {
       auto engine = prepared(kernel, masks, k.channels, 4096 + 1);
-      expect_matches(run(*engine, input, k.channels, {4096 + 1, 999, 1, 3000}), k.channels, refs,
+      expect_matches(run_in_chunks(*engine, input, k.channels, {4096 + 1, 999, 1, 3000}), k.channels, refs,
                      engine_name(kernel) + ", " + std::to_string(k.taps) + " taps" +
                          (k.per_channel ? " per channel" : " shared"));
     }
@@ -188,7 +176,7 @@ TEST(CudaEngine, FastShortMasks) {
         const auto input = test::random_signal(frames * channels, ++seed);
         const auto refs = references(input, channels, masks);
         auto engine = prepared(Kernel::fast, masks, channels, frames);
-        expect_matches(run(*engine, input, channels, {frames}), channels, refs,
+        expect_matches(run_in_chunks(*engine, input, channels, {frames}), channels, refs,
                        "cuda-fast, " + std::to_string(taps) + " taps" + (per_channel ? " per channel" : " shared"));
       }
       // Chunks shorter than the mask and than an item, carried halo between them.
@@ -196,7 +184,7 @@ TEST(CudaEngine, FastShortMasks) {
       const auto input = test::random_signal(frames * channels, ++seed);
       const auto refs = references(input, channels, masks);
       auto engine = prepared(Kernel::fast, masks, channels, 5000);
-      expect_matches(run(*engine, input, channels, {5000, 1, 17, 4096, 130}), channels, refs,
+      expect_matches(run_in_chunks(*engine, input, channels, {5000, 1, 17, 4096, 130}), channels, refs,
                      "cuda-fast, " + std::to_string(taps) + " taps, chunked");
     }
   }
@@ -216,9 +204,9 @@ TEST(CudaEngine, ChunkedEqualsWhole) {
   for (int i = 0; i < 40; ++i) chunks.push_back(size(rng));
   for (Kernel kernel : all_kernels) {
     auto whole_engine = prepared(kernel, masks, channels, frames);
-    const auto whole = run(*whole_engine, input, channels, {frames});
+    const auto whole = run_in_chunks(*whole_engine, input, channels, {frames});
     auto engine = prepared(kernel, masks, channels, 700);
-    const auto chunked = run(*engine, input, channels, chunks);
+    const auto chunked = run_in_chunks(*engine, input, channels, chunks);
     expect_matches(chunked, channels, refs, engine_name(kernel) + ", random chunks");
     std::vector<double> whole64(whole.begin(), whole.end());
     EXPECT_LE(test::relative_error(chunked.data(), chunked.size(), 1, whole64.data()), tolerance)
@@ -235,11 +223,11 @@ TEST(CudaEngine, EqualsCpuEngine) {
   const auto input = test::random_signal(frames * channels, 503);
   CpuEngine cpu;
   cpu.prepare(masks, channels, 8192);
-  const auto expected = run(cpu, input, channels, {8192, 100, 5000});
+  const auto expected = run_in_chunks(cpu, input, channels, {8192, 100, 5000});
   std::vector<double> expected64(expected.begin(), expected.end());
   for (Kernel kernel : all_kernels) {
     auto engine = prepared(kernel, masks, channels, 8192);
-    const auto out = run(*engine, input, channels, {8192, 100, 5000});
+    const auto out = run_in_chunks(*engine, input, channels, {8192, 100, 5000});
     EXPECT_LE(test::relative_error(out.data(), out.size(), 1, expected64.data()), tolerance) << engine_name(kernel);
   }
 }
@@ -254,9 +242,9 @@ TEST(CudaEngine, Reset) {
   const auto refs = references(second, 1, masks);
   for (Kernel kernel : all_kernels) {
     auto engine = prepared(kernel, masks, 1, 1000);
-    run(*engine, first, 1, {1000, 77});
+    run_in_chunks(*engine, first, 1, {1000, 77});
     engine->reset();
-    expect_matches(run(*engine, second, 1, {1000, 77}), 1, refs, engine_name(kernel) + " after reset");
+    expect_matches(run_in_chunks(*engine, second, 1, {1000, 77}), 1, refs, engine_name(kernel) + " after reset");
   }
 }
 
@@ -319,7 +307,7 @@ TEST(CudaSanitizerSubset, AllKernelsSmall) {
   const auto refs = references(input, channels, masks);
   for (Kernel kernel : all_kernels) {
     auto engine = prepared(kernel, masks, channels, 2 * 65536 + 100);
-    expect_matches(run(*engine, input, channels, {100, 2 * 65536 + 100, 7, 93}), channels, refs,
+    expect_matches(run_in_chunks(*engine, input, channels, {100, 2 * 65536 + 100, 7, 93}), channels, refs,
                    engine_name(kernel) + " (sanitizer subset)");
   }
 }
@@ -336,7 +324,7 @@ TEST(CudaSanitizerSubset, FastShortMasks) {
     const auto input = test::random_signal(frames * channels, 913);
     const auto refs = references(input, channels, masks);
     auto engine = prepared(Kernel::fast, masks, channels, frames);
-    expect_matches(run(*engine, input, channels, {frames - 1000, 1000}), channels, refs,
+    expect_matches(run_in_chunks(*engine, input, channels, {frames - 1000, 1000}), channels, refs,
                    "cuda-fast short kernel, " + std::to_string(taps) + " taps (sanitizer subset)");
   }
 }
