@@ -35,7 +35,7 @@ bool device_usable(std::string* why) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     cudaGetLastError();
-    if (why) *why = std::string("no CUDA device (") + cudaGetErrorString(status) + ")";
+    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
     return false;
   }
   if (count == 0) {

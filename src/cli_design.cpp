@@ -37,6 +37,7 @@ void print_summary(std::FILE* to, const filters::Mask& mask, const MaskSource& s
   const auto response = filters::response(mask, 4096);
   const double guard = spec.transition_hz > 0 ? spec.transition_hz : 4.0 * rate_hz / mask.taps.size();
   double worst = 0;
+  std::size_t stop_points = 0;
   for (std::size_t i = 0; i < response.freq_hz.size(); ++i) {
     const double f = response.freq_hz[i];
     bool stop = false;
@@ -46,9 +47,19 @@ void print_summary(std::FILE* to, const filters::Mask& mask, const MaskSource& s
       case filters::Band::bandpass: stop = f < spec.low_hz - guard || f > spec.high_hz + guard; break;
       case filters::Band::bandstop: stop = f > spec.low_hz + guard && f < spec.high_hz - guard; break;
     }
-    if (stop) worst = std::max(worst, response.magnitude[i]);
+    if (stop) {
+      worst = std::max(worst, response.magnitude[i]);
+      ++stop_points;
+    }
   }
-  std::fprintf(to, "stop band: %.1f dB at most (beyond %.0f Hz of the edges)\n", db(worst), guard);
+  if (stop_points > 0) {
+    std::fprintf(to, "stop band: %.1f dB at most (beyond %.0f Hz of the edges)\n", db(worst), guard);
+  } else if (spec.band == filters::Band::bandstop) {
+    // A notch narrower than the transition: its depth at the centre is what there is to say.
+    const double centre = (spec.low_hz + spec.high_hz) / 2;
+    std::fprintf(to, "stop band: within %.0f Hz of both edges; %.1f dB at its centre, %g Hz\n", guard,
+                 db(magnitude_at(mask, centre, rate_hz)), centre);
+  }
 }
 
 }  // namespace
