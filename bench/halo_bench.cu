@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_engines.hpp"
-#include "cuda/error.hpp"
-#include "cuda/kernels.cuh"
-#include "cuda/resources.hpp"
-#include "src/cpu_engine.hpp"
+#include "cuda/direct/direct_engine.hpp"
+#include "cuda/device/error.hpp"
+#include "cuda/direct/kernels.cuh"
+#include "cuda/device/resources.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
 
 using namespace halo::cuda;
 

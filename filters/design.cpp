@@ -1,5 +1,5 @@
 // Windowed-sinc FIR design with the semantics of scipy.signal.firwin and kaiserord.
-#include "design.hpp"
+#include "filters/design.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "error.hpp"
+#include "filters/error.hpp"
 
 namespace halo::filters {
 namespace {

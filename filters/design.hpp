@@ -1,8 +1,8 @@
 #pragma once
 #include <vector>
 
-#include "mask.hpp"
-#include "spec.hpp"
+#include "filters/mask.hpp"
+#include "filters/spec.hpp"
 
 namespace halo::filters {
 

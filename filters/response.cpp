@@ -1,13 +1,13 @@
 // Frequency response by direct evaluation of H(w) = sum_k h[k] e^{-jwk}: O(points * taps),
 // exact to double rounding at any frequency, no FFT grid to align with.
-#include "response.hpp"
+#include "filters/response.hpp"
 
 #include <cfloat>
 #include <cmath>
 #include <complex>
 #include <string>
 
-#include "error.hpp"
+#include "filters/error.hpp"
 
 namespace halo::filters {
 namespace {

@@ -1,4 +1,4 @@
-#include "spec.hpp"
+#include "filters/spec.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "design.hpp"
-#include "error.hpp"
+#include "filters/design.hpp"
+#include "filters/error.hpp"
 
 namespace halo::filters {
 namespace {

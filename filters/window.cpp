@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "design.hpp"
-#include "error.hpp"
+#include "filters/design.hpp"
+#include "filters/error.hpp"
 
 namespace halo::filters {
 namespace {

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "src/cpu_fft_engine.hpp"
+#include "src/engine/cpu_fft_engine.hpp"
 #include "test_signals.hpp"
 
 namespace halo {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "filters/mask.hpp"
-#include "src/cpu_engine.hpp"
-#include "src/engine.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
+#include "src/engine/engine.hpp"
 #include "test_signals.hpp"
 
 namespace halo {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "filters/error.hpp"
-#include "filters/mask_file.hpp"
+#include "audio/mask_file.hpp"
 
 namespace halo::filters {
 namespace {

@@ -12,8 +12,8 @@
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
 #include "cli_test_support.hpp"
-#include "src/cpu_engine.hpp"
-#include "src/stream.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
+#include "src/offline/stream.hpp"
 
 namespace halo {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo::test {
 

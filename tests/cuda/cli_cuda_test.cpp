@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_test_support.hpp"
-#include "cuda/cuda_engines.hpp"
+#include "cuda/direct/direct_engine.hpp"
 
 namespace halo::test {
 namespace {

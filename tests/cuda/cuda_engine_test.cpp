@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/cuda_engines.hpp"
-#include "src/cpu_engine.hpp"
+#include "cuda/direct/direct_engine.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
 #include "test_signals.hpp"
 
 namespace halo::cuda {

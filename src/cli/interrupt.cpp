@@ -1,4 +1,4 @@
-#include "src/interrupt.hpp"
+#include "src/cli/interrupt.hpp"
 
 #include <csignal>
 

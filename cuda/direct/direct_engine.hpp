@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo::cuda {
 

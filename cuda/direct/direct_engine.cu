@@ -1,5 +1,5 @@
 // The CUDA engines: one class, parameterised by the kernel it runs.
-#include "cuda/cuda_engines.hpp"
+#include "cuda/direct/direct_engine.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cuda/error.hpp"
-#include "cuda/kernels.cuh"
-#include "cuda/resources.hpp"
+#include "cuda/device/error.hpp"
+#include "cuda/direct/kernels.cuh"
+#include "cuda/device/resources.hpp"
 
 namespace halo::cuda {
 

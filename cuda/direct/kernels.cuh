@@ -58,7 +58,7 @@
 
 #include <cstddef>
 
-#include "cuda/cuda_engines.hpp"
+#include "cuda/direct/direct_engine.hpp"
 
 namespace halo::cuda {
 

@@ -4,11 +4,11 @@
 #include <cxxopts.hpp>
 
 #include "audio/format.hpp"
-#include "src/cli.hpp"
-#include "src/cli_mask_options.hpp"
-#include "src/engine_factory.hpp"
-#include "src/filter_job.hpp"
-#include "src/progress_bar.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/mask_options.hpp"
+#include "src/engine/registry.hpp"
+#include "src/offline/filter_job.hpp"
+#include "src/cli/progress_bar.hpp"
 
 namespace halo::cli {
 namespace {

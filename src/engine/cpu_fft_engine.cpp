@@ -1,4 +1,4 @@
-#include "src/cpu_fft_engine.hpp"
+#include "src/engine/cpu_fft_engine.hpp"
 
 #include <algorithm>
 #include <mutex>

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo {
 

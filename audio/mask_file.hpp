@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "mask.hpp"
+#include "filters/mask.hpp"
 
 namespace halo::filters {
 

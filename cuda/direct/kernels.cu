@@ -3,8 +3,8 @@
 #include <iterator>
 #include <string>
 
-#include "cuda/error.hpp"
-#include "cuda/kernels.cuh"
+#include "cuda/device/error.hpp"
+#include "cuda/direct/kernels.cuh"
 
 namespace halo::cuda {
 namespace {

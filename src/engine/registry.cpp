@@ -1,10 +1,10 @@
-#include "src/engine_factory.hpp"
+#include "src/engine/registry.hpp"
 
-#include "src/cpu_engine.hpp"
-#include "src/cpu_fft_engine.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
+#include "src/engine/cpu_fft_engine.hpp"
 
 #ifdef HALO_HAVE_CUDA
-#include "cuda/cuda_engines.hpp"
+#include "cuda/direct/direct_engine.hpp"
 #endif
 
 namespace halo {

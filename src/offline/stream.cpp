@@ -1,4 +1,4 @@
-#include "src/stream.hpp"
+#include "src/offline/stream.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "src/chunk_queue.hpp"
-#include "src/interrupt.hpp"
+#include "src/offline/chunk_queue.hpp"
+#include "src/cli/interrupt.hpp"
 
 namespace halo {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/filter_job.hpp"
+#include "src/offline/filter_job.hpp"
 
 #include <sys/stat.h>
 

@@ -1,10 +1,10 @@
-#include "src/cli_mask_options.hpp"
+#include "src/cli/mask_options.hpp"
 
 #include <cstdlib>
 
 #include "filters/design.hpp"
-#include "filters/mask_file.hpp"
-#include "src/cli.hpp"
+#include "audio/mask_file.hpp"
+#include "src/cli/command.hpp"
 
 namespace halo::cli {
 

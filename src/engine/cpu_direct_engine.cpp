@@ -1,4 +1,4 @@
-#include "src/cpu_engine.hpp"
+#include "src/engine/cpu_direct_engine.hpp"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo {
 

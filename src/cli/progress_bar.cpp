@@ -1,4 +1,4 @@
-#include "src/progress_bar.hpp"
+#include "src/cli/progress_bar.hpp"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "cuda/error.hpp"
+#include "cuda/device/error.hpp"
 
 namespace halo::cuda {
 

@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo {
 

@@ -5,9 +5,9 @@
 #include <exception>
 #include <string>
 
-#include "src/cli.hpp"
-#include "src/engine_factory.hpp"
-#include "src/interrupt.hpp"
+#include "src/cli/command.hpp"
+#include "src/engine/registry.hpp"
+#include "src/cli/interrupt.hpp"
 
 namespace halo::cli {
 

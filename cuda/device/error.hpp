@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "src/engine.hpp"
+#include "src/engine/engine.hpp"
 
 namespace halo::cuda {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "audio/reader.hpp"
-#include "src/cli.hpp"
+#include "src/cli/command.hpp"
 
 namespace halo::cli {
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cxxopts.hpp>
 
-#include "filters/mask_file.hpp"
+#include "audio/mask_file.hpp"
 #include "filters/response.hpp"
-#include "src/cli.hpp"
-#include "src/cli_mask_options.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/mask_options.hpp"
 
 namespace halo::cli {
 namespace {

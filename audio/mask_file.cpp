@@ -1,7 +1,7 @@
 // Mask files: text columns, raw little-endian float32, and impulse responses in any sound
 // format libsndfile handles. Reading names the file (and line) of every problem; writing goes
 // through a temporary file beside the target so a failure never leaves a half-written mask.
-#include "mask_file.hpp"
+#include "audio/mask_file.hpp"
 
 #include <fcntl.h>
 #include <sndfile.h>
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
+#include "filters/error.hpp"
 
 namespace halo::filters {
 namespace {

@@ -5,8 +5,8 @@
 #include "audio/format.hpp"
 #include "audio/reader.hpp"
 #include "filters/mask.hpp"
-#include "src/engine_factory.hpp"
-#include "src/stream.hpp"
+#include "src/engine/registry.hpp"
+#include "src/offline/stream.hpp"
 
 namespace halo {
 

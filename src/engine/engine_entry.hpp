@@ -1,0 +1,29 @@
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "src/engine/engine.hpp"
+
+namespace halo {
+
+// How an engine is built, beyond its name.
+struct EngineOptions {
+  int block_threads = 256;  // threads per block of the textbook CUDA kernels (32..1024, multiple of 32)
+  int gpu = 0;              // CUDA device index, for engines that run on a GPU
+};
+
+enum class EngineDevice { cpu, cuda };
+
+// One engine as the registry knows it: its name, where it runs, what it accepts and how to
+// make it. `accepts` answers without starting a device (no CUDA context), so `auto`, the
+// command line and jobs can ask it first; the engine's own set_taps trusts the same answer.
+struct EngineEntry {
+  std::string name;
+  EngineDevice device = EngineDevice::cpu;
+  std::string summary;  // one line: what it is, when it wins
+  std::function<bool(const TapSet& taps, const ProcessSpec& spec, std::string* why_not)> accepts;
+  std::function<std::unique_ptr<Engine>(const EngineOptions& options)> make;
+};
+
+}  // namespace halo

@@ -1,0 +1,34 @@
+#include "src/engine/tap_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "src/engine/error.hpp"
+
+namespace halo {
+
+TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
+  if (channels < 1) throw Error("the stream has no channels");
+  if (masks.empty()) throw Error("no mask to filter with");
+  if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels))
+    throw Error("the mask has " + std::to_string(masks.size()) + " channels but the audio has " +
+                std::to_string(channels) + ": give one mask, or one per channel");
+  TapSet set;
+  for (const auto& mask : masks) {
+    if (mask.taps.empty()) throw Error("a mask has no taps");
+    for (float tap : mask.taps)
+      if (!std::isfinite(tap)) throw Error("a mask holds NaN or Inf");
+    set.mask_frames_ = std::max(set.mask_frames_, mask.taps.size());
+  }
+  for (int c = 0; c < channels; ++c) {
+    std::vector<float> taps = masks[masks.size() == 1 ? 0 : c].taps;
+    taps.resize(set.mask_frames_, 0.0f);
+    const auto same = std::find(set.distinct_.begin(), set.distinct_.end(), taps);
+    set.mask_of_channel_.push_back(static_cast<std::size_t>(same - set.distinct_.begin()));
+    if (same == set.distinct_.end()) set.distinct_.push_back(std::move(taps));
+  }
+  return set;
+}
+
+}  // namespace halo
