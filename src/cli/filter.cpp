@@ -5,6 +5,7 @@
 
 #include "audio/format.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/mask_options.hpp"
 #include "src/engine/registry.hpp"
 #include "src/offline/filter_job.hpp"
@@ -59,10 +60,15 @@ int filter_command(int argc, char** argv) {
   const MaskSource source = parse_mask_options(parsed);
   FilterOptions filter;
   filter.engine = parsed["engine"].as<std::string>();
-  check_engine_name(filter.engine);
-  filter.block_threads = parsed["block"].as<int>();
-  if (filter.block_threads < 32 || filter.block_threads > 1024 || filter.block_threads % 32 != 0)
-    throw UsageError("--block " + std::to_string(filter.block_threads) + ": give a multiple of 32 from 32 to 1024");
+  try {
+    check_engine_name(filter.engine);
+  } catch (const Error& error) {
+    throw UsageError(std::string("--engine: ") + error.what());
+  }
+  filter.engine_options.block_threads = parsed["block"].as<int>();
+  const int block_threads = filter.engine_options.block_threads;
+  if (block_threads < 32 || block_threads > 1024 || block_threads % 32 != 0)
+    throw UsageError("--block " + std::to_string(block_threads) + ": give a multiple of 32 from 32 to 1024");
   filter.stream.chunk_frames = parsed["chunk"].as<std::size_t>();
   if (filter.stream.chunk_frames < 1 || filter.stream.chunk_frames > max_chunk_frames)
     throw UsageError("--chunk " + std::to_string(filter.stream.chunk_frames) + ": give 1 to " +
@@ -98,7 +104,7 @@ int filter_command(int argc, char** argv) {
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
                          !quiet);
-    report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); });
+    report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); }, interruption());
   }
 
   if (report.stream.clipped_samples > 0)

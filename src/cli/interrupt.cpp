@@ -2,12 +2,12 @@
 
 #include <csignal>
 
-namespace halo {
+namespace halo::cli {
 namespace {
 
-volatile std::sig_atomic_t interrupt_flag = 0;
+Cancellation signalled;
 
-extern "C" void on_interrupt(int) { interrupt_flag = 1; }
+extern "C" void on_interrupt(int) { signalled.request(); }
 
 }  // namespace
 
@@ -20,6 +20,7 @@ void install_interrupt_handlers() {
   sigaction(SIGHUP, &action, nullptr);
 }
 
-bool interrupted() { return interrupt_flag != 0; }
+const Cancellation& interruption() { return signalled; }
+bool interrupted() { return signalled.requested(); }
 
-}  // namespace halo
+}  // namespace halo::cli

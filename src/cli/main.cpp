@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", version_line().c_str());
     return 0;
   }
-  halo::install_interrupt_handlers();
+  halo::cli::install_interrupt_handlers();
   try {
     if (command == "filter") return halo::cli::filter_command(argc - 1, argv + 1);
     if (command == "design") return halo::cli::design_command(argc - 1, argv + 1);
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     halo::cli::notice(command + ": " + error.what());
     return 2;
   } catch (const std::exception& error) {
-    if (halo::interrupted()) {
+    if (halo::cli::interrupted()) {
       halo::cli::notice("interrupted; nothing was written");
       return 130;
     }

@@ -4,23 +4,29 @@
 
 namespace halo {
 
-void CpuEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) {
-  const std::size_t taps = taps_per_channel.front().size();
-  halo_frames_ = taps - 1;
-  reversed_taps_.clear();
-  history_.clear();
-  for (const auto& channel_taps : taps_per_channel) {
-    reversed_taps_.emplace_back(channel_taps.rbegin(), channel_taps.rend());
-    // Room past the chunk for the last output block, which may run past the chunk's end.
-    history_.emplace_back(halo_frames_ + max_chunk_frames + outputs_per_block, 0.0f);
+void CpuDirectEngine::do_prepare(const ProcessSpec& spec) {
+  halo_frames_ = spec.max_mask_frames - 1;
+  reversed_taps_.assign(spec.channels, {});
+  history_.assign(spec.channels, {});
+  for (int c = 0; c < spec.channels; ++c) {
+    reversed_taps_[c].reserve(spec.max_mask_frames);
+    // Room past the block for the last output block, which may run past the block's end.
+    history_[c].assign(halo_frames_ + spec.max_block_frames + outputs_per_block, 0.0f);
   }
 }
 
-void CpuEngine::do_reset() {
+void CpuDirectEngine::do_set_taps(const TapSet& taps) {
+  for (int c = 0; c < taps.channels(); ++c) {
+    const auto& h = taps.taps_of(c);
+    reversed_taps_[c].assign(h.rbegin(), h.rend());  // within the capacity reserved in prepare
+  }
+}
+
+void CpuDirectEngine::do_reset() {
   for (auto& history : history_) std::fill(history.begin(), history.end(), 0.0f);
 }
 
-void CpuEngine::do_process(const float* in, float* out, std::size_t frames) {
+Status CpuDirectEngine::do_process(const float* in, float* out, std::size_t frames) noexcept {
   const int channel_count = channels();
   for (int c = 0; c < channel_count; ++c) {
     float* window = history_[c].data();
@@ -28,16 +34,18 @@ void CpuEngine::do_process(const float* in, float* out, std::size_t frames) {
     // The last output block reads past the chunk; those outputs are dropped, but keep them finite.
     std::fill_n(window + halo_frames_ + frames, outputs_per_block, 0.0f);
     convolve_channel(c, frames, out + c, channel_count);
-    // Keep the newest M-1 frames (old halo included when the chunk is shorter than the halo).
+    // Keep the newest Mmax-1 frames (old halo included when the block is shorter than the halo).
     std::copy(window + frames, window + frames + halo_frames_, window);
   }
+  return Status::ok;
 }
 
-// y[n] = sum_j reversed[j] * window[n + j]: window[n + M-1] is x[n], so j = M-1-k.
-void CpuEngine::convolve_channel(int channel, std::size_t frames, float* out, std::size_t out_stride) const {
-  const float* window = history_[channel].data();
-  const float* reversed = reversed_taps_[channel].data();
+// y[n] = sum_j reversed[j] * window[n + j], where window[n + M-1] is x[n] (so j = M-1-k): the
+// window starts Mmax - M frames into the history.
+void CpuDirectEngine::convolve_channel(int channel, std::size_t frames, float* out, std::size_t out_stride) const noexcept {
   const std::size_t taps = reversed_taps_[channel].size();
+  const float* window = history_[channel].data() + (halo_frames_ + 1 - taps);
+  const float* reversed = reversed_taps_[channel].data();
   for (std::size_t n0 = 0; n0 < frames; n0 += outputs_per_block) {
     double total[outputs_per_block] = {};
     for (std::size_t j0 = 0; j0 < taps; j0 += taps_per_partial) {

@@ -19,11 +19,10 @@ CpuFftEngine::~CpuFftEngine() {
   inverse_.reset();
 }
 
-void CpuFftEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) {
-  const std::size_t taps = taps_per_channel.front().size();
-  halo_frames_ = taps - 1;
+void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
+  halo_frames_ = spec.max_mask_frames - 1;
   fft_frames_ = 64;
-  while (fft_frames_ < 4 * taps) fft_frames_ *= 2;
+  while (fft_frames_ < 4 * spec.max_mask_frames) fft_frames_ *= 2;
   hop_frames_ = fft_frames_ - halo_frames_;
   const std::size_t bins = fft_frames_ / 2 + 1;
 
@@ -37,22 +36,26 @@ void CpuFftEngine::do_prepare(const std::vector<std::vector<float>>& taps_per_ch
   if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
 
   mask_spectra_.clear();
-  window_.clear();
-  ready_.clear();
-  for (const auto& channel_taps : taps_per_channel) {
-    std::fill_n(block_.get(), fft_frames_, 0.0f);
-    const float scale = 1.0f / static_cast<float>(fft_frames_);  // FFTW's inverse is unnormalised
-    for (std::size_t k = 0; k < taps; ++k) block_[k] = channel_taps[k] * scale;
-    fftwf_execute(forward_.get());
+  window_.assign(spec.channels, std::vector<float>(fft_frames_, 0.0f));
+  ready_.assign(spec.channels, std::vector<float>(hop_frames_, 0.0f));
+  for (int c = 0; c < spec.channels; ++c) {
     ComplexBuffer spectrum(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
     if (!spectrum) throw Error("cpu-fft: out of memory for the mask's spectrum");
-    std::copy_n(&spectrum_[0][0], 2 * bins, &spectrum[0][0]);
     mask_spectra_.push_back(std::move(spectrum));
-    window_.emplace_back(fft_frames_, 0.0f);
-    ready_.emplace_back(hop_frames_, 0.0f);
   }
-  (void)max_chunk_frames;  // blocks have a fixed size: nothing depends on the chunk
   pending_frames_ = 0;
+}
+
+void CpuFftEngine::do_set_taps(const TapSet& taps) {
+  const std::size_t bins = fft_frames_ / 2 + 1;
+  const float scale = 1.0f / static_cast<float>(fft_frames_);  // FFTW's inverse is unnormalised
+  for (int c = 0; c < taps.channels(); ++c) {
+    const auto& h = taps.taps_of(c);
+    std::fill_n(block_.get(), fft_frames_, 0.0f);
+    for (std::size_t k = 0; k < h.size(); ++k) block_[k] = h[k] * scale;
+    fftwf_execute(forward_.get());
+    std::copy_n(&spectrum_[0][0], 2 * bins, &mask_spectra_[c][0][0]);
+  }
 }
 
 void CpuFftEngine::do_reset() {
@@ -61,7 +64,7 @@ void CpuFftEngine::do_reset() {
   pending_frames_ = 0;
 }
 
-void CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) {
+Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) noexcept {
   const int channel_count = channels();
   for (std::size_t done = 0; done < frames;) {
     const std::size_t span = std::min(frames - done, hop_frames_ - pending_frames_);
@@ -80,10 +83,11 @@ void CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) {
       pending_frames_ = 0;
     }
   }
+  return Status::ok;
 }
 
-// y for the block's hop of frames, into ready_; then the newest M-1 frames become the halo.
-void CpuFftEngine::transform_block(int channel) {
+// y for the block's hop of frames, into ready_; then the newest Mmax-1 frames become the halo.
+void CpuFftEngine::transform_block(int channel) noexcept {
   const std::size_t bins = fft_frames_ / 2 + 1;
   float* window = window_[channel].data();
   std::copy_n(window, fft_frames_, block_.get());

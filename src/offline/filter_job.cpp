@@ -19,17 +19,6 @@ bool same_file(const std::string& a, const std::string& b) {
   return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
-// Taps the CUDA engines keep in constant memory: one copy per distinct mask.
-std::size_t constant_taps(const filters::MaskSet& masks, std::size_t mask_frames) {
-  std::size_t distinct = 0;
-  for (std::size_t i = 0; i < masks.size(); ++i) {
-    bool seen = false;
-    for (std::size_t j = 0; j < i && !seen; ++j) seen = masks[j].taps == masks[i].taps;
-    distinct += seen ? 0 : 1;
-  }
-  return distinct * mask_frames;
-}
-
 struct PreparedEngine {
   EngineChoice choice;
   std::unique_ptr<Engine> engine;
@@ -46,24 +35,21 @@ FilterJob::FilterJob(const std::string& input_path, const std::string& output_pa
 }
 
 FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& options,
-                            const Stream::Progress& progress) {
+                            const Stream::Progress& progress, const Cancellation& cancellation) {
   FilterReport report;
   report.input = reader_.format();
-  const int channels = report.input.channels;
-  if (masks.empty()) throw Error("no mask to filter with");
-  if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels))
-    throw Error("the mask has " + std::to_string(masks.size()) + " channels but " + reader_.path() + " has " +
-                std::to_string(channels) + ": give one mask, or one per channel");
-  std::size_t mask_frames = 0;
-  for (const auto& mask : masks) mask_frames = std::max(mask_frames, mask.taps.size());
-
-  JobSize job;
-  job.mask_frames = mask_frames;
-  job.constant_taps = constant_taps(masks, mask_frames);
-  job.samples = report.input.frames > 0 ? static_cast<std::uint64_t>(report.input.frames) * channels : 0;
   check_engine_name(options.engine);  // before any file is touched
+  const TapSet taps = TapSet::from_masks(masks, report.input.channels);
+  ProcessSpec spec;
+  spec.channels = report.input.channels;
+  spec.max_block_frames = options.stream.chunk_frames;
+  spec.max_mask_frames = taps.mask_frames();
+  spec.rate_hz = report.input.rate_hz;
+  validate(spec);
+  const std::uint64_t samples =
+      report.input.frames > 0 ? static_cast<std::uint64_t>(report.input.frames) * spec.channels : 0;
 
-  Stream stream(options.stream, mask_frames);
+  Stream stream(options.stream, taps.mask_frames());
   report.output = audio::output_format(report.input, output_path_, options.subtype, options.container);
   audio::Writer writer(output_path_, report.output, options.stream.chunk_frames);
 
@@ -71,9 +57,10 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   auto pending = std::async(std::launch::async, [&]() {
     const auto start = std::chrono::steady_clock::now();
     PreparedEngine prepared;
-    prepared.choice = choose_engine(options.engine, job);
-    prepared.engine = make_engine(prepared.choice.name, options.block_threads);
-    prepared.engine->prepare(masks, channels, options.stream.chunk_frames);
+    prepared.choice = choose_engine(options.engine, taps, spec, samples);
+    prepared.engine = make_engine(prepared.choice.name, options.engine_options);
+    prepared.engine->prepare(spec);
+    prepared.engine->set_taps(taps);
     prepared.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return prepared;
   });
@@ -85,7 +72,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     return *prepared.engine;
   };
   try {
-    report.stream = stream.run(reader_, engine_source, writer, progress);
+    report.stream = stream.run(reader_, engine_source, writer, progress, cancellation);
   } catch (...) {
     if (pending.valid()) pending.wait();  // never leave the engine thread running behind us
     throw;

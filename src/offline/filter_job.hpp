@@ -6,13 +6,14 @@
 #include "audio/reader.hpp"
 #include "filters/mask.hpp"
 #include "src/engine/registry.hpp"
+#include "src/offline/cancellation.hpp"
 #include "src/offline/stream.hpp"
 
 namespace halo {
 
 struct FilterOptions {
   std::string engine = "auto";  // a name from engine_names()
-  int block_threads = 256;      // threads per block for the seeds' CUDA kernels
+  EngineOptions engine_options;
   StreamOptions stream;
   int subtype = 0;              // SF_FORMAT_* subtype for the output; 0 keeps the input's
   int container = 0;            // SF_FORMAT_* container; 0 follows the output's extension
@@ -38,8 +39,9 @@ class FilterJob {
   // Filters the whole input into the output. The engine is chosen, created and prepared on a
   // second thread while the first chunks are read; the report says which and why.
   // Nothing is left under the output's name unless the run succeeds.
-  FilterReport run(const filters::MaskSet& masks, const FilterOptions& options,
-                   const Stream::Progress& progress = {});
+  // `cancellation` stops it between chunks (halo::Error "interrupted"; nothing written).
+  FilterReport run(const filters::MaskSet& masks, const FilterOptions& options, const Stream::Progress& progress,
+                   const Cancellation& cancellation);
 
  private:
   audio::Reader reader_;

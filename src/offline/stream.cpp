@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "src/offline/chunk_queue.hpp"
-#include "src/cli/interrupt.hpp"
 
 namespace halo {
 namespace {
@@ -55,7 +54,7 @@ class Failure {
 
 Stream::Stream(const StreamOptions& options, std::size_t mask_frames)
     : options_(options), mask_frames_(mask_frames) {
-  if (options_.chunk_frames < 1) throw Error("--chunk must be at least 1 frame");
+  if (options_.chunk_frames < 1) throw Error("a chunk must hold at least 1 frame");
   if (mask_frames_ < 1) throw Error("the mask has no taps");
 }
 
@@ -69,7 +68,8 @@ std::uint64_t Stream::output_frames(std::uint64_t input_frames) const {
 }
 
 StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_source, audio::Writer& writer,
-                         const Progress& progress) {
+                         const Progress& progress, const Cancellation& cancellation) {
+  auto interrupted = [&] { return cancellation.requested(); };
   const int channels = reader.format().channels;
   const std::size_t chunk_frames = options_.chunk_frames;
   const std::size_t chunk_samples = chunk_frames * channels;
@@ -143,7 +143,8 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
       auto out = free_outputs.pop();
       if (!out) return false;
       auto start = Clock::now();
-      engine->process(in, (*out)->samples.data(), frames);
+      if (engine->process(in, (*out)->samples.data(), frames) != Status::ok)
+        throw Error(engine->name() + ": " + engine->failure());
       result.timings.process_s += seconds_since(start);
       const std::uint64_t begin = engine_frames, end = engine_frames + frames;
       engine_frames = end;

@@ -6,6 +6,7 @@
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
 #include "src/engine/engine.hpp"
+#include "src/offline/cancellation.hpp"
 
 namespace halo {
 
@@ -52,11 +53,13 @@ class Stream {
 
   // `engine` is called once, on this thread, when the first chunk is ready: the engine may
   // still be starting (a CUDA context) while the reader works. It must be prepared for
-  // chunk_frames frames and the reader's channel count. progress(frames_out) runs on the writer.
+  // chunk_frames frames and the reader's channel count, with its taps set.
+  // progress(frames_out) runs on the writer. A cancellation stops the run between chunks with
+  // halo::Error("interrupted").
   using EngineSource = std::function<Engine&()>;
   using Progress = std::function<void(std::uint64_t frames_out)>;
   StreamResult run(audio::Reader& reader, const EngineSource& engine, audio::Writer& writer,
-                   const Progress& progress = {});
+                   const Progress& progress, const Cancellation& cancellation);
 
  private:
   StreamOptions options_;

@@ -1,0 +1,22 @@
+#include "src/engine/cpu_engines.hpp"
+
+#include "src/engine/cpu_direct_engine.hpp"
+#include "src/engine/cpu_fft_engine.hpp"
+
+namespace halo {
+namespace {
+
+bool accepts_anything(const TapSet&, const ProcessSpec&, std::string*) { return true; }
+
+}  // namespace
+
+std::vector<EngineEntry> cpu_engine_entries() {
+  return {
+      {"cpu", EngineDevice::cpu, "direct convolution on one core; the reference, and the fastest below ~24 taps",
+       accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuDirectEngine>(); }},
+      {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on one core; latency of one FFT hop",
+       accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuFftEngine>(); }},
+  };
+}
+
+}  // namespace halo
