@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 build=${BUILD_DIR:-build}
 
-packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev libgmock-dev
-          libbenchmark-dev sox)
+# sox: the peer that bench/end_to_end.sh times halo against.
+packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()
