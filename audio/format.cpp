@@ -50,20 +50,6 @@ std::string subtype_name(int subtype) {
   return "unknown subtype";
 }
 
-std::string describe(const Format& format) {
-  char text[256];
-  std::string frames = "unknown length";
-  if (format.frames >= 0) {
-    std::snprintf(text, sizeof text, "%lld frames (%.3f s)", static_cast<long long>(format.frames),
-                  format.rate_hz > 0 ? static_cast<double>(format.frames) / format.rate_hz : 0.0);
-    frames = text;
-  }
-  std::snprintf(text, sizeof text, "%s %s, %d Hz, %d channel%s, ", container_name(format.container).c_str(),
-                subtype_name(format.subtype).c_str(), format.rate_hz, format.channels,
-                format.channels == 1 ? "" : "s");
-  return text + frames;
-}
-
 int container_for_extension(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
@@ -89,7 +75,7 @@ int container_for_extension(const std::string& path) {
 
 int parse_subtype(const std::string& text) {
   if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
-  throw Error("--subtype " + text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, ulaw, alaw, vorbis, opus)");
+  throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, ulaw, alaw, vorbis, opus)");
 }
 
 SampleScale sample_scale(int subtype) {

@@ -16,13 +16,12 @@ struct Format {
 
 std::string container_name(int container);  // "WAV", "FLAC", ...
 std::string subtype_name(int subtype);      // "pcm16", "float", "vorbis", ...
-std::string describe(const Format& format); // "WAV pcm16, 48000 Hz, 2 channels, 480000 frames (10.000 s)"
 
 // The container libsndfile writes for a file name's extension, 0 when none matches.
 int container_for_extension(const std::string& path);
 
 // "pcm16|pcm24|pcm32|float|double" (also pcm8, ulaw, alaw, vorbis, opus) → SF_FORMAT_*;
-// throws audio::Error naming --subtype.
+// throws audio::Error saying which names there are (the CLI adds its flag, --subtype).
 int parse_subtype(const std::string& text);
 
 // How samples of a subtype are scaled on the way out. Integer PCM is written from the raw

@@ -1,6 +1,6 @@
 // Mask files: text columns, raw little-endian float32, and impulse responses in any sound
 // format libsndfile handles. Reading names the file (and line) of every problem; writing goes
-// through a temporary file beside the target so a failure never leaves a half-written mask.
+// through an AtomicFile so a failure never leaves a half-written mask.
 #include "audio/mask_file.hpp"
 
 #include <fcntl.h>
@@ -17,15 +17,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "filters/error.hpp"
+#include "audio/atomic_file.hpp"
+#include "audio/error.hpp"
+#include "audio/sndfile_handle.hpp"
 
-namespace halo::filters {
+namespace halo::audio {
+
+using filters::Mask;
+using filters::MaskSet;
+
 namespace {
 
 // ---------------------------------------------------------------- formats by extension
@@ -225,17 +229,12 @@ MaskSet read_raw_f32(const std::string& path) {
   return {mask};
 }
 
-struct SoundFileCloser {
-  void operator()(SNDFILE* file) const { sf_close(file); }  // read side: nothing to lose
-};
-using SoundFileReader = std::unique_ptr<SNDFILE, SoundFileCloser>;
-
 MaskSet read_sound(const std::string& path) {
   // open(2) first: a missing or unreadable file gets the system's words, not libsndfile's
   // "System error : ..." wrapping.
   ::close(open_for_reading(path));
   SF_INFO info{};
-  SoundFileReader file(sf_open(path.c_str(), SFM_READ, &info));
+  SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
   if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
   if (info.channels < 1) throw Error(path + ": no channels");
 
@@ -272,73 +271,6 @@ MaskSet read_sound(const std::string& path) {
 }
 
 // ---------------------------------------------------------------- writing
-
-// A file created beside the target (same directory, so rename is atomic) that becomes the
-// target on commit() and is removed if anything fails before that.
-class TempFileBeside {
- public:
-  explicit TempFileBeside(const std::string& target) : target_(target) {
-    const std::size_t slash = target.find_last_of('/');
-    const std::string directory = slash == std::string::npos ? "" : target.substr(0, slash + 1);
-    const std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
-    std::string pattern = directory + "." + name + ".XXXXXX";
-    fd_ = mkstemp(pattern.data());
-    if (fd_ < 0) throw Error(system_error(target));
-    path_ = pattern;
-    // mkstemp makes 0600; give the mask the permissions any new file would get.
-    if (fchmod(fd_, 0666 & ~current_umask()) != 0) throw Error(system_error(target));
-  }
-  ~TempFileBeside() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(path_.c_str());
-  }
-  TempFileBeside(const TempFileBeside&) = delete;
-  TempFileBeside& operator=(const TempFileBeside&) = delete;
-
-  int fd() const { return fd_; }
-
-  void write_all(const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t written = ::write(fd_, bytes.data() + done, bytes.size() - done);
-      if (written < 0 && errno == EINTR) continue;
-      if (written < 0) throw Error(system_error(target_));
-      done += static_cast<std::size_t>(written);
-    }
-  }
-
-  // Data on disk, descriptor closed without error, then the rename: in that order, so that
-  // the target name only ever holds a complete mask.
-  void commit() {
-    if (::fsync(fd_) != 0) throw Error(system_error(target_));
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error(system_error(target_));
-    if (std::rename(path_.c_str(), target_.c_str()) != 0) throw Error(system_error(target_));
-    committed_ = true;
-  }
-
- private:
-  // The process umask without changing it (umask() can only be read by setting it, which
-  // would race with other threads creating files).
-  static mode_t current_umask() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-      if (key == "Umask:") {
-        unsigned mask = 022;
-        status >> std::oct >> mask;
-        return static_cast<mode_t>(mask);
-      }
-    }
-    return 022;
-  }
-
-  std::string target_;
-  std::string path_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
 
 void check_writable_set(const std::string& path, const MaskSet& masks) {
   if (masks.empty()) throw Error(path + ": no mask to write");
@@ -448,26 +380,22 @@ SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
   return plan;
 }
 
-void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, TempFileBeside& temp) {
-  // SF_FALSE: the descriptor stays ours, so TempFileBeside can fsync and close it.
-  SNDFILE* file = sf_open_fd(temp.fd(), SFM_WRITE, &plan.info, SF_FALSE);
+void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, AtomicFile& output) {
+  // SF_FALSE: the descriptor stays the AtomicFile's, which closes it and checks the close.
+  SndfileHandle file(sf_open_fd(output.fd(), SFM_WRITE, &plan.info, SF_FALSE));
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));
   // PCM cannot hold +1.0 exactly: clip it to full scale instead of letting it wrap around.
-  if (plan.pcm24) sf_command(file, SFC_SET_CLIPPING, nullptr, SF_TRUE);
+  if (plan.pcm24) sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
 
   const std::size_t frames = masks[0].taps.size();
   std::vector<float> interleaved(frames * masks.size());
   for (std::size_t f = 0; f < frames; ++f) {
     for (std::size_t c = 0; c < masks.size(); ++c) interleaved[f * masks.size() + c] = masks[c].taps[f];
   }
-  const sf_count_t written = sf_writef_float(file, interleaved.data(), static_cast<sf_count_t>(frames));
-  if (written != static_cast<sf_count_t>(frames)) {
-    const std::string reason = sf_strerror(file);
-    sf_close(file);
-    throw Error(path + ": " + reason);
-  }
+  const sf_count_t written = sf_writef_float(file.get(), interleaved.data(), static_cast<sf_count_t>(frames));
+  if (written != static_cast<sf_count_t>(frames)) throw Error(path + ": " + sf_strerror(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
-  const int closed = sf_close(file);
+  const int closed = sf_close(file.release());
   if (closed != 0) throw Error(path + ": " + sf_error_number(closed));
 }
 
@@ -494,13 +422,13 @@ void write_mask(const std::string& path, const MaskSet& masks) {
     case FileKind::sound: sound = plan_sound(path, masks); break;
   }
 
-  TempFileBeside temp(path);
+  AtomicFile output(path);
   if (kind == FileKind::sound) {
-    write_sound(path, masks, sound, temp);
+    write_sound(path, masks, sound, output);
   } else {
-    temp.write_all(bytes);
+    output.write_all(bytes.data(), bytes.size());
   }
-  temp.commit();
+  output.commit();
 }
 
-}  // namespace halo::filters
+}  // namespace halo::audio

@@ -3,7 +3,7 @@
 
 #include "filters/mask.hpp"
 
-namespace halo::filters {
+namespace halo::audio {
 
 // Mask files, chosen by extension:
 //   .txt (or anything not below): text, one coefficient a line, '#' starts a comment,
@@ -13,9 +13,9 @@ namespace halo::filters {
 //   .wav .flac .aif .aiff .aifc .au .snd .caf .w64 .rf64 .mat .ircam .sf .ogg .oga .opus .mp3
 //         .voc ...: an impulse response read with libsndfile (any subtype it reads, as float),
 //         one mask per channel, rate from the file.
-// read_mask throws filters::Error naming the file (and line for text) and the reason:
+// read_mask throws audio::Error naming the file (and line for text) and the reason:
 // missing, empty, not a number, NaN/Inf, ragged columns, not a sound file.
-MaskSet read_mask(const std::string& path);
+filters::MaskSet read_mask(const std::string& path);
 
 // Writes every mask of the set (equal lengths for multi-column/multi-channel output) in the
 // format chosen by extension:
@@ -25,7 +25,8 @@ MaskSet read_mask(const std::string& path);
 //   sound: float samples (exact) at the mask's rate (48000 when unknown) in .wav .aif(f/c)
 //         .au .snd .caf .w64 .rf64 .mat .ircam .sf; .flac has no float samples, so 24-bit PCM
 //         (within 2^-23; taps beyond [-1, 1] are refused). Lossy formats are refused.
-// Writes to a temporary file beside path and renames on success; a failure leaves nothing.
-void write_mask(const std::string& path, const MaskSet& masks);
+// Written through an AtomicFile (audio/atomic_file.hpp): a failure leaves nothing under path.
+// Throws audio::Error naming the file.
+void write_mask(const std::string& path, const filters::MaskSet& masks);
 
-}  // namespace halo::filters
+}  // namespace halo::audio

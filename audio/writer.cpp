@@ -1,38 +1,14 @@
 #include "audio/writer.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "audio/error.hpp"
 
 namespace halo::audio {
-namespace {
-
-std::string directory_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Regular files (or names not yet taken) go through a temporary; devices and pipes cannot.
-bool writes_through_temporary(const std::string& path) {
-  struct stat status {};
-  if (stat(path.c_str(), &status) != 0) return true;
-  return S_ISREG(status.st_mode);
-}
-
-}  // namespace
 
 Writer::Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames)
     : path_(path), format_(format), scale_(sample_scale(format.subtype)), max_chunk_frames_(max_chunk_frames) {
@@ -45,36 +21,20 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
                 " at " + std::to_string(format.rate_hz) + " Hz with " + std::to_string(format.channels) +
                 " channels (choose another --subtype or extension)");
 
-  int descriptor = -1;
+  int descriptor = STDOUT_FILENO;
   if (path == "-") {
     // libFLAC rewrites its header at the end; on a pipe that lands as junk after the frames.
     if (format.container == SF_FORMAT_FLAC && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0)
       throw Error("standard output: FLAC cannot be written to a pipe (its header is rewritten at the end); "
                   "name a file, or choose a container with --type au");
-    descriptor = STDOUT_FILENO;
-  } else if (writes_through_temporary(path)) {
-    const std::string directory = directory_of(path);
-    struct stat status {};
-    if (stat(directory.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
-      throw Error(path + ": directory " + directory + " does not exist");
-    std::string pattern = directory + "/." + base_name(path) + ".halo-XXXXXX";
-    descriptor = mkstemp(pattern.data());
-    if (descriptor < 0) throw Error(path + ": cannot create a file in " + directory + ": " + std::strerror(errno));
-    temporary_path_ = pattern;
-    // mkstemp makes 0600; give the result the mode a plain create would have.
-    const mode_t mask = umask(0);
-    umask(mask);
-    fchmod(descriptor, 0666 & ~mask);
   } else {
-    descriptor = open(path.c_str(), O_WRONLY | O_TRUNC);
-    if (descriptor < 0) throw Error(path + ": " + std::strerror(errno));
+    descriptor = output_.emplace(path).fd();
   }
 
-  const bool owns_descriptor = descriptor != STDOUT_FILENO;
-  file_.reset(sf_open_fd(descriptor, SFM_WRITE, &info, owns_descriptor ? SF_TRUE : SF_FALSE));
+  // SF_FALSE: the descriptor stays the AtomicFile's, which closes it and checks the close.
+  file_.reset(sf_open_fd(descriptor, SFM_WRITE, &info, SF_FALSE));
   if (!file_) {
     const std::string reason = sf_strerror(nullptr);
-    if (owns_descriptor) close(descriptor);
     discard();
     if (path == "-")
       throw Error("standard output: libsndfile cannot write " + container_name(format.container) +
@@ -94,8 +54,7 @@ Writer::~Writer() {
 
 void Writer::discard() noexcept {
   file_.reset();
-  if (!temporary_path_.empty()) unlink(temporary_path_.c_str());
-  temporary_path_.clear();
+  output_.reset();  // closes the descriptor and removes the temporary
 }
 
 void Writer::write(const float* interleaved, std::size_t frames) {
@@ -129,7 +88,6 @@ void Writer::write(const float* interleaved, std::size_t frames) {
     if (error == ENOSPC || error == EDQUOT || error == EFBIG) reason = std::strerror(error);
     throw Error((path_ == "-" ? std::string("standard output") : path_) + ": write failed: " + reason);
   }
-  frames_written_ += frames;
 }
 
 void Writer::commit() {
@@ -138,16 +96,7 @@ void Writer::commit() {
     discard();
     throw Error(path_ + ": closing failed: " + sf_error_number(status));
   }
-  if (!temporary_path_.empty()) {
-    // No fsync: like sox and cp, halo leaves durability to the file system; what the rename
-    // guarantees is that the target name never holds a partial result.
-    if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
-      const int rename_error = errno;
-      discard();
-      throw Error(path_ + ": cannot rename the finished file into place: " + std::strerror(rename_error));
-    }
-    temporary_path_.clear();
-  }
+  if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;
 }
 

@@ -26,16 +26,21 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "cuda/direct/direct_engine.hpp"
 #include "cuda/device/error.hpp"
-#include "cuda/direct/kernels.cuh"
+#include "cuda/device/gpu_device.hpp"
 #include "cuda/device/resources.hpp"
+#include "cuda/direct/direct_engine.hpp"
+#include "cuda/direct/kernels.cuh"
+#include "fast_variants.hpp"
 #include "src/engine/cpu_direct_engine.hpp"
 
 using namespace halo::cuda;
+using halo::bench::fast_variant_count;
+using halo::bench::fast_variant_name;
 
 namespace {
 
@@ -218,26 +223,35 @@ std::vector<float> random_taps(std::size_t m, unsigned seed) {
   return taps;
 }
 
+// A random M-tap mask, padded for `kernel`, in a lease of GPU 0's constant bank (at offset 0:
+// nothing else holds one while the benchmark times kernels) and in `global_taps` (basic).
+BankLease upload_random_taps(Kernel kernel, std::size_t m, DeviceBuffer<float>* global_taps = nullptr) {
+  auto taps = random_taps(m, static_cast<unsigned>(m));
+  taps.resize(padded_taps(kernel, m), 0.0f);
+  BankLease lease = GpuDevice::get(0).lease_bank(taps.size());
+  upload_taps(lease.offset(), taps.data(), taps.size(), bench_stream);
+  if (global_taps)
+    HALO_CUDA_CHECK(cudaMemcpy(global_taps->get(), taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaDeviceSynchronize());
+  return lease;
+}
+
 // Times `kernel` over `res` with an M-tap random mask.
 double time_kernel(Kernel kernel, Resident& res, std::size_t m, int block, DeviceBuffer<float>& global_taps) {
-  auto taps = random_taps(m, static_cast<unsigned>(m));
-  const std::size_t padded = padded_taps(kernel, m);
-  taps.resize(padded, 0.0f);
-  upload_constant_taps(taps.data(), padded, 0);
-  HALO_CUDA_CHECK(cudaMemcpy(global_taps.get(), taps.data(), padded * sizeof(float), cudaMemcpyHostToDevice));
-  HALO_CUDA_CHECK(cudaDeviceSynchronize());
+  const BankLease lease = upload_random_taps(kernel, m, &global_taps);
+  const ConvolutionPlan plan =
+      plan_convolution(kernel, padded_taps(kernel, m), lease.offset() != 0, block, GpuDevice::get(0));
   PlanarLaunch p;
   p.frames = res.n;
-  p.taps = static_cast<int>(padded);
+  p.tap_base = static_cast<int>(lease.offset());
   p.global_taps = global_taps.get();
-  p.block_threads = block;
   const bool slow = kernel != Kernel::fast && m >= 4095 && res.n > (1u << 20);
   return time_ms(
       [&](long call) {
         const int set = static_cast<int>(call % res.sets);
         p.x = res.x.get() + set * res.x_span + res.halo;
         p.y = res.y.get() + set * (res.n + frame_granule);
-        launch_convolution(kernel, p, bench_stream);
+        HALO_CUDA_CHECK(launch_convolution(plan, p, bench_stream));
       },
       2.0, slow ? 3 : 25, slow ? 500.0 : 1500.0);
 }
@@ -250,15 +264,14 @@ void experiment_variants(const cudaDeviceProp& prop, std::vector<std::size_t> ma
     auto taps = random_taps(m, static_cast<unsigned>(m));
     const std::size_t padded = padded_taps(Kernel::fast, m);
     taps.resize(padded, 0.0f);
-    upload_constant_taps(taps.data(), padded, 0);
-    HALO_CUDA_CHECK(cudaDeviceSynchronize());
+    halo::bench::upload_variant_taps(taps.data(), padded);
     for (int v = 0; v < fast_variant_count(); ++v) {
+      const ConvolutionPlan plan = halo::bench::plan_fast_variant(v, padded, GpuDevice::get(0));
       PlanarLaunch p;
       p.frames = n;
-      p.taps = static_cast<int>(padded);
       p.x = res.x.get() + res.halo;
       p.y = res.y.get();
-      const double ms = time_ms([&](long) { launch_fast_variant(v, p, bench_stream); });
+      const double ms = time_ms([&](long) { HALO_CUDA_CHECK(launch_convolution(plan, p, bench_stream)); });
       add({name, fast_variant_name(v), m, n, 0, ms, true});
     }
   }
@@ -269,37 +282,41 @@ void experiment_profile(const cudaDeviceProp& prop) {
   const std::size_t n = std::size_t{1} << 26;
   Resident res(n, prop.l2CacheSize);
   for (std::size_t m : {63, 255}) {
-    auto taps = random_taps(m, static_cast<unsigned>(m));
-    const std::size_t padded = padded_taps(Kernel::fast, m);
-    taps.resize(padded, 0.0f);
-    upload_constant_taps(taps.data(), padded, 0);
-    HALO_CUDA_CHECK(cudaDeviceSynchronize());
+    const BankLease lease = upload_random_taps(Kernel::fast, m);
+    const ConvolutionPlan plan =
+        plan_convolution(Kernel::fast, padded_taps(Kernel::fast, m), lease.offset() != 0, 256, GpuDevice::get(0));
     PlanarLaunch p;
     p.frames = n;
-    p.taps = static_cast<int>(padded);
+    p.tap_base = static_cast<int>(lease.offset());
     p.x = res.x.get() + res.halo;
     p.y = res.y.get();
-    launch_convolution(Kernel::fast, p, bench_stream);
+    HALO_CUDA_CHECK(launch_convolution(plan, p, bench_stream));
     HALO_CUDA_CHECK(cudaStreamSynchronize(bench_stream));
   }
 }
 
 constexpr Kernel all_kernels[] = {Kernel::basic, Kernel::constant, Kernel::tiled, Kernel::cached, Kernel::fast};
 
+// Throws with the engine's reason when process() failed.
+void check(const halo::Engine& engine, halo::Status status) {
+  if (status != halo::Status::ok) throw std::runtime_error(engine.name() + ": " + engine.failure());
+}
+
 double time_cpu(std::size_t n, std::size_t m) {
-  halo::CpuEngine cpu;
+  halo::CpuDirectEngine cpu;
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
-  cpu.prepare({mask}, 1, n);
+  cpu.prepare({1, n, m, 48000});
+  cpu.set_taps(halo::TapSet::from_masks({mask}, 1));
   std::vector<float> in(n), out(n);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (auto& v : in) v = u(rng);
   std::vector<double> times;
-  cpu.process(in.data(), out.data(), n);
+  check(cpu, cpu.process(in.data(), out.data(), n));
   for (int r = 0; r < 11; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    cpu.process(in.data(), out.data(), n);
+    check(cpu, cpu.process(in.data(), out.data(), n));
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return median(times);
@@ -342,13 +359,14 @@ void experiment_stream() {
   halo::filters::Mask mask;
   mask.taps = random_taps(255, 255);
   auto engine = make_engine(Kernel::fast);
-  engine->prepare({mask}, channels, chunk);
+  engine->prepare({channels, chunk, mask.taps.size(), 48000});
+  engine->set_taps(halo::TapSet::from_masks({mask}, channels));
   std::vector<double> times;
   for (int r = 0; r < 4; ++r) {
     engine->reset();
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t done = 0; done < frames; done += chunk)
-      engine->process(in.data() + done * channels, out.data() + done * channels, chunk);
+      check(*engine, engine->process(in.data() + done * channels, out.data() + done * channels, chunk));
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   // N counts samples (frames x channels); "% copy" here is of the device copy ceiling.
@@ -376,10 +394,11 @@ int main(int argc, char** argv) {
     if (what.empty() || std::find(what.begin(), what.end(), "all") != what.end())
       what = {"small", "blocks", "large", "stream"};
     std::string why;
-    if (!device_usable(&why)) {
+    if (!device_usable(0, &why)) {
       std::fprintf(stderr, "halo_bench: %s\n", why.c_str());
       return 1;
     }
+    HALO_CUDA_CHECK(cudaSetDevice(0));
     Stream stream;
     bench_stream = stream.get();
     cudaDeviceProp prop{};

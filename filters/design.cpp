@@ -108,8 +108,8 @@ std::vector<double> windowed_sinc(const std::vector<PassBand>& bands, int taps, 
   // handing out NaN. (Blackman's ends are rounding noise, not zero: the scale cancels it,
   // as in scipy.)
   if (!(std::fabs(gain) > 0) || !std::isfinite(gain)) {
-    throw Error("--taps " + std::to_string(taps) + " with a " + to_string(window) +
-                " window is all zeros: use more taps or another window");
+    throw Error(Field::taps, std::to_string(taps) + " with a " + to_string(window) +
+                                 " window is all zeros: use more taps or another window");
   }
   for (double& tap : h) tap /= gain;
   return h;
@@ -126,16 +126,7 @@ std::string provenance(const Spec& spec, const Resolved& resolved) {
 }  // namespace
 
 KaiserOrder kaiser_order(double attenuation_db, double transition_hz, double rate_hz) {
-  if (!(attenuation_db >= 8)) {
-    throw Error("--attenuation " + number(attenuation_db) +
-                " dB is below 8 dB, where Kaiser's length formula does not hold");
-  }
-  if (!(rate_hz > 0) || !std::isfinite(rate_hz)) {
-    throw Error("--rate " + number(rate_hz) + ": the sample rate must be a number above 0 Hz");
-  }
-  if (!(transition_hz > 0) || !std::isfinite(transition_hz)) {
-    throw Error("--transition " + number(transition_hz) + " Hz must be above 0");
-  }
+  validate_kaiser(attenuation_db, transition_hz, rate_hz);
   // The same operations in the same order as scipy, so that ceil() lands on the same side.
   const double width = transition_hz / (0.5 * rate_hz);
   const double taps = (attenuation_db - 7.95) / 2.285 / (pi * width) + 1;

@@ -8,7 +8,8 @@ namespace halo::filters {
 
 // Length and Kaiser beta for a ripple/attenuation target, as scipy.signal.kaiserord:
 // numtaps = ceil((A - 7.95) / (2.285 * pi * width) + 1) with width = transition / (rate/2),
-// beta from A (kaiser_beta). Throws filters::Error when A < 8 (no Kaiser window reaches it).
+// beta from A (kaiser_beta). Checks its inputs with validate_kaiser (spec.hpp): throws
+// filters::Error when A is outside [8, 300] dB or the transition outside (0, rate/2).
 struct KaiserOrder {
   int taps;
   double beta;

@@ -2,6 +2,7 @@
 // exact to double rounding at any frequency, no FFT grid to align with.
 #include "filters/response.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -73,6 +74,45 @@ Response response(const Mask& mask, int points) {
   }
   unwrap(r.phase_rad);
   return r;
+}
+
+double magnitude_at(const Mask& mask, double hz, double rate_hz) {
+  double re = 0, im = 0;
+  const double omega = 2.0 * pi * hz / rate_hz;
+  for (std::size_t k = 0; k < mask.taps.size(); ++k) {
+    re += mask.taps[k] * std::cos(omega * static_cast<double>(k));
+    im -= mask.taps[k] * std::sin(omega * static_cast<double>(k));
+  }
+  return std::hypot(re, im);
+}
+
+StopBand stop_band(const Mask& mask, const Spec& spec) {
+  if (mask.taps.empty()) throw Error("stop band: the mask has no taps");
+  constexpr int grid_points = 4096;
+  const Response r = response(mask, grid_points);
+  StopBand band;
+  band.guard_hz = spec.transition_hz > 0 ? spec.transition_hz
+                                         : 4.0 * spec.rate_hz / static_cast<double>(mask.taps.size());
+  const double guard = band.guard_hz;
+  for (std::size_t i = 0; i < r.freq_hz.size(); ++i) {
+    const double f = r.freq_hz[i];
+    bool stop = false;
+    switch (spec.band) {
+      case Band::lowpass: stop = f > spec.low_hz + guard; break;
+      case Band::highpass: stop = f < spec.low_hz - guard; break;
+      case Band::bandpass: stop = f < spec.low_hz - guard || f > spec.high_hz + guard; break;
+      case Band::bandstop: stop = f > spec.low_hz + guard && f < spec.high_hz - guard; break;
+    }
+    if (stop) {
+      band.worst_magnitude = std::max(band.worst_magnitude, r.magnitude[i]);
+      ++band.points;
+    }
+  }
+  if (spec.band == Band::bandstop) {
+    band.centre_hz = (spec.low_hz + spec.high_hz) / 2;
+    band.centre_magnitude = magnitude_at(mask, band.centre_hz, spec.rate_hz);
+  }
+  return band;
 }
 
 }  // namespace halo::filters

@@ -1,7 +1,9 @@
 #pragma once
+#include <cstddef>
 #include <vector>
 
 #include "filters/mask.hpp"
+#include "filters/spec.hpp"
 
 namespace halo::filters {
 
@@ -14,5 +16,22 @@ struct Response {
   std::vector<double> group_delay;   // in samples
 };
 Response response(const Mask& mask, int points);
+
+// |H| of the mask at one frequency `hz` for a sample rate of `rate_hz`, evaluated directly.
+double magnitude_at(const Mask& mask, double hz, double rate_hz);
+
+// The stop band of a mask designed from `spec` (at spec.rate_hz): the worst |H| on a
+// 4096-point grid over [0, rate/2], at least `guard_hz` away from the band edges (the
+// transition width when the spec gives one, else 4 bins of the mask's resolution,
+// 4 * rate / taps). A bandstop narrower than its guards has no such point: then `points` is 0
+// and the notch's depth at its centre is what there is to report.
+struct StopBand {
+  double guard_hz = 0;
+  std::size_t points = 0;       // grid points in the stop band
+  double worst_magnitude = 0;   // the largest |H| among them (0 when none)
+  double centre_hz = 0;         // bandstop: the centre of the notch
+  double centre_magnitude = 0;  // bandstop: |H| there
+};
+StopBand stop_band(const Mask& mask, const Spec& spec);
 
 }  // namespace halo::filters

@@ -29,49 +29,40 @@ std::string number(double value) {
   return text;
 }
 
-// The command-line spelling of the band, e.g. "--lowpass 1000" or "--bandpass 300:3400".
-std::string band_option(const Spec& spec) {
-  std::string option = "--" + to_string(spec.band) + " " + number(spec.low_hz);
-  if (spec.band == Band::bandpass || spec.band == Band::bandstop) {
-    option += ":" + number(spec.high_hz);
-  }
-  return option;
+std::string nyquist_note(double rate_hz) {
+  return "(" + number(rate_hz / 2) + " Hz at a sample rate of " + number(rate_hz) + " Hz)";
 }
 
-std::string nyquist_note(const Spec& spec) {
-  return "(" + number(spec.rate_hz / 2) + " Hz at a sample rate of " + number(spec.rate_hz) + " Hz)";
-}
-
-void validate_rate(const Spec& spec) {
+void validate_rate(double rate_hz) {
   // Written as !(x > 0) so that NaN is rejected too.
-  if (!(spec.rate_hz > 0) || !std::isfinite(spec.rate_hz)) {
-    throw Error("--rate " + number(spec.rate_hz) + ": the sample rate must be a number above 0 Hz");
+  if (!(rate_hz > 0) || !std::isfinite(rate_hz)) {
+    throw Error(Field::rate_hz, number(rate_hz) + ": the sample rate must be a number above 0 Hz");
   }
 }
 
 void validate_one_edge(const Spec& spec) {
-  const double nyquist = spec.rate_hz / 2;
-  const std::string option = "--" + to_string(spec.band) + " " + number(spec.low_hz) + " Hz";
-  if (!(spec.low_hz > 0)) {
-    throw Error(option + ": the cutoff must be above 0 Hz");
-  }
-  if (spec.low_hz >= nyquist) {
-    throw Error(option + " is at or above Nyquist " + nyquist_note(spec));
+  const std::string cutoff = number(spec.low_hz) + " Hz";
+  if (!(spec.low_hz > 0)) throw Error(Field::low_hz, cutoff + ": the cutoff must be above 0 Hz");
+  if (spec.low_hz >= spec.rate_hz / 2) {
+    throw Error(Field::low_hz, cutoff + " is at or above Nyquist " + nyquist_note(spec.rate_hz));
   }
 }
 
 void validate_two_edges(const Spec& spec) {
-  const double nyquist = spec.rate_hz / 2;
-  const std::string option = band_option(spec);
-  if (!(spec.low_hz > 0)) {
-    throw Error(option + ": the lower edge must be above 0 Hz");
+  const std::string edges = number(spec.low_hz) + ":" + number(spec.high_hz);
+  if (!(spec.low_hz > 0)) throw Error(Field::edges, edges + ": the lower edge must be above 0 Hz");
+  if (!(spec.high_hz > spec.low_hz)) throw Error(Field::edges, edges + ": the upper edge must be above the lower");
+  if (spec.high_hz >= spec.rate_hz / 2) {
+    throw Error(Field::edges, edges + ": the upper edge " + number(spec.high_hz) + " Hz is at or above Nyquist " +
+                                  nyquist_note(spec.rate_hz));
   }
-  if (!(spec.high_hz > spec.low_hz)) {
-    throw Error(option + ": the upper edge must be above the lower");
-  }
-  if (spec.high_hz >= nyquist) {
-    throw Error(option + ": the upper edge " + number(spec.high_hz) +
-                " Hz is at or above Nyquist " + nyquist_note(spec));
+}
+
+// `written`: the window as the user wrote it, for the message.
+void validate_kaiser_beta(double beta, const std::string& written) {
+  if (!(beta >= min_kaiser_beta && beta <= max_kaiser_beta)) {
+    throw Error(Field::window, written + ": the Kaiser beta must be in [" + number(min_kaiser_beta) + ", " +
+                                   number(max_kaiser_beta) + "]");
   }
 }
 
@@ -80,59 +71,54 @@ void validate_two_edges(const Spec& spec) {
 bool passes_nyquist(Band band) { return band == Band::highpass || band == Band::bandstop; }
 
 void validate_given_taps(const Spec& spec) {
-  const std::string option = "--taps " + std::to_string(spec.taps);
+  const std::string taps = std::to_string(spec.taps);
   if (spec.taps < 1 || spec.taps > max_taps) {
-    throw Error(option + ": the length must be in [1, " + std::to_string(max_taps) + "]");
+    throw Error(Field::taps, taps + ": the length must be in [1, " + std::to_string(max_taps) + "]");
   }
   if (passes_nyquist(spec.band) && spec.taps % 2 == 0) {
-    throw Error(option + ": a " + to_string(spec.band) +
-                " needs an odd number of taps (try " + std::to_string(spec.taps + 1) + ")");
+    throw Error(Field::taps, taps + ": a " + to_string(spec.band) + " needs an odd number of taps (try " +
+                                 std::to_string(spec.taps + 1) + ")");
   }
   if (spec.transition_hz != 0 || spec.attenuation_db != 0) {
-    throw Error(option + " and --transition/--attenuation both set the length: give one");
+    throw Error(Field::taps, taps + " and transition_hz/attenuation_db both set the length: give one");
   }
-  if (spec.window.kind == WindowKind::kaiser &&
-      !(spec.window.kaiser_beta >= min_kaiser_beta && spec.window.kaiser_beta <= max_kaiser_beta)) {
-    throw Error("--window " + to_string(spec.window) + ": the Kaiser beta must be in [" +
-                number(min_kaiser_beta) + ", " + number(max_kaiser_beta) + "]");
-  }
+  if (spec.window.kind == WindowKind::kaiser) validate_kaiser_beta(spec.window.kaiser_beta, to_string(spec.window));
 }
 
 void validate_kaiser_length(const Spec& spec) {
   if (spec.transition_hz == 0 && spec.attenuation_db == 0) {
-    throw Error("no filter length: give --taps N, or --transition HZ with --attenuation DB");
+    throw Error(Field::taps, "0: no filter length: give a number of taps, or transition_hz with attenuation_db");
   }
-  if (spec.attenuation_db == 0) {
-    throw Error("--transition needs --attenuation DB as well");
-  }
-  if (spec.transition_hz == 0) {
-    throw Error("--attenuation needs --transition HZ as well");
-  }
-  const double nyquist = spec.rate_hz / 2;
-  if (!(spec.transition_hz > 0) || spec.transition_hz >= nyquist) {
-    throw Error("--transition " + number(spec.transition_hz) + " Hz must be above 0 and below Nyquist " +
-                nyquist_note(spec));
-  }
-  if (!(spec.attenuation_db >= min_attenuation_db)) {
-    throw Error("--attenuation " + number(spec.attenuation_db) + " dB is below " +
-                number(min_attenuation_db) + " dB, where Kaiser's length formula does not hold");
-  }
-  if (!(spec.attenuation_db <= max_attenuation_db)) {
-    throw Error("--attenuation " + number(spec.attenuation_db) + " dB is above " +
-                number(max_attenuation_db) + " dB, beyond what double precision can reach");
-  }
-  const KaiserOrder order = kaiser_order(spec.attenuation_db, spec.transition_hz, spec.rate_hz);
+  if (spec.attenuation_db == 0) throw Error(Field::transition_hz, "needs attenuation_db as well");
+  if (spec.transition_hz == 0) throw Error(Field::attenuation_db, "needs transition_hz as well");
+  const KaiserOrder order = kaiser_order(spec.attenuation_db, spec.transition_hz, spec.rate_hz);  // checks them
   if (order.taps > max_taps - 1) {  // leaves room for the bump to odd
-    throw Error("--transition " + number(spec.transition_hz) + " Hz with --attenuation " +
-                number(spec.attenuation_db) + " dB needs " + std::to_string(order.taps) +
-                " taps, more than the " + std::to_string(max_taps) + " allowed");
+    throw Error(Field::transition_hz, number(spec.transition_hz) + " Hz with attenuation_db " +
+                                          number(spec.attenuation_db) + " dB needs " + std::to_string(order.taps) +
+                                          " taps, more than the " + std::to_string(max_taps) + " allowed");
   }
 }
 
 }  // namespace
 
+void validate_kaiser(double attenuation_db, double transition_hz, double rate_hz) {
+  validate_rate(rate_hz);
+  if (!(transition_hz > 0) || transition_hz >= rate_hz / 2) {
+    throw Error(Field::transition_hz, number(transition_hz) + " Hz must be above 0 and below Nyquist " +
+                                          nyquist_note(rate_hz));
+  }
+  if (!(attenuation_db >= min_attenuation_db)) {
+    throw Error(Field::attenuation_db, number(attenuation_db) + " dB is below " + number(min_attenuation_db) +
+                                           " dB, where Kaiser's length formula does not hold");
+  }
+  if (!(attenuation_db <= max_attenuation_db)) {
+    throw Error(Field::attenuation_db, number(attenuation_db) + " dB is above " + number(max_attenuation_db) +
+                                           " dB, beyond what double precision can reach");
+  }
+}
+
 void validate(const Spec& spec) {
-  validate_rate(spec);
+  validate_rate(spec.rate_hz);
   if (spec.band == Band::lowpass || spec.band == Band::highpass) {
     validate_one_edge(spec);
   } else {
@@ -193,15 +179,12 @@ Window parse_window(const std::string& text) {
     const char* end = beta_text.data() + beta_text.size();
     const auto parsed = std::from_chars(beta_text.data(), end, beta);
     if (beta_text.empty() || parsed.ec != std::errc() || parsed.ptr != end) {
-      throw Error("--window " + text + ": \"" + beta_text + "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
+      throw Error(Field::window, text + ": \"" + beta_text + "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
     }
-    if (!(beta >= min_kaiser_beta && beta <= max_kaiser_beta)) {
-      throw Error("--window " + text + ": the Kaiser beta must be in [" + number(min_kaiser_beta) +
-                  ", " + number(max_kaiser_beta) + "]");
-    }
+    validate_kaiser_beta(beta, text);
     window.kaiser_beta = beta;
   } else {
-    throw Error("--window " + text + ": unknown window (hann, hamming, blackman, kaiser[:BETA], rect)");
+    throw Error(Field::window, text + ": unknown window (hann, hamming, blackman, kaiser[:BETA], rect)");
   }
   return window;
 }

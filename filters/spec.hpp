@@ -28,16 +28,21 @@ struct Spec {
 // every band type can use it, and long enough for a usable low-pass at audio rates.
 constexpr int default_taps = 255;
 
-// Throws filters::Error naming the option (--lowpass, --taps, ...) that is out of range.
-// taps and transition/attenuation exclude each other (0 = not given); the kaiserord length
-// they give must fit in 1 << 20 as well.
+// Throws filters::Error naming the field (Field::low_hz, Field::taps, ...) that is out of
+// range. taps and transition/attenuation exclude each other (0 = not given); the kaiserord
+// length they give must fit in 1 << 20 as well.
 void validate(const Spec& spec);
+
+// The inputs of Kaiser's length formula, checked here only (validate() and kaiser_order()
+// both come through): rate_hz > 0, transition_hz in (0, rate_hz / 2), attenuation_db in
+// [8, 300]. Throws filters::Error naming the field.
+void validate_kaiser(double attenuation_db, double transition_hz, double rate_hz);
 
 // "lowpass", "hann", ... for summaries and provenance.
 std::string to_string(Band band);
 std::string to_string(const Window& window);
 
-// Parses "hann|hamming|blackman|kaiser[:BETA]|rect"; throws filters::Error.
+// Parses "hann|hamming|blackman|kaiser[:BETA]|rect"; throws filters::Error (Field::window).
 Window parse_window(const std::string& text);
 
 }  // namespace halo::filters

@@ -57,7 +57,7 @@ std::vector<double> kaiser(int taps, double beta) {
 
 std::vector<double> window_coefficients(const Window& window, int taps) {
   if (taps < 0) {
-    throw Error("--taps " + std::to_string(taps) + ": a window length cannot be negative");
+    throw Error(Field::taps, std::to_string(taps) + ": a window length cannot be negative");
   }
   // scipy returns ones for M <= 1 (the formulas divide by M - 1).
   if (taps <= 1) return std::vector<double>(taps, 1.0);

@@ -189,7 +189,8 @@ TEST(KaiserOrder, RejectsAttenuationBelowEightDb) {
     kaiser_order(7.9, 1000, 48000);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--attenuation 7.9"), std::string::npos) << e.what();
+    EXPECT_EQ(e.field(), Field::attenuation_db);
+    EXPECT_NE(std::string(e.what()).find("attenuation_db 7.9"), std::string::npos) << e.what();
   }
 }
 
@@ -217,6 +218,7 @@ TEST_P(FreqzGolden, MatchesScipyFreqzAndGroupDelay) {
     const double freq = rows[i][0], magnitude = rows[i][1], phase = rows[i][2], delay = rows[i][3];
     EXPECT_NEAR(r.freq_hz[i], freq, 1e-9 * rate) << "point " << i;
     EXPECT_NEAR(r.magnitude[i], magnitude, 1e-12) << "point " << i;
+    EXPECT_NEAR(magnitude_at(mask, freq, rate), magnitude, 1e-12) << "magnitude_at, point " << i;
     // Phase is defined up to 2 pi; a rounding error e in H moves it by about e / |H|.
     if (magnitude > 1e-6) {
       EXPECT_NEAR(std::remainder(r.phase_rad[i] - phase, 2 * pi), 0.0, 1e-12 / magnitude) << "point " << i;
@@ -232,6 +234,49 @@ TEST_P(FreqzGolden, MatchesScipyFreqzAndGroupDelay) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scipy, FreqzGolden, testing::ValuesIn(golden_names("freqz_")), test_name_of);
+
+// ---------------------------------------------------------------- stop band
+
+// Three taps [1/4, 1/2, 1/4] at 48 kHz: |H(f)| = cos^2(pi f / 48000), 1 at DC and 0 at
+// Nyquist, so the stop band's worst level is known in closed form.
+Mask binomial_mask() {
+  Mask mask;
+  mask.taps = {0.25f, 0.5f, 0.25f};
+  mask.rate_hz = 48000;
+  return mask;
+}
+
+Spec stop_band_spec(Band band, double low_hz, double high_hz, double transition_hz) {
+  Spec spec;
+  spec.band = band;
+  spec.low_hz = low_hz;
+  spec.high_hz = high_hz;
+  spec.rate_hz = 48000;
+  spec.transition_hz = transition_hz;
+  return spec;
+}
+
+TEST(StopBand, WorstLevelOfAKnownMaskBeyondTheGuard) {
+  const Mask mask = binomial_mask();
+  Spec spec = stop_band_spec(Band::lowpass, 6000, 0, 2000);
+  const StopBand stop = stop_band(mask, spec);
+  EXPECT_EQ(stop.guard_hz, 2000);
+  // Grid f_i = i * 24000 / 4095; the stop band starts above 8000 Hz.
+  const std::size_t first = static_cast<std::size_t>(std::floor(8000.0 * 4095 / 24000)) + 1;
+  EXPECT_EQ(stop.points, 4096 - first);
+  const double f = first * 24000.0 / 4095;
+  EXPECT_NEAR(stop.worst_magnitude, std::pow(std::cos(pi * f / 48000), 2), 1e-12);
+
+  spec.transition_hz = 0;  // no transition given: 4 bins of the mask's resolution
+  EXPECT_EQ(stop_band(mask, spec).guard_hz, 4.0 * 48000 / 3);
+}
+
+TEST(StopBand, NarrowNotchReportsItsCentre) {
+  const StopBand stop = stop_band(binomial_mask(), stop_band_spec(Band::bandstop, 10000, 12000, 5000));
+  EXPECT_EQ(stop.points, 0u);
+  EXPECT_EQ(stop.centre_hz, 11000);
+  EXPECT_NEAR(stop.centre_magnitude, std::pow(std::cos(pi * 11000 / 48000), 2), 1e-12);
+}
 
 TEST(FreqzGoldenFiles, AreThere) { EXPECT_GE(golden_names("freqz_").size(), 3u); }
 
@@ -394,6 +439,7 @@ struct Rejection {
   std::string what;
   std::function<void(Spec&)> change;
   std::string expected;  // a part of the message
+  Field field;           // the field it is about
 };
 
 TEST(Validate, AcceptsTheEdgesOfEveryRange) {
@@ -419,63 +465,63 @@ TEST(Validate, AcceptsTheEdgesOfEveryRange) {
   }
 }
 
-TEST(Validate, RejectsEveryRangeNamingTheOption) {
+TEST(Validate, RejectsEveryRangeNamingTheField) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   const auto two_edges = [](Band band, double low, double high) {
     return [=](Spec& s) { s.band = band; s.low_hz = low; s.high_hz = high; };
   };
   const std::vector<Rejection> rejections = {
-      {"rate 0", [](Spec& s) { s.rate_hz = 0; }, "--rate 0"},
-      {"rate negative", [](Spec& s) { s.rate_hz = -48000; }, "--rate -48000"},
-      {"rate NaN", [nan](Spec& s) { s.rate_hz = nan; }, "--rate"},
-      {"rate inf", [inf](Spec& s) { s.rate_hz = inf; }, "--rate"},
+      {"rate 0", [](Spec& s) { s.rate_hz = 0; }, "rate_hz 0", Field::rate_hz},
+      {"rate negative", [](Spec& s) { s.rate_hz = -48000; }, "rate_hz -48000", Field::rate_hz},
+      {"rate NaN", [nan](Spec& s) { s.rate_hz = nan; }, "rate_hz", Field::rate_hz},
+      {"rate inf", [inf](Spec& s) { s.rate_hz = inf; }, "rate_hz", Field::rate_hz},
       {"lowpass above Nyquist", [](Spec& s) { s.low_hz = 30000; },
-       "--lowpass 30000 Hz is at or above Nyquist (24000 Hz at a sample rate of 48000 Hz)"},
-      {"lowpass at Nyquist", [](Spec& s) { s.low_hz = 24000; }, "--lowpass 24000 Hz is at or above Nyquist"},
-      {"lowpass zero", [](Spec& s) { s.low_hz = 0; }, "--lowpass 0 Hz"},
-      {"lowpass negative", [](Spec& s) { s.low_hz = -5; }, "--lowpass -5 Hz"},
-      {"lowpass NaN", [nan](Spec& s) { s.low_hz = nan; }, "--lowpass"},
+       "low_hz 30000 Hz is at or above Nyquist (24000 Hz at a sample rate of 48000 Hz)", Field::low_hz},
+      {"lowpass at Nyquist", [](Spec& s) { s.low_hz = 24000; }, "low_hz 24000 Hz is at or above Nyquist", Field::low_hz},
+      {"lowpass zero", [](Spec& s) { s.low_hz = 0; }, "low_hz 0 Hz", Field::low_hz},
+      {"lowpass negative", [](Spec& s) { s.low_hz = -5; }, "low_hz -5 Hz", Field::low_hz},
+      {"lowpass NaN", [nan](Spec& s) { s.low_hz = nan; }, "low_hz", Field::low_hz},
       {"highpass above Nyquist", [](Spec& s) { s.band = Band::highpass; s.low_hz = 22050; s.rate_hz = 44100; },
-       "--highpass 22050 Hz is at or above Nyquist (22050 Hz at a sample rate of 44100 Hz)"},
-      {"highpass negative", [](Spec& s) { s.band = Band::highpass; s.low_hz = -1; }, "--highpass -1 Hz"},
+       "low_hz 22050 Hz is at or above Nyquist (22050 Hz at a sample rate of 44100 Hz)", Field::low_hz},
+      {"highpass negative", [](Spec& s) { s.band = Band::highpass; s.low_hz = -1; }, "low_hz -1 Hz", Field::low_hz},
       {"bandpass reversed", two_edges(Band::bandpass, 5000, 1000),
-       "--bandpass 5000:1000: the upper edge must be above the lower"},
-      {"bandpass equal", two_edges(Band::bandpass, 1000, 1000), "--bandpass 1000:1000: the upper edge"},
-      {"bandpass negative", two_edges(Band::bandpass, -100, 1000), "--bandpass -100:1000: the lower edge"},
-      {"bandpass upper NaN", two_edges(Band::bandpass, 100, nan), "--bandpass 100:nan"},
-      {"bandpass above Nyquist", two_edges(Band::bandpass, 1000, 30000), "--bandpass 1000:30000: the upper edge 30000 Hz is at or above Nyquist"},
-      {"bandstop reversed", two_edges(Band::bandstop, 5000, 1000), "--bandstop 5000:1000"},
-      {"bandstop lower zero", two_edges(Band::bandstop, 0, 1000), "--bandstop 0:1000"},
-      {"bandstop above Nyquist", two_edges(Band::bandstop, 1000, 24000), "--bandstop 1000:24000"},
-      {"taps negative", [](Spec& s) { s.taps = -3; }, "--taps -3"},
-      {"taps too many", [](Spec& s) { s.taps = (1 << 20) + 1; }, "--taps 1048577"},
+       "low_hz:high_hz 5000:1000: the upper edge must be above the lower", Field::edges},
+      {"bandpass equal", two_edges(Band::bandpass, 1000, 1000), "low_hz:high_hz 1000:1000: the upper edge", Field::edges},
+      {"bandpass negative", two_edges(Band::bandpass, -100, 1000), "low_hz:high_hz -100:1000: the lower edge", Field::edges},
+      {"bandpass upper NaN", two_edges(Band::bandpass, 100, nan), "low_hz:high_hz 100:nan", Field::edges},
+      {"bandpass above Nyquist", two_edges(Band::bandpass, 1000, 30000), "low_hz:high_hz 1000:30000: the upper edge 30000 Hz is at or above Nyquist", Field::edges},
+      {"bandstop reversed", two_edges(Band::bandstop, 5000, 1000), "low_hz:high_hz 5000:1000", Field::edges},
+      {"bandstop lower zero", two_edges(Band::bandstop, 0, 1000), "low_hz:high_hz 0:1000", Field::edges},
+      {"bandstop above Nyquist", two_edges(Band::bandstop, 1000, 24000), "low_hz:high_hz 1000:24000", Field::edges},
+      {"taps negative", [](Spec& s) { s.taps = -3; }, "taps -3", Field::taps},
+      {"taps too many", [](Spec& s) { s.taps = (1 << 20) + 1; }, "taps 1048577", Field::taps},
       {"highpass even", [](Spec& s) { s.band = Band::highpass; s.taps = 100; },
-       "--taps 100: a highpass needs an odd number of taps (try 101)"},
+       "taps 100: a highpass needs an odd number of taps (try 101)", Field::taps},
       {"bandstop even", [](Spec& s) { s.band = Band::bandstop; s.high_hz = 2000; s.taps = 254; },
-       "--taps 254: a bandstop needs an odd number of taps (try 255)"},
-      {"taps and transition", [](Spec& s) { s.transition_hz = 500; }, "--transition"},
-      {"taps and attenuation", [](Spec& s) { s.attenuation_db = 60; }, "--attenuation"},
-      {"kaiser beta high", [](Spec& s) { s.window = Window{WindowKind::kaiser, 60}; }, "--window kaiser:60"},
-      {"kaiser beta negative", [](Spec& s) { s.window = Window{WindowKind::kaiser, -1}; }, "--window kaiser:-1"},
-      {"kaiser beta NaN", [nan](Spec& s) { s.window = Window{WindowKind::kaiser, nan}; }, "--window"},
-      {"no length", [](Spec& s) { s.taps = 0; }, "--taps"},
-      {"transition alone", [](Spec& s) { s.taps = 0; s.transition_hz = 500; }, "--attenuation"},
-      {"attenuation alone", [](Spec& s) { s.taps = 0; s.attenuation_db = 60; }, "--transition"},
+       "taps 254: a bandstop needs an odd number of taps (try 255)", Field::taps},
+      {"taps and transition", [](Spec& s) { s.transition_hz = 500; }, "transition_hz", Field::taps},
+      {"taps and attenuation", [](Spec& s) { s.attenuation_db = 60; }, "attenuation_db", Field::taps},
+      {"kaiser beta high", [](Spec& s) { s.window = Window{WindowKind::kaiser, 60}; }, "window kaiser:60", Field::window},
+      {"kaiser beta negative", [](Spec& s) { s.window = Window{WindowKind::kaiser, -1}; }, "window kaiser:-1", Field::window},
+      {"kaiser beta NaN", [nan](Spec& s) { s.window = Window{WindowKind::kaiser, nan}; }, "window", Field::window},
+      {"no length", [](Spec& s) { s.taps = 0; }, "taps", Field::taps},
+      {"transition alone", [](Spec& s) { s.taps = 0; s.transition_hz = 500; }, "attenuation_db", Field::transition_hz},
+      {"attenuation alone", [](Spec& s) { s.taps = 0; s.attenuation_db = 60; }, "transition_hz", Field::attenuation_db},
       {"transition negative", [](Spec& s) { s.taps = 0; s.transition_hz = -500; s.attenuation_db = 60; },
-       "--transition -500 Hz"},
+       "transition_hz -500 Hz", Field::transition_hz},
       {"transition at Nyquist", [](Spec& s) { s.taps = 0; s.transition_hz = 24000; s.attenuation_db = 60; },
-       "--transition 24000 Hz"},
+       "transition_hz 24000 Hz", Field::transition_hz},
       {"attenuation below 8", [](Spec& s) { s.taps = 0; s.transition_hz = 500; s.attenuation_db = 7.5; },
-       "--attenuation 7.5 dB"},
+       "attenuation_db 7.5 dB", Field::attenuation_db},
       {"attenuation negative", [](Spec& s) { s.taps = 0; s.transition_hz = 500; s.attenuation_db = -60; },
-       "--attenuation -60 dB"},
+       "attenuation_db -60 dB", Field::attenuation_db},
       {"attenuation huge", [](Spec& s) { s.taps = 0; s.transition_hz = 500; s.attenuation_db = 400; },
-       "--attenuation 400 dB"},
+       "attenuation_db 400 dB", Field::attenuation_db},
       {"attenuation NaN", [nan](Spec& s) { s.taps = 0; s.transition_hz = 500; s.attenuation_db = nan; },
-       "--attenuation"},
+       "attenuation_db", Field::attenuation_db},
       {"kaiserord too long", [](Spec& s) { s.taps = 0; s.transition_hz = 0.01; s.attenuation_db = 100; },
-       "--transition 0.01 Hz with --attenuation 100 dB needs"},
+       "transition_hz 0.01 Hz with attenuation_db 100 dB needs", Field::transition_hz},
   };
   for (const Rejection& rejection : rejections) {
     Spec spec = valid_spec();
@@ -488,6 +534,8 @@ TEST(Validate, RejectsEveryRangeNamingTheOption) {
       EXPECT_NE(message.find(rejection.expected), std::string::npos)
           << rejection.what << ": \"" << message << "\" lacks \"" << rejection.expected << "\"";
       EXPECT_NE(message.rfind("halo:", 0), 0u) << message;
+      EXPECT_EQ(message.find("--"), std::string::npos) << "a library message names no flag: " << message;
+      EXPECT_EQ(e.field(), rejection.field) << rejection.what << ": \"" << message << "\"";
     }
     // design() validates first: the same rejection, never a filter.
     EXPECT_THROW(design(spec), Error) << rejection.what;
@@ -512,14 +560,16 @@ TEST(ParseWindow, ReadsEveryName) {
   }
 }
 
-TEST(ParseWindow, RejectsNamingTheOption) {
+TEST(ParseWindow, RejectsNamingTheField) {
   for (const char* text : {"", "hanning2", "kaiser:", "kaiser:abc", "kaiser:5x", "kaiser:60", "kaiser:-1",
                            "kaiser:nan", "triangle"}) {
     try {
       parse_window(text);
       ADD_FAILURE() << "\"" << text << "\" accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("--window"), std::string::npos) << e.what();
+      EXPECT_EQ(e.field(), Field::window) << e.what();
+      EXPECT_EQ(std::string(e.what()), "window " + e.detail());
+      EXPECT_EQ(e.detail().rfind(std::string(text) + ": ", 0), 0u) << e.detail();
     }
   }
 }

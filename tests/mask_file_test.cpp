@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sndfile.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdint>
@@ -11,13 +12,18 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "filters/error.hpp"
+#include "audio/atomic_file.hpp"
+#include "audio/error.hpp"
 #include "audio/mask_file.hpp"
 
-namespace halo::filters {
+namespace halo::audio {
 namespace {
+
+using filters::Mask;
+using filters::MaskSet;
 
 namespace fs = std::filesystem;
 
@@ -65,7 +71,16 @@ class MaskFile : public testing::Test {
     return names;
   }
 
-  // read_mask must throw filters::Error with every part in its message.
+  // Makes a FIFO at `fifo` and a thread that reads it to the end into `received`.
+  static std::thread read_fifo(const std::string& fifo, std::string& received) {
+    if (mkfifo(fifo.c_str(), 0600) != 0) ADD_FAILURE() << fifo << ": mkfifo failed";
+    return std::thread([&fifo, &received] {
+      std::ifstream in(fifo);
+      received.assign(std::istreambuf_iterator<char>(in), {});
+    });
+  }
+
+  // read_mask must throw audio::Error with every part in its message.
   static void expect_read_error(const std::string& file, const std::vector<std::string>& parts) {
     try {
       read_mask(file);
@@ -264,8 +279,87 @@ TEST_F(MaskFile, WriteIntoAMissingFolderNamesIt) {
     write_mask(target, {mask_of(random_taps(8, 19), 0, "")});
     ADD_FAILURE() << "written";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(target + ": No such file or directory"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(target + ": ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(MaskFile, WritesToAFifoGoDirectly) {
+  // A FIFO (like a device) cannot be renamed over: the mask goes through it, no temporary.
+  const std::string fifo = path("mask.txt");
+  std::string received;
+  std::thread reader = read_fifo(fifo, received);
+  write_mask(fifo, {mask_of({0.5f, 0.25f}, 0, "piped")});
+  reader.join();
+  EXPECT_EQ(received, "# piped\n0.5\n0.25\n");
+  EXPECT_EQ(entries(), std::vector<std::string>{"mask.txt"});
+}
+
+// ---------------------------------------------------------------- atomic output
+
+// Bytes written to a regular file live in ".NAME.halo-XXXXXX" beside it until commit().
+TEST_F(MaskFile, AtomicFileWritesBesideAndRenamesOnCommit) {
+  const std::string target = path("out.txt");
+  {
+    AtomicFile file(target);
+    EXPECT_FALSE(file.direct());
+    file.write_all("abc", 3);
+    const std::vector<std::string> names = entries();
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names[0].rfind(".out.txt.halo-", 0), 0u) << names[0];
+    EXPECT_EQ(names[0].size(), std::string(".out.txt.halo-XXXXXX").size()) << names[0];
+    file.commit();
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.txt"});
+  std::ifstream in(target);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "abc");
+  // The mode a plain create gives: 0666 less the umask (read back without changing it).
+  const mode_t mask = umask(022);
+  umask(mask);
+  struct stat status {};
+  ASSERT_EQ(stat(target.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0666 & ~mask);
+}
+
+TEST_F(MaskFile, AtomicFileWithoutCommitLeavesTheOldFile) {
+  const std::string target = write_file("keep.txt", "old");
+  {
+    AtomicFile file(target);
+    file.write_all("new and longer", 14);
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"keep.txt"});
+  std::ifstream in(target);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "old");
+}
+
+TEST_F(MaskFile, AtomicFileKeepsTheTemporaryNameShort) {
+  // NAME_MAX is 255: a 250-byte name still gets a temporary (its name cut), and the target.
+  const std::string name(250, 'n');
+  {
+    AtomicFile file(path(name));
+    file.write_all("x", 1);
+    const std::vector<std::string> names = entries();
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_LE(names[0].size(), 255u);
+    EXPECT_NE(names[0].find(".halo-"), std::string::npos) << names[0];
+    file.commit();
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{name});
+}
+
+TEST_F(MaskFile, AtomicFileWritesAFifoDirectly) {
+  const std::string fifo = path("pipe");
+  std::string received;
+  std::thread reader = read_fifo(fifo, received);
+  {
+    AtomicFile file(fifo);  // opens once the reader has
+    EXPECT_TRUE(file.direct());
+    file.write_all("through", 7);
+    file.commit();
+  }
+  reader.join();
+  EXPECT_EQ(received, "through");
+  EXPECT_EQ(entries(), std::vector<std::string>{"pipe"});
 }
 
 // ---------------------------------------------------------------- bad files read
@@ -334,4 +428,4 @@ TEST_F(MaskFile, SoundFileErrors) {
 }
 
 }  // namespace
-}  // namespace halo::filters
+}  // namespace halo::audio

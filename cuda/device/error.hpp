@@ -2,11 +2,13 @@
 // Checked CUDA calls. Every CUDA runtime call and every kernel launch in cuda/ and bench/ goes
 // through HALO_CUDA_CHECK / HALO_CUDA_CHECK_LAUNCH, in every build type (no NDEBUG escape):
 // a failure throws halo::cuda::Error naming the call, the place and CUDA's reason.
+// Inside an engine's noexcept do_process, HALO_CUDA_TRY records the same words with
+// Engine::fail (no allocation, no throw) and returns Status::failed.
 #include <cuda_runtime_api.h>
 
 #include <string>
 
-#include "src/engine/engine.hpp"
+#include "src/engine/error.hpp"
 
 namespace halo::cuda {
 
@@ -30,3 +32,12 @@ inline void check(cudaError_t status, const char* call, const char* file, int li
 // Checks the launch just made (configuration errors, missing kernel image): pass its name.
 #define HALO_CUDA_CHECK_LAUNCH(kernel_name) \
   ::halo::cuda::check(cudaGetLastError(), "launch of " kernel_name, __FILE__, __LINE__)
+// For an Engine's noexcept member functions (process): on failure, returns
+// fail("CUDA error in <call> (<file>:<line>): <reason> (<name>)"), i.e. Status::failed.
+#define HALO_CUDA_TRY(call)                                                                          \
+  do {                                                                                               \
+    const cudaError_t halo_status_ = (call);                                                         \
+    if (halo_status_ != cudaSuccess)                                                                 \
+      return fail("CUDA error in %s (%s:%d): %s (%s)", #call, __FILE__, __LINE__,                    \
+                  cudaGetErrorString(halo_status_), cudaGetErrorName(halo_status_));                 \
+  } while (0)

@@ -1,23 +1,18 @@
-// The CUDA engines: one class, parameterised by the kernel it runs.
+// The CUDA direct engines: one class, parameterised by the kernel it runs.
 #include "cuda/direct/direct_engine.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "cuda/device/error.hpp"
-#include "cuda/direct/kernels.cuh"
+#include "cuda/device/gpu_device.hpp"
 #include "cuda/device/resources.hpp"
+#include "cuda/direct/kernels.cuh"
 
 namespace halo::cuda {
-
-[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
-  throw Error(std::string("CUDA error in ") + call + " (" + file + ":" + std::to_string(line) +
-              "): " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) + ")");
-}
 
 std::string engine_name(Kernel kernel) {
   switch (kernel) {
@@ -30,59 +25,81 @@ std::string engine_name(Kernel kernel) {
   return "cuda-unknown";
 }
 
-bool device_usable(std::string* why) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    cudaGetLastError();
-    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
+Kernel kernel_that_runs(Kernel kernel, const TapSet& taps) {
+  const std::size_t masks = taps.distinct_masks(), m = taps.mask_frames();
+  if (kernel == Kernel::fast && masks * padded_taps(Kernel::fast, m) > max_constant_taps && masks * m <= max_constant_taps)
+    return Kernel::constant;
+  return kernel;
+}
+
+std::size_t bank_taps_needed(Kernel kernel, const TapSet& taps) {
+  return taps.distinct_masks() * padded_taps(kernel_that_runs(kernel, taps), taps.mask_frames());
+}
+
+bool accepts(Kernel kernel, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {
+  const std::size_t needed = bank_taps_needed(kernel, taps);
+  if (taps.channels() != spec.channels) {
+    if (why_not)
+      *why_not = "taps for " + std::to_string(taps.channels()) + " channels, but the stream has " +
+                 std::to_string(spec.channels);
     return false;
   }
-  if (count == 0) {
-    if (why) *why = "no CUDA device";
-    return false;
+  if (needed <= max_constant_taps) return true;
+  if (why_not) {
+    const std::string masks = taps.one_mask() ? "a mask of " + std::to_string(taps.mask_frames()) + " taps"
+                                              : std::to_string(taps.distinct_masks()) + " distinct masks of " +
+                                                    std::to_string(taps.mask_frames()) + " taps";
+    *why_not = masks + " needs " + std::to_string(needed) + " taps of constant memory, which holds " +
+               std::to_string(max_constant_taps) + "; the CPU engines take any length";
   }
-  return kernels_loadable(why);
+  return false;
 }
 
 namespace {
 
-std::size_t round_up(std::size_t value, std::size_t granule) { return (value + granule - 1) / granule * granule; }
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// The constant-memory tap bank is one per process: the engine whose taps it holds owns it.
-// Engines lock it for a whole process() call and upload their taps when they are not the
-// owner, so several CUDA engines in one process stay correct (they take turns).
-std::mutex bank_mutex;
-const void* bank_owner = nullptr;
-
-// A direct-convolution engine on the GPU.
+// A direct-convolution engine on one GPU.
 //
-// Device state, per channel c (planar, stride `stride_` floats):
-//   planar_[cur_] + c*stride_ : [ halo_ frames | the chunk, rounded up | read slack ]
-//     The halo_ frames in front hold, at their end, the last M-1 input frames before this
-//     chunk (the carry), zeros before that; kernels read x[n - k] there for n < k.
-//   planar_[1 - cur_]         : the other buffer of the pair; after a chunk the carry kernel
-//     copies the newest M-1 frames into its halo cells, and the next chunk uses it. Two
-//     buffers make the carry a copy between distinct ranges even when the chunk is shorter
-//     than the mask.
-//   out_planar_ : the output per channel (stride out_stride_); for one channel it is also
+// Contract (Engine's, made concrete): prepare() allocates every device, pinned and event
+// resource for spec.max_block_frames and a carry of spec.max_mask_frames - 1 frames;
+// set_taps() leases a region of the GPU's constant bank (GpuDevice), uploads the masks and
+// plans the launches, keeping the carry; process() is noexcept: it only enqueues copies and
+// kernels, waits for them and copies out; no allocation, no lock, no exception. A failed CUDA
+// call makes it return Status::failed with the call and CUDA's reason.
+//
+// Device state (DeviceState), per channel c (planar, stride `stride_` floats):
+//   planar[cur_] + c*stride_ : [ halo_ frames | the chunk, rounded up | read slack ]
+//     The halo_ frames in front hold, at their end, the last carry_frames_ input frames
+//     before this chunk (the carry), zeros before that; kernels read x[n - k] there for n < k.
+//   planar[1 - cur_]         : the other buffer of the pair; after a chunk the carry kernel
+//     copies the newest carry_frames_ frames into its halo cells, and the next chunk uses it.
+//     Two buffers make the carry a copy between distinct ranges even when the chunk is
+//     shorter than the mask.
+//   out_planar : the output per channel (stride out_stride_); for one channel it is also
 //     the interleaved output.
-//   in_dev_/out_dev_ : the chunk interleaved (only for 2+ channels).
-// Host state: pinned_in_/pinned_out_, page-locked staging of one chunk each way.
+//   in_dev/out_dev : the chunk interleaved (only for 2+ channels).
+//   global_taps : cuda-basic's masks (the others read theirs from the constant bank).
+// Host state: pinned_in/pinned_out, page-locked staging of one chunk each way.
 //
 // process(): the chunk is cut into up to max_slices slices (multiples of frame_granule); for
 // each, on alternating streams: host copy into pinned memory, host-to-device copy,
 // deinterleave, convolution (after the previous slice's samples are in place: event), interleave,
 // device-to-host copy; the host copies slice j out while later slices are still on the GPU.
-// Nothing is allocated; the halo never leaves the device.
-class CudaEngine final : public Engine {
+// The halo never leaves the device.
+//
+// Taps: mask m of the TapSet sits at lease offset + m * padded taps. One launch per slice
+// covers channels whose masks are all one mask (tap_stride 0) or all distinct in channel
+// order (tap_stride = padded taps); other mappings ([a, a, b]) launch once per run of
+// channels that share a mask (groups_).
+class CudaDirectEngine final : public Engine {
  public:
-  CudaEngine(Kernel kernel, int block_threads, int device)
+  CudaDirectEngine(Kernel kernel, int block_threads, GpuDevice& device)
       : kernel_(kernel), block_threads_(block_threads), device_(device) {}
 
-  ~CudaEngine() override {
-    std::lock_guard<std::mutex> lock(bank_mutex);
-    if (bank_owner == this) bank_owner = nullptr;
+  ~CudaDirectEngine() override {
+    if (state_) cudaSetDevice(device_.index());  // free on the device that owns it
   }
 
   std::string name() const override { return engine_name(kernel_); }
@@ -98,93 +115,89 @@ class CudaEngine final : public Engine {
   }
 
  protected:
-  void do_prepare(const std::vector<std::vector<float>>& taps_per_channel, std::size_t max_chunk_frames) override {
-    HALO_CUDA_CHECK(cudaSetDevice(device_));
-    const int channels = static_cast<int>(taps_per_channel.size());
-    const std::size_t taps = taps_per_channel[0].size();
-    bool shared_mask = true;
-    for (const auto& mask : taps_per_channel) shared_mask = shared_mask && mask == taps_per_channel[0];
+  void do_prepare(const ProcessSpec& spec) override {
+    device_.make_current();
+    state_.reset();  // a second prepare: release the previous buffers first
+    installed_ = false;
+    // No mask longer than the bank can ever be installed: the carry need not be longer.
+    const std::size_t longest = std::min(spec.max_mask_frames, max_constant_taps);
+    carry_frames_ = longest - 1;
+    halo_ = halo_frames(Kernel::fast, longest);  // covers every kernel's padding
+    const std::size_t block_span = round_up(spec.max_block_frames, frame_granule);
+    stride_ = round_up(halo_ + block_span + read_slack_frames, 32);
+    out_stride_ = block_span;
+    channels_ = spec.channels;
 
-    // Which kernel runs and how the bank is laid out. cuda-fast pads each mask to its tap tile;
-    // where per-channel padded masks would overflow the bank but unpadded ones fit, it runs the
-    // constant kernel instead (same results, slower).
-    const std::size_t masks = shared_mask ? 1 : channels;
-    run_kernel_ = kernel_;
-    if (kernel_ == Kernel::fast && masks * padded_taps(Kernel::fast, taps) > max_constant_taps &&
-        masks * taps <= max_constant_taps)
-      run_kernel_ = Kernel::constant;
-    const std::size_t bank_taps = padded_taps(run_kernel_, taps);
-    if (masks * bank_taps > max_constant_taps) {
-      throw Error(shared_mask || channels == 1
-                      ? "the mask of " + std::to_string(taps) + " taps exceeds the " +
-                            std::to_string(max_constant_taps) +
-                            " taps constant memory holds; use --engine cpu"
-                      : "the masks of " + std::to_string(taps) + " taps x " + std::to_string(channels) +
-                            " channels exceed the " + std::to_string(max_constant_taps) +
-                            " taps constant memory holds; use --engine cpu (or one mask for all channels)");
+    auto state = std::make_unique<DeviceState>();
+    const std::size_t samples = spec.max_block_frames * spec.channels;
+    for (auto& buffer : state->planar) buffer = DeviceBuffer<float>(stride_ * spec.channels);
+    state->out_planar = DeviceBuffer<float>(out_stride_ * spec.channels);
+    if (spec.channels > 1) {
+      state->in_dev = DeviceBuffer<float>(samples);
+      state->out_dev = DeviceBuffer<float>(samples);
     }
-    if (max_chunk_frames > (std::size_t{1} << 30)) throw Error("chunks of over 2^30 frames are not supported");
-    if (kernel_ != Kernel::fast && (block_threads_ < 1 || block_threads_ > 1024))
-      throw Error("block of " + std::to_string(block_threads_) + " threads: give 1 to 1024");
-
-    channels_ = channels;
-    taps_ = taps;
-    kernel_taps_ = static_cast<int>(bank_taps);
-    tap_stride_ = shared_mask ? 0 : bank_taps;
-    bank_.assign(masks * bank_taps, 0.0f);
-    for (std::size_t m = 0; m < masks; ++m)
-      std::copy(taps_per_channel[m].begin(), taps_per_channel[m].end(), bank_.begin() + m * bank_taps);
-
-    halo_ = halo_frames(run_kernel_, taps);
-    const std::size_t chunk_span = round_up(max_chunk_frames, frame_granule);
-    stride_ = round_up(halo_ + chunk_span + read_slack_frames, 32);
-    out_stride_ = chunk_span;
-
-    // Release the previous buffers first (a second prepare), then size everything once.
-    release_buffers();
-    streams_.resize(2);
-    for (int s = 0; s < 2; ++s) streams_[s] = Stream();
-    for (int b = 0; b < 2; ++b) planar_[b] = DeviceBuffer<float>(stride_ * channels);
-    out_planar_ = DeviceBuffer<float>(out_stride_ * channels);
-    if (channels > 1) {
-      in_dev_ = DeviceBuffer<float>(max_chunk_frames * channels);
-      out_dev_ = DeviceBuffer<float>(max_chunk_frames * channels);
-    }
-    pinned_in_ = PinnedBuffer<float>(max_chunk_frames * channels);
-    pinned_out_ = PinnedBuffer<float>(max_chunk_frames * channels);
-    if (run_kernel_ == Kernel::basic) {
-      global_taps_ = DeviceBuffer<float>(bank_.size());
-      HALO_CUDA_CHECK(cudaMemcpy(global_taps_.get(), bank_.data(), bank_.size() * sizeof(float),
-                                 cudaMemcpyHostToDevice));
-    }
-    for (int j = 0; j < max_slices; ++j) {
-      slice_in_ready_[j] = Event();
-      slice_out_ready_[j] = Event();
-      for (auto& mark : slice_marks_[j]) mark = Event(true);
-    }
+    state->pinned_in = PinnedBuffer<float>(samples);
+    state->pinned_out = PinnedBuffer<float>(samples);
+    if (kernel_ == Kernel::basic) state->global_taps = DeviceBuffer<float>(max_constant_taps);
+    state_ = std::move(state);
     seconds_ = Seconds{};
-    carry_done_ = Event();
-    {
-      std::lock_guard<std::mutex> lock(bank_mutex);
-      if (bank_owner == this) bank_owner = nullptr;  // new taps: upload on the next process()
-    }
     clear_carry();
   }
 
-  void do_process(const float* in, float* out, std::size_t frames) override {
-    HALO_CUDA_CHECK(cudaSetDevice(device_));
-    std::lock_guard<std::mutex> lock(bank_mutex);
-    cudaStream_t s0 = streams_[0].get();
-    if (bank_owner != this && run_kernel_ != Kernel::basic) {
-      upload_constant_taps(bank_.data(), bank_.size(), s0);
-      streams_[0].synchronize();
-      bank_owner = this;
+  void do_set_taps(const TapSet& taps) override {
+    std::string why;
+    if (!accepts(kernel_, taps, spec(), &why)) throw Error(name() + ": " + why);
+    device_.make_current();
+    const Kernel run = kernel_that_runs(kernel_, taps);
+    const std::size_t padded = padded_taps(run, taps.mask_frames());
+    std::vector<float> bank(taps.distinct_masks() * padded, 0.0f);
+    for (std::size_t m = 0; m < taps.distinct_masks(); ++m)
+      std::copy(taps.taps(m).begin(), taps.taps(m).end(), bank.begin() + m * padded);
+
+    // Our previous region is free for the new taps (no kernel of ours runs between calls), so
+    // a lone engine keeps offset 0. Until the new taps are in place the engine has none.
+    installed_ = false;
+    lease_ = BankLease();
+    BankLease lease;
+    if (run != Kernel::basic) lease = device_.lease_bank(bank.size());
+    const int base = static_cast<int>(lease.offset());
+
+    groups_.clear();
+    bool all_distinct = true;
+    for (int c = 0; c < taps.channels(); ++c) all_distinct = all_distinct && taps.mask_of(c) == std::size_t(c);
+    if (taps.one_mask() || all_distinct) {
+      groups_.push_back({0, taps.channels(), base, taps.one_mask() ? 0 : padded});
+    } else {
+      for (int c = 0; c < taps.channels(); ++c) {
+        const int mask_base = base + static_cast<int>(taps.mask_of(c) * padded);
+        if (!groups_.empty() && groups_.back().tap_base == mask_base)
+          ++groups_.back().channels;
+        else
+          groups_.push_back({c, 1, mask_base, 0});
+      }
     }
-    for (auto& stream : streams_) carry_done_.make_wait(stream.get());
+    bool at_offset = false;
+    for (const Group& g : groups_) at_offset = at_offset || g.tap_base != 0 || (g.tap_stride != 0 && g.channels > 1);
+    plan_ = plan_convolution(run, padded, at_offset, block_threads_, device_);
+
+    if (run == Kernel::basic)
+      HALO_CUDA_CHECK(cudaMemcpy(state_->global_taps.get(), bank.data(), bank.size() * sizeof(float),
+                                 cudaMemcpyHostToDevice));
+    else
+      upload_taps(lease.offset(), bank.data(), bank.size(), state_->streams[0].get());
+    lease_ = std::move(lease);
+    installed_ = true;
+  }
+
+  Status do_process(const float* in, float* out, std::size_t frames) noexcept override {
+    if (!installed_) return fail("%s: no taps installed (the last set_taps failed)", engine_name(kernel_).c_str());
+    DeviceState& d = *state_;
+    HALO_CUDA_TRY(cudaSetDevice(device_.index()));
+    for (auto& stream : d.streams) HALO_CUDA_TRY(cudaStreamWaitEvent(stream.get(), d.carry_done.get(), 0));
 
     const int channels = channels_;
-    float* planar_in = planar_[cur_].get();
-    float* out_planar = out_planar_.get();
+    float* planar_in = d.planar[cur_].get();
+    float* out_planar = d.out_planar.get();
     const std::size_t slices = std::clamp<std::size_t>(frames / min_slice_frames, 1, max_slices);
     const std::size_t slice_frames = round_up((frames + slices - 1) / slices, frame_granule);
 
@@ -192,155 +205,196 @@ class CudaEngine final : public Engine {
     for (std::size_t start = 0; start < frames; start += slice_frames, ++count) {
       const std::size_t length = std::min(slice_frames, frames - start);
       const std::size_t samples = length * channels;
-      cudaStream_t s = streams_[count % 2].get();
+      cudaStream_t s = d.streams[count % 2].get();
+      SliceEvents& e = d.slices[count];
       // Host: into pinned memory (overlaps the previous slice's transfers and kernels).
       const auto staging_start = Clock::now();
-      std::memcpy(pinned_in_.get() + start * channels, in + start * channels, samples * sizeof(float));
+      std::memcpy(d.pinned_in.get() + start * channels, in + start * channels, samples * sizeof(float));
       seconds_.staging += seconds_since(staging_start);
-      Event (&marks)[4] = slice_marks_[count];
-      marks[0].record(s);
+      HALO_CUDA_TRY(cudaEventRecord(e.marks[0].get(), s));
       float* x = planar_in + halo_ + start;
       if (channels == 1) {
-        HALO_CUDA_CHECK(cudaMemcpyAsync(x, pinned_in_.get() + start, samples * sizeof(float),
-                                        cudaMemcpyHostToDevice, s));
+        HALO_CUDA_TRY(cudaMemcpyAsync(x, d.pinned_in.get() + start, samples * sizeof(float), cudaMemcpyHostToDevice, s));
       } else {
-        HALO_CUDA_CHECK(cudaMemcpyAsync(in_dev_.get() + start * channels, pinned_in_.get() + start * channels,
-                                        samples * sizeof(float), cudaMemcpyHostToDevice, s));
-        launch_deinterleave(in_dev_.get() + start * channels, length, channels, x, stride_, s);
+        HALO_CUDA_TRY(cudaMemcpyAsync(d.in_dev.get() + start * channels, d.pinned_in.get() + start * channels,
+                                      samples * sizeof(float), cudaMemcpyHostToDevice, s));
+        HALO_CUDA_TRY(launch_deinterleave(d.in_dev.get() + start * channels, length, channels, x, stride_, s));
       }
-      slice_in_ready_[count].record(s);
+      HALO_CUDA_TRY(cudaEventRecord(e.in_ready.get(), s));
       // The kernel reads up to M-1 frames before the slice: the previous slice's samples.
-      if (count > 0) slice_in_ready_[count - 1].make_wait(s);
-      marks[1].record(s);
+      if (count > 0) HALO_CUDA_TRY(cudaStreamWaitEvent(s, d.slices[count - 1].in_ready.get(), 0));
+      HALO_CUDA_TRY(cudaEventRecord(e.marks[1].get(), s));
 
-      PlanarLaunch launch;
-      launch.x = x;
-      launch.x_stride = stride_;
-      launch.y = out_planar + start;
-      launch.y_stride = out_stride_;
-      launch.frames = length;
-      launch.channels = channels;
-      launch.taps = kernel_taps_;
-      launch.tap_stride = tap_stride_;
-      launch.global_taps = global_taps_.get();
-      launch.block_threads = block_threads_;
-      launch_convolution(run_kernel_, launch, s);
+      for (const Group& g : groups_) {
+        PlanarLaunch launch;
+        launch.x = x + g.first * stride_;
+        launch.x_stride = stride_;
+        launch.y = out_planar + start + g.first * out_stride_;
+        launch.y_stride = out_stride_;
+        launch.frames = length;
+        launch.channels = g.channels;
+        launch.tap_base = g.tap_base;
+        launch.tap_stride = g.tap_stride;
+        launch.global_taps = d.global_taps.get();
+        HALO_CUDA_TRY(launch_convolution(plan_, launch, s));
+      }
 
       const float* result = out_planar + start;
       if (channels > 1) {
-        launch_interleave(out_planar + start, out_stride_, length, channels, out_dev_.get() + start * channels, s);
-        result = out_dev_.get() + start * channels;
+        HALO_CUDA_TRY(launch_interleave(out_planar + start, out_stride_, length, channels,
+                                        d.out_dev.get() + start * channels, s));
+        result = d.out_dev.get() + start * channels;
       }
-      marks[2].record(s);
-      HALO_CUDA_CHECK(cudaMemcpyAsync(pinned_out_.get() + start * channels, result, samples * sizeof(float),
-                                      cudaMemcpyDeviceToHost, s));
-      slice_out_ready_[count].record(s);
-      marks[3].record(s);
+      HALO_CUDA_TRY(cudaEventRecord(e.marks[2].get(), s));
+      HALO_CUDA_TRY(cudaMemcpyAsync(d.pinned_out.get() + start * channels, result, samples * sizeof(float),
+                                    cudaMemcpyDeviceToHost, s));
+      HALO_CUDA_TRY(cudaEventRecord(e.marks[3].get(), s));
     }
 
-    // The carry: the newest M-1 input frames of each channel into the other buffer's halo,
-    // once every slice's samples are in place. The next process() waits for it on the device.
-    for (std::size_t j = 0; j < count; ++j) slice_in_ready_[j].make_wait(s0);
-    float* next = planar_[1 - cur_].get();
-    launch_carry(planar_in + halo_ + frames, next + halo_, stride_, taps_ - 1, channels, s0);
-    carry_done_.record(s0);
+    // The carry: the newest carry_frames_ input frames of each channel into the other
+    // buffer's halo, once every slice's samples are in place. The next process() waits for it
+    // on the device.
+    cudaStream_t s0 = d.streams[0].get();
+    for (std::size_t j = 0; j < count; ++j) HALO_CUDA_TRY(cudaStreamWaitEvent(s0, d.slices[j].in_ready.get(), 0));
+    float* next = d.planar[1 - cur_].get();
+    HALO_CUDA_TRY(launch_carry(planar_in + halo_ + frames, next + halo_, stride_, carry_frames_, channels, s0));
+    HALO_CUDA_TRY(cudaEventRecord(d.carry_done.get(), s0));
     cur_ = 1 - cur_;
 
     // Copy each slice out as soon as it is back.
     std::size_t j = 0;
     for (std::size_t start = 0; start < frames; start += slice_frames, ++j) {
       const std::size_t samples = std::min(slice_frames, frames - start) * channels;
+      const Event(&marks)[4] = d.slices[j].marks;
       const auto wait_start = Clock::now();
-      slice_marks_[j][3].synchronize();
+      HALO_CUDA_TRY(cudaEventSynchronize(marks[3].get()));
       seconds_.waiting += seconds_since(wait_start);
       const auto staging_start = Clock::now();
-      std::memcpy(out + start * channels, pinned_out_.get() + start * channels, samples * sizeof(float));
+      std::memcpy(out + start * channels, d.pinned_out.get() + start * channels, samples * sizeof(float));
       seconds_.staging += seconds_since(staging_start);
-      seconds_.to_device += elapsed_seconds(slice_marks_[j][0], slice_marks_[j][1]);
-      seconds_.kernels += elapsed_seconds(slice_marks_[j][1], slice_marks_[j][2]);
-      seconds_.from_device += elapsed_seconds(slice_marks_[j][2], slice_marks_[j][3]);
+      float to_device = 0, kernels = 0, from_device = 0;  // milliseconds
+      HALO_CUDA_TRY(cudaEventElapsedTime(&to_device, marks[0].get(), marks[1].get()));
+      HALO_CUDA_TRY(cudaEventElapsedTime(&kernels, marks[1].get(), marks[2].get()));
+      HALO_CUDA_TRY(cudaEventElapsedTime(&from_device, marks[2].get(), marks[3].get()));
+      seconds_.to_device += to_device * 1e-3;
+      seconds_.kernels += kernels * 1e-3;
+      seconds_.from_device += from_device * 1e-3;
     }
+    return Status::ok;
   }
 
   void do_reset() override {
-    HALO_CUDA_CHECK(cudaSetDevice(device_));
-    for (auto& stream : streams_) stream.synchronize();
+    device_.make_current();
+    for (auto& stream : state_->streams) stream.synchronize();
     clear_carry();
   }
+
+  std::size_t do_preferred_block_frames() const override { return max_slices * min_slice_frames; }
 
  private:
   static constexpr int max_slices = 4;
   static constexpr std::size_t min_slice_frames = 65536;
 
-  using Clock = std::chrono::steady_clock;
-  static double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  }
-  static double elapsed_seconds(const Event& from, const Event& to) {
-    float milliseconds = 0;
-    HALO_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, from.get(), to.get()));
-    return milliseconds * 1e-3;
-  }
-
   // Zeros both buffers' halo cells (and everything else) and marks the carry done.
   void clear_carry() {
-    cudaStream_t s0 = streams_[0].get();
-    for (int b = 0; b < 2; ++b) HALO_CUDA_CHECK(cudaMemsetAsync(planar_[b].get(), 0, planar_[b].bytes(), s0));
-    carry_done_.record(s0);
-    streams_[0].synchronize();
+    cudaStream_t s0 = state_->streams[0].get();
+    for (auto& buffer : state_->planar) HALO_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), s0));
+    state_->carry_done.record(s0);
+    state_->streams[0].synchronize();
     cur_ = 0;
   }
 
-  void release_buffers() {
-    for (auto& b : planar_) b = DeviceBuffer<float>();
-    out_planar_ = DeviceBuffer<float>();
-    in_dev_ = DeviceBuffer<float>();
-    out_dev_ = DeviceBuffer<float>();
-    global_taps_ = DeviceBuffer<float>();
-    pinned_in_ = PinnedBuffer<float>();
-    pinned_out_ = PinnedBuffer<float>();
-  }
+  // Per slice: its samples are in planar[cur_] (in_ready); timing marks before the copy in,
+  // before the kernels (after the wait for the previous slice), after the kernels, after the
+  // copy out (the host waits for the last before copying the slice out).
+  struct SliceEvents {
+    Event in_ready;
+    Event marks[4] = {Event(true), Event(true), Event(true), Event(true)};
+  };
+  // Everything prepare() allocates on the GPU and in pinned memory, created on device_ and
+  // released together.
+  struct DeviceState {
+    Stream streams[2];
+    DeviceBuffer<float> planar[2];
+    DeviceBuffer<float> out_planar;
+    DeviceBuffer<float> in_dev, out_dev;
+    DeviceBuffer<float> global_taps;
+    PinnedBuffer<float> pinned_in, pinned_out;
+    SliceEvents slices[max_slices];
+    Event carry_done;  // the halo for the next chunk is in place
+  };
+  // Channels [first, first + channels) in one launch; channel first + i's mask at
+  // tap_base + i * tap_stride.
+  struct Group {
+    int first;
+    int channels;
+    int tap_base;
+    std::size_t tap_stride;
+  };
 
-  Kernel kernel_;              // the kernel asked for (names the engine)
-  Kernel run_kernel_;          // the kernel that runs (see do_prepare)
-  int block_threads_;
-  int device_;
+  const Kernel kernel_;        // the kernel asked for (names the engine)
+  const int block_threads_;
+  GpuDevice& device_;
   int channels_ = 0;
-  std::size_t taps_ = 0;       // M
-  int kernel_taps_ = 0;        // M, or M padded for cuda-fast
-  std::size_t tap_stride_ = 0; // floats between channels' masks in the bank; 0: one mask
-  std::vector<float> bank_;    // host copy of the tap bank, uploaded when this engine takes it
-  std::size_t halo_ = 0;       // halo frames in front of each channel's chunk
-  std::size_t stride_ = 0;     // floats per channel in planar_
-  std::size_t out_stride_ = 0; // floats per channel in out_planar_
-  int cur_ = 0;                // which planar_ buffer holds the current carry
+  std::size_t carry_frames_ = 0;  // min(max_mask_frames, bank) - 1: frames carried per channel
+  std::size_t halo_ = 0;          // halo frames in front of each channel's chunk
+  std::size_t stride_ = 0;        // floats per channel in planar
+  std::size_t out_stride_ = 0;    // floats per channel in out_planar
+  int cur_ = 0;                   // which planar buffer holds the current carry
+  std::unique_ptr<DeviceState> state_;
 
-  std::vector<Stream> streams_;
-  DeviceBuffer<float> planar_[2];
-  DeviceBuffer<float> out_planar_;
-  DeviceBuffer<float> in_dev_, out_dev_;
-  DeviceBuffer<float> global_taps_;
-  PinnedBuffer<float> pinned_in_, pinned_out_;
-  Event slice_in_ready_[max_slices];   // slice j's samples are in planar_[cur_]
-  Event slice_out_ready_[max_slices];  // slice j's output is in pinned_out_
-  Event carry_done_;                   // the halo for the next chunk is in place
-  // Timing marks per slice: before the copy in, before the kernels (after the wait for the
-  // previous slice), after the kernels, after the copy out.
-  Event slice_marks_[max_slices][4];
+  // Set by set_taps:
+  bool installed_ = false;        // taps uploaded and planned
+  BankLease lease_;               // our region of the constant bank (none for cuda-basic)
+  ConvolutionPlan plan_;          // the kernel that runs (kernel_that_runs), planned for M
+  std::vector<Group> groups_;     // the launches per slice
+
   struct Seconds {
     double staging = 0, to_device = 0, kernels = 0, from_device = 0, waiting = 0;
   } seconds_;  // totals since prepare(), for time_breakdown()
 };
 
+const char* summary(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::basic: return "textbook GPU kernel: taps and samples from global memory (for comparison)";
+    case Kernel::constant: return "textbook GPU kernel: taps in constant memory";
+    case Kernel::tiled: return "textbook GPU kernel: taps in constant memory, samples in a shared tile with its halo";
+    case Kernel::cached: return "textbook GPU kernel: shared tile of the block's samples, halo from the caches";
+    case Kernel::fast: return "the fastest direct GPU kernel: register-tiled and pipelined; masks up to 16384 taps";
+  }
+  return "";
+}
+
 }  // namespace
 
-std::unique_ptr<Engine> make_engine(Kernel kernel, int block_threads) {
+bool device_usable(int gpu, std::string* why) { return GpuDevice::get(gpu).usable(why); }
+
+std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options) {
+  GpuDevice& device = GpuDevice::get(options.gpu);
   std::string why;
-  if (!device_usable(&why)) throw Error(engine_name(kernel) + ": " + why + "; use --engine cpu");
-  const int device = 0;
-  HALO_CUDA_CHECK(cudaSetDevice(device));
+  if (!device.usable(&why)) throw Error(engine_name(kernel) + ": " + why);
+  if (kernel != Kernel::fast && (options.block_threads < 1 || options.block_threads > 1024))
+    throw Error(engine_name(kernel) + ": a block of " + std::to_string(options.block_threads) +
+                " threads: give 1 to 1024");
+  device.make_current();
   HALO_CUDA_CHECK(cudaFree(nullptr));  // start the context now, on the caller's thread
-  return std::make_unique<CudaEngine>(kernel, block_threads, device);
+  return std::make_unique<CudaDirectEngine>(kernel, options.block_threads, device);
+}
+
+std::vector<EngineEntry> direct_engine_entries() {
+  std::vector<EngineEntry> entries;
+  for (Kernel kernel : {Kernel::basic, Kernel::constant, Kernel::tiled, Kernel::cached, Kernel::fast}) {
+    EngineEntry entry;
+    entry.name = engine_name(kernel);
+    entry.device = EngineDevice::cuda;
+    entry.summary = summary(kernel);
+    entry.accepts = [kernel](const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {
+      return accepts(kernel, taps, spec, why_not);
+    };
+    entry.make = [kernel](const EngineOptions& options) { return make_engine(kernel, options); };
+    entries.push_back(std::move(entry));
+  }
+  return entries;
 }
 
 }  // namespace halo::cuda

@@ -1,28 +1,44 @@
 #pragma once
+// The direct-convolution CUDA engines ("cuda-basic" ... "cuda-fast") as the registry sees
+// them: names, what they accept (answered from the TapSet alone, without a CUDA context), and
+// how to make one on a given GPU. Plain C++: src/engine/registry.cpp includes it.
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "src/engine/engine.hpp"
+#include "cuda/device/constant_bank.hpp"
+#include "cuda/direct/policy.hpp"
+#include "src/engine/engine_entry.hpp"
 
 namespace halo::cuda {
-
-// The direct-convolution kernels, each a named engine (`--engine cuda-basic`, ...).
-// cuda/kernels.cuh documents them side by side.
-enum class Kernel { basic, constant, tiled, cached, fast };
 
 // "cuda-basic", "cuda-constant", "cuda-tiled", "cuda-cached", "cuda-fast".
 std::string engine_name(Kernel kernel);
 
-// Constant memory holds 64 KiB: 16384 float taps across all channels' masks.
-constexpr std::size_t max_constant_taps = 16384;
+// The one answer to "does it fit constant memory?", shared by accepts() and the engine.
+// The kernel that runs for `kernel` and these taps: cuda-fast pads each distinct mask to its
+// tap tile; where the padded masks would overflow the bank but the unpadded ones fit, it runs
+// the constant kernel instead (same results, slower).
+Kernel kernel_that_runs(Kernel kernel, const TapSet& taps);
+// Taps of the bank the engine leases: distinct masks x padded_taps(kernel_that_runs, M).
+// (cuda-basic keeps its taps in device memory but takes the same limit, so the textbook
+// kernels compare on the same inputs.)
+std::size_t bank_taps_needed(Kernel kernel, const TapSet& taps);
+// Whether a cuda-<kernel> engine takes these taps and this stream; when not, `why_not` says
+// why ("needs 18048 taps of constant memory, which holds 16384; ..."). Starts no CUDA context.
+bool accepts(Kernel kernel, const TapSet& taps, const ProcessSpec& spec, std::string* why_not);
 
-// Whether a CUDA device can be used; when not, `why` gets a few words ("no CUDA device").
-bool device_usable(std::string* why);
+// Whether GPU `gpu` can run the kernels; when not, `why` gets a few words ("no CUDA device").
+bool device_usable(int gpu, std::string* why);
 
-// A CUDA engine running `kernel`; block_threads: threads per block for the seeds' kernels
-// (32..1024), ignored by cuda-fast, which has its own tuning policy.
-// Throws halo::cuda::Error (a halo::Error) when no device is usable.
-std::unique_ptr<Engine> make_engine(Kernel kernel, int block_threads = 256);
+// A CUDA engine running `kernel` on GPU options.gpu; options.block_threads: threads per block
+// of the textbook kernels (1..1024), ignored by cuda-fast, which has its own tuning policy.
+// Starts the GPU's context on the calling thread. Throws halo::cuda::Error (a halo::Error)
+// when the GPU is not usable.
+std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options = {});
+
+// One registry entry per kernel, in the order basic, constant, tiled, cached, fast.
+std::vector<EngineEntry> direct_engine_entries();
 
 }  // namespace halo::cuda

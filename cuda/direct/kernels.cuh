@@ -1,20 +1,21 @@
 #pragma once
-// The direct FIR kernels of halo, side by side, and the host functions that launch them.
-// Plain C++ (no device code here): the engines and the benchmark include it.
+// The direct FIR kernels of halo, side by side, and the host functions that plan and launch
+// them. Plain C++ (no device code here): the engines and the benchmark include it.
 //
 // All kernels compute, for each channel c of a planar buffer, the causal convolution
 //     y[n] = sum_{k < M} h_c[k] x[n - k],   0 <= n < frames,
 // reading x[n - k] for n - k < 0 from the halo cells that the caller keeps in front of x
-// (halo_frames() of them; zeros at the start of a stream, the previous chunk's last M-1
-// frames afterwards). Only past samples are needed (causal): the "left" halo of the
-// textbook's centred convolution is all there is; there is no right halo.
+// (halo_frames() of them; zeros at the start of a stream, the previous chunk's last frames
+// afterwards). Only past samples are needed (causal): the "left" halo of the textbook's
+// centred convolution is all there is; there is no right halo.
 //
-// Accuracy: every kernel sums each output in blocks of taps (policy below) into a fresh
+// Accuracy: every kernel sums each output in blocks of taps (policy.hpp) into a fresh
 // partial sum and adds the partial into the running total, so the float rounding error grows
 // like sqrt(block) + sqrt(M / block) instead of sqrt(M): ||y - y_exact|| / ||y_exact|| stays
 // under 1e-6 for random 16383-tap masks (one float accumulator over M terms gives ~3e-6).
 //
-// Overview (each kernel's own comment in kernels.cu details its traffic):
+// Overview (each kernel's own comment details its traffic: textbook_kernels.cuh for basic,
+// constant, tiled and cached; fast_kernels.cuh for fast):
 //
 // | kernel   | taps from          | input samples from                 | outputs per thread |
 // |----------|--------------------|------------------------------------|--------------------|
@@ -54,59 +55,27 @@
 //   (fully unrolled code outgrew the instruction cache). H100: 1.07x the copy floor at
 //   M = 15, 1.10x at M = 63; 72-80 % of the FMA peak at M = 95..127.
 //   bench/NOTES.md has the measurements.
+//
+// Where the taps are: a GPU's constant bank is shared by every engine on it; an engine leases
+// a region (GpuDevice::lease_bank) and the kernels read channel c's mask at
+// c_taps[tap_base + c * tap_stride] (basic: the same in device memory), tap_base inside the
+// lease. The dispatch keeps
+// the short-mask kernel's compile-time bank addresses for a single mask at offset 0 (every
+// engine alone on its GPU); elsewhere it costs one address register.
+//
+// Files: policy.hpp (tile sizes), block_primitives.cuh (device helpers shared by kernels),
+// tap_bank.cuh (the constant bank, one per translation unit), textbook_kernels.cuh,
+// fast_kernels.cuh, dispatch.cu (plans and launches; the library's only bank), layout.cu
+// (deinterleave, interleave, carry); bench/fast_variants.cu holds the benchmark's other shapes.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
-#include "cuda/direct/direct_engine.hpp"
+#include "cuda/direct/policy.hpp"
 
 namespace halo::cuda {
 
-// Tuning of the seeds' kernels and of cuda-fast, apart from the algorithms.
-struct KernelPolicy {
-  // basic/constant/tiled/cached: taps per partial sum.
-  static constexpr int taps_per_partial = 128;
-};
-
-struct FastPolicy {
-  static constexpr int threads = 128;             // per block
-  static constexpr int outputs_per_thread = 32;   // R: consecutive outputs in registers
-  static constexpr int tap_tile = 32;             // T: taps per unrolled inner loop; M is padded to it
-  static constexpr int taps_per_stage = 256;      // taps whose samples one shared tile holds (partial sum)
-  static constexpr int min_blocks_per_sm = 4;     // caps registers at 128 so 4 blocks (16 warps) fit
-  static constexpr int block_outputs = threads * outputs_per_thread;  // 4096
-};
-
-// cuda-fast for short masks: padded taps <= max_taps run fast_short_kernel, one
-// instantiation per padded tap count (32, 64, 96, 128), same block shape as FastPolicy.
-struct ShortPolicy {
-  static constexpr int threads = FastPolicy::threads;
-  static constexpr int outputs_per_thread = FastPolicy::outputs_per_thread;
-  static constexpr int max_taps = 128;           // padded taps; <= taps_per_stage: one partial sum
-  static constexpr int slide_max_taps = 32;      // fully unrolled sliding window up to here; above,
-                                                 // a loop over tap tiles (code size: 16 KB per tile)
-  static constexpr int pipeline_depth = 2;       // shared tiles in the ring (items in flight + 1)
-  static constexpr int min_blocks_per_sm = 4;
-  static constexpr bool balanced_grid = false;   // true: every block the same number of items
-  static constexpr int block_outputs = threads * outputs_per_thread;
-  static_assert(block_outputs == FastPolicy::block_outputs, "the frame granule assumes one block shape");
-  static_assert(max_taps <= FastPolicy::taps_per_stage, "the accuracy policy: one partial per stage");
-};
-
-// The granule all buffers and slices are aligned to, in frames: a multiple of every block's
-// outputs, so a kernel may read (never write) up to the next multiple past `frames`.
-constexpr std::size_t frame_granule = FastPolicy::block_outputs;
-// Extra frames past the rounded-up end that a kernel may read (seeds' blocks up to 1024).
-constexpr std::size_t read_slack_frames = 1024;
-
-// Number of taps the kernel reads per channel: M, or M rounded up to the fast kernel's tap
-// tile (the extra taps are zeros).
-std::size_t padded_taps(Kernel kernel, std::size_t taps);
-// Frames of halo the kernel may read in front of x[0]: at least padded_taps, a multiple of 32.
-std::size_t halo_frames(Kernel kernel, std::size_t taps);
-
-// Copies `count` floats into the constant-memory tap bank at offset 0, on `stream`.
-void upload_constant_taps(const float* host_taps, std::size_t count, cudaStream_t stream);
+class GpuDevice;
 
 // One launch over a planar buffer.
 struct PlanarLaunch {
@@ -116,34 +85,48 @@ struct PlanarLaunch {
   std::size_t y_stride = 0;       // floats between channels' y
   std::size_t frames = 0;         // outputs per channel (< 2^31)
   int channels = 1;
-  int taps = 0;                   // padded_taps(kernel, M)
-  std::size_t tap_stride = 0;     // floats between channels' taps in the bank; 0: one shared mask
-  const float* global_taps = nullptr;  // basic only: the same layout in device memory
-  int block_threads = 256;        // seeds' kernels only (1..1024)
+  int tap_base = 0;               // channel 0's mask: bank offset (basic: offset in global_taps)
+  std::size_t tap_stride = 0;     // floats between channels' masks; 0: one mask for all
+  const float* global_taps = nullptr;  // basic only: its masks in device memory
 };
+
+// What is settled once per kernel and mask length (at set_taps), so that a launch only
+// launches: the kernel instance, its shared memory and how many of its blocks fit at once.
+struct ConvolutionPlan {
+  Kernel kernel = Kernel::fast;  // the kernel that runs
+  int taps = 0;                  // padded_taps(kernel, M)
+  int block_threads = 256;       // textbook kernels (1..1024)
+  std::size_t dynamic_smem = 0;  // bytes per block
+  int resident_blocks = 0;       // persistent kernels: blocks that fit on the GPU at once
+  bool balanced = false;         // persistent kernels: equal items per block (bench variant)
+  cudaError_t (*launch)(const ConvolutionPlan&, const PlanarLaunch&, cudaStream_t) noexcept = nullptr;
+};
+
+// Plans `kernel` for masks of `taps` padded taps on `device` (the current device), querying
+// occupancy through the device's cache and opting in to large shared memory there.
+// taps_at_offset: some launch will have tap_base != 0, or tap_stride != 0 with 2+ channels
+// (false lets the short-mask kernel use compile-time bank addresses). Throws
+// halo::cuda::Error.
+ConvolutionPlan plan_convolution(Kernel kernel, std::size_t taps, bool taps_at_offset, int block_threads,
+                                 GpuDevice& device);
+
 // x, y, and the strides must be multiples of 4 floats for cuda-fast; x must be readable from
-// x - halo_frames to x + round_up(frames, frame_granule) + read_slack_frames.
-void launch_convolution(Kernel kernel, const PlanarLaunch& launch, cudaStream_t stream);
+// x - halo_frames to x + round_up(frames, frame_granule) + read_slack_frames. Returns the
+// launch's status (never throws).
+cudaError_t launch_convolution(const ConvolutionPlan& plan, const PlanarLaunch& launch, cudaStream_t stream) noexcept;
+
+// Copies `count` floats into the library's constant tap bank at `offset` (a lease's region;
+// the current device), on `stream`, and waits for it. Throws halo::cuda::Error.
+void upload_taps(std::size_t offset, const float* host_taps, std::size_t count, cudaStream_t stream);
 
 // Interleaved <-> planar, on the device. planar channel c frame f is planar[c*stride + f].
-void launch_deinterleave(const float* interleaved, std::size_t frames, int channels, float* planar,
-                         std::size_t stride, cudaStream_t stream);
-void launch_interleave(const float* planar, std::size_t stride, std::size_t frames, int channels,
-                       float* interleaved, cudaStream_t stream);
+cudaError_t launch_deinterleave(const float* interleaved, std::size_t frames, int channels, float* planar,
+                                std::size_t stride, cudaStream_t stream) noexcept;
+cudaError_t launch_interleave(const float* planar, std::size_t stride, std::size_t frames, int channels,
+                              float* interleaved, cudaStream_t stream) noexcept;
 // For every channel c: copies the `count` frames ending (exclusive) at src_end + c*stride to
 // the `count` frames ending at dst_end + c*stride (the halo carry; the ranges must not overlap).
-void launch_carry(const float* src_end, float* dst_end, std::size_t stride, std::size_t count,
-                  int channels, cudaStream_t stream);
-
-// Tuning hook for the benchmark: other shapes of the fast kernel (same contract as
-// launch_convolution with Kernel::fast; the frame granule of the largest shape, 256 x 32
-// outputs, exceeds frame_granule, so callers must make x readable that far).
-int fast_variant_count();
-const char* fast_variant_name(int variant);
-void launch_fast_variant(int variant, const PlanarLaunch& launch, cudaStream_t stream);
-
-// Whether the kernels' machine code loads on the current device (false: built for another
-// architecture); `why` gets CUDA's reason.
-bool kernels_loadable(std::string* why);
+cudaError_t launch_carry(const float* src_end, float* dst_end, std::size_t stride, std::size_t count, int channels,
+                         cudaStream_t stream) noexcept;
 
 }  // namespace halo::cuda

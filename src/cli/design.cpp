@@ -1,5 +1,4 @@
 // halo design (mask options) [--rate HZ] [-o MASKFILE]: writes a mask and summarises it.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cxxopts.hpp>
@@ -14,51 +13,23 @@ namespace {
 
 double db(double magnitude) { return magnitude > 0 ? 20.0 * std::log10(magnitude) : -INFINITY; }
 
-// |H| at one frequency, evaluated directly.
-double magnitude_at(const filters::Mask& mask, double hz, double rate_hz) {
-  double re = 0, im = 0;
-  const double omega = 2.0 * M_PI * hz / rate_hz;
-  for (std::size_t k = 0; k < mask.taps.size(); ++k) {
-    re += mask.taps[k] * std::cos(omega * k);
-    im -= mask.taps[k] * std::sin(omega * k);
-  }
-  return std::hypot(re, im);
-}
-
-void print_summary(std::FILE* to, const filters::Mask& mask, const MaskSource& source, double rate_hz) {
+// `spec`: the design, at the rate the mask is for.
+void print_summary(std::FILE* to, const filters::Mask& mask, const MaskSource& source, const filters::Spec& spec) {
   std::fprintf(to, "mask:      %s\n", mask.provenance.c_str());
   std::fprintf(to, "taps:      %zu (delay %zu frames when centred)\n", mask.taps.size(), (mask.taps.size() - 1) / 2);
   if (source.kind != MaskSource::Kind::designed) return;
-  const auto& spec = source.spec;
+  const double rate_hz = spec.rate_hz;
   std::fprintf(to, "gain:      %.2f dB at 0 Hz, %.2f dB at %g Hz, %.2f dB at %g Hz (Nyquist)\n",
-               db(magnitude_at(mask, 0, rate_hz)), db(magnitude_at(mask, spec.low_hz, rate_hz)), spec.low_hz,
-               db(magnitude_at(mask, rate_hz / 2, rate_hz)), rate_hz / 2);
-  // The worst stop-band level, from the response on a fine grid.
-  const auto response = filters::response(mask, 4096);
-  const double guard = spec.transition_hz > 0 ? spec.transition_hz : 4.0 * rate_hz / mask.taps.size();
-  double worst = 0;
-  std::size_t stop_points = 0;
-  for (std::size_t i = 0; i < response.freq_hz.size(); ++i) {
-    const double f = response.freq_hz[i];
-    bool stop = false;
-    switch (spec.band) {
-      case filters::Band::lowpass: stop = f > spec.low_hz + guard; break;
-      case filters::Band::highpass: stop = f < spec.low_hz - guard; break;
-      case filters::Band::bandpass: stop = f < spec.low_hz - guard || f > spec.high_hz + guard; break;
-      case filters::Band::bandstop: stop = f > spec.low_hz + guard && f < spec.high_hz - guard; break;
-    }
-    if (stop) {
-      worst = std::max(worst, response.magnitude[i]);
-      ++stop_points;
-    }
-  }
-  if (stop_points > 0) {
-    std::fprintf(to, "stop band: %.1f dB at most (beyond %.0f Hz of the edges)\n", db(worst), guard);
+               db(filters::magnitude_at(mask, 0, rate_hz)), db(filters::magnitude_at(mask, spec.low_hz, rate_hz)),
+               spec.low_hz, db(filters::magnitude_at(mask, rate_hz / 2, rate_hz)), rate_hz / 2);
+  const filters::StopBand stop = filters::stop_band(mask, spec);
+  if (stop.points > 0) {
+    std::fprintf(to, "stop band: %.1f dB at most (beyond %.0f Hz of the edges)\n", db(stop.worst_magnitude),
+                 stop.guard_hz);
   } else if (spec.band == filters::Band::bandstop) {
     // A notch narrower than the transition: its depth at the centre is what there is to say.
-    const double centre = (spec.low_hz + spec.high_hz) / 2;
-    std::fprintf(to, "stop band: within %.0f Hz of both edges; %.1f dB at its centre, %g Hz\n", guard,
-                 db(magnitude_at(mask, centre, rate_hz)), centre);
+    std::fprintf(to, "stop band: within %.0f Hz of both edges; %.1f dB at its centre, %g Hz\n", stop.guard_hz,
+                 db(stop.centre_magnitude), stop.centre_hz);
   }
 }
 
@@ -85,14 +56,15 @@ int design_command(int argc, char** argv) {
   if (!(rate_hz > 0) || rate_hz > 10e6) throw UsageError("--rate: give a sample rate above 0 Hz");
   const MaskSource source = parse_mask_options(parsed);
   filters::MaskSet masks = masks_for(source, rate_hz);
-  const double mask_rate = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
+  filters::Spec spec = source.spec;
+  spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
 
   if (parsed.count("output")) {
-    filters::write_mask(parsed["output"].as<std::string>(), masks);
-    print_summary(stdout, masks.front(), source, mask_rate);
+    audio::write_mask(parsed["output"].as<std::string>(), masks);
+    print_summary(stdout, masks.front(), source, spec);
     std::printf("written:   %s\n", parsed["output"].as<std::string>().c_str());
   } else {
-    print_summary(stderr, masks.front(), source, mask_rate);
+    print_summary(stderr, masks.front(), source, spec);
     for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {
       for (std::size_t c = 0; c < masks.size(); ++c)
         std::printf(c == 0 ? "%.9g" : " %.9g", k < masks[c].taps.size() ? masks[c].taps[k] : 0.0f);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cxxopts.hpp>
 
+#include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/interrupt.hpp"
@@ -85,7 +86,14 @@ int filter_command(int argc, char** argv) {
   const double gain_db = parsed["gain"].as<double>();
   if (!std::isfinite(gain_db) || std::fabs(gain_db) > 200) throw UsageError("--gain: give a level in dB within ±200");
   filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
-  if (parsed.count("subtype")) filter.subtype = audio::parse_subtype(parsed["subtype"].as<std::string>());
+  if (parsed.count("subtype")) {
+    const std::string subtype = parsed["subtype"].as<std::string>();
+    try {
+      filter.subtype = audio::parse_subtype(subtype);
+    } catch (const audio::Error& error) {
+      throw std::runtime_error("--subtype " + std::string(error.what()));
+    }
+  }
   if (parsed.count("type")) {
     const auto type = parsed["type"].as<std::string>();
     filter.container = audio::container_for_extension("." + type);

@@ -1,9 +1,11 @@
 #include "src/cli/mask_options.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
 
-#include "filters/design.hpp"
 #include "audio/mask_file.hpp"
+#include "filters/design.hpp"
+#include "filters/error.hpp"
 #include "src/cli/command.hpp"
 
 namespace halo::cli {
@@ -38,6 +40,44 @@ double parse_hz(const std::string& option, const std::string& text) {
 }
 
 namespace {
+
+// The flag that sets a Spec field: the band's own option for its edges.
+std::string flag_of(filters::Field field, filters::Band band) {
+  switch (field) {
+    case filters::Field::none: return "";
+    case filters::Field::rate_hz: return "--rate";
+    case filters::Field::low_hz:
+    case filters::Field::edges: return "--" + filters::to_string(band);
+    case filters::Field::taps: return "--taps";
+    case filters::Field::transition_hz: return "--transition";
+    case filters::Field::attenuation_db: return "--attenuation";
+    case filters::Field::window: return "--window";
+  }
+  return "";
+}
+
+// A filters::Error as the command line says it: the field it is about, and any other field its
+// detail names by its snake_case field name, spelled as the flags the user typed.
+std::string with_flags(const filters::Error& error, filters::Band band) {
+  std::string detail = error.detail();
+  for (filters::Field other : {filters::Field::rate_hz, filters::Field::transition_hz, filters::Field::attenuation_db}) {
+    const std::string name = filters::field_name(other);
+    for (auto at = detail.find(name); at != std::string::npos; at = detail.find(name, at))
+      detail.replace(at, name.size(), flag_of(other, band));
+  }
+  if (error.field() == filters::Field::none) return detail;
+  return flag_of(error.field(), band) + " " + detail;
+}
+
+// Runs a filters:: call; its filters::Error comes back worded with flags (still exit code 1).
+template <typename Call>
+auto flags_for(filters::Band band, Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const filters::Error& error) {
+    throw std::runtime_error(with_flags(error, band));
+  }
+}
 
 void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {
   const auto colon = text.find(':');
@@ -91,14 +131,17 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   } else {
     spec.taps = parsed.count("taps") ? parsed["taps"].as<int>() : filters::default_taps;
   }
-  if (parsed.count("window")) spec.window = filters::parse_window(parsed["window"].as<std::string>());
+  if (parsed.count("window")) {
+    const std::string window = parsed["window"].as<std::string>();
+    spec.window = flags_for(spec.band, [&] { return filters::parse_window(window); });
+  }
   return source;
 }
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
-  if (source.kind != MaskSource::Kind::designed) return filters::read_mask(source.path);
+  if (source.kind != MaskSource::Kind::designed) return audio::read_mask(source.path);
   source.spec.rate_hz = rate_hz;
-  return {filters::design(source.spec)};
+  return {flags_for(source.spec.band, [&] { return filters::design(source.spec); })};
 }
 
 }  // namespace halo::cli

@@ -20,7 +20,8 @@ struct MaskSource {
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 
-// Designs (at rate_hz) or reads the masks.
+// Designs (at rate_hz) or reads the masks. A design the library refuses is reported with the
+// command-line flag of the field it names ("--taps 0: ...").
 filters::MaskSet masks_for(MaskSource source, double rate_hz);
 
 // "1000", "1.5k", "2e3" → Hz; throws UsageError naming the option.

@@ -39,7 +39,13 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   FilterReport report;
   report.input = reader_.format();
   check_engine_name(options.engine);  // before any file is touched
-  const TapSet taps = TapSet::from_masks(masks, report.input.channels);
+  const TapSet taps = [&] {
+    try {
+      return TapSet::from_masks(masks, report.input.channels);
+    } catch (const Error& error) {
+      throw Error(reader_.path() + ": " + error.what());  // the mask does not fit this file
+    }
+  }();
   ProcessSpec spec;
   spec.channels = report.input.channels;
   spec.max_block_frames = options.stream.chunk_frames;

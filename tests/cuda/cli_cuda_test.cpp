@@ -14,7 +14,7 @@ constexpr double tolerance = 1e-6;
 #define SKIP_WITHOUT_GPU()                                                     \
   do {                                                                         \
     std::string why;                                                           \
-    if (!cuda::device_usable(&why)) GTEST_SKIP() << "no usable GPU: " << why;  \
+    if (!cuda::device_usable(0, &why)) GTEST_SKIP() << "no usable GPU: " << why;  \
   } while (0)
 
 Result halo_ok(const std::vector<std::string>& args) {

@@ -1,0 +1,47 @@
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace halo::audio {
+
+// Output that never leaves a half-written file under the name the user gave: the one
+// implementation of that rule, for sound files (audio::Writer) and mask files alike.
+//
+// A regular file, or a name not yet taken, is written to a temporary ".NAME.halo-XXXXXX"
+// beside it (same directory, so the rename is atomic; NAME shortened where the whole would
+// not fit in a file name) with the mode a plain create would give, and renamed over the
+// target by commit(). Anything else that exists (a device such as /dev/null, a FIFO) cannot
+// be renamed over and is written directly. Destroyed without commit() (an error, Ctrl-C), the
+// temporary is removed and an existing target is left as it was.
+//
+// No fsync, for sound and mask files alike: the promise is that a failed or interrupted run
+// never leaves a partial file under the target's name, which the rename alone keeps; like
+// sox and cp, halo leaves durability across a power cut to the file system (ext4 and xfs
+// flush a file renamed over another on their own). An fsync of a long output (1.4 GB for an
+// hour of stereo float) would cost more than the whole filtering run.
+class AtomicFile {
+ public:
+  // Opens the temporary or the target; throws audio::Error naming the target.
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  int fd() const { return fd_; }
+  bool direct() const { return temporary_.empty(); }
+
+  // Writes every byte (retrying short writes and EINTR); throws audio::Error naming the target.
+  void write_all(const char* data, std::size_t size);
+
+  // Closes the descriptor, checking the close, then renames the temporary into place. Throws
+  // audio::Error naming the target; the temporary is then removed by the destructor.
+  void commit();
+
+ private:
+  std::string path_;       // the target the user named
+  std::string temporary_;  // where bytes go until commit(); empty when writing directly
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace halo::audio
