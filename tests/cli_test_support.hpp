@@ -26,6 +26,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "test_signals.hpp"
@@ -86,12 +88,41 @@ inline std::vector<std::string> list_directory(const std::string& directory) {
   return names;
 }
 
-// Temporaries the writer leaves for OUT=`name` would be called `.name.halo-XXXXXX`.
-inline std::vector<std::string> leftover_temporaries(const std::string& directory) {
-  std::vector<std::string> found;
-  for (const auto& name : list_directory(directory))
-    if (name.find(".halo-") != std::string::npos) found.push_back(name);
-  return found;
+// What a directory held at one moment, to find what a run left there: any name that was not
+// there before counts (a sound file's or a mask file's temporary, whatever it is called), not
+// only the names one implementation happens to use.
+class DirectorySnapshot {
+ public:
+  // A directory that does not exist (or cannot be listed) holds nothing.
+  explicit DirectorySnapshot(std::string directory) : directory_(std::move(directory)), names_(names_now()) {}
+
+  const std::string& directory() const { return directory_; }
+
+  // Names there now that were not at construction, less the `expected` ones.
+  std::vector<std::string> added(const std::vector<std::string>& expected = {}) const {
+    std::vector<std::string> found;
+    for (const auto& name : names_now())
+      if (std::find(names_.begin(), names_.end(), name) == names_.end() &&
+          std::find(expected.begin(), expected.end(), name) == expected.end())
+        found.push_back(name);
+    return found;
+  }
+
+ private:
+  std::vector<std::string> names_now() const {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory_, error)) return {};
+    return list_directory(directory_);
+  }
+
+  std::string directory_;
+  std::vector<std::string> names_;
+};
+
+inline std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 // Raw little-endian float32 (this machine is little-endian; the golden files are '<f4').
@@ -162,8 +193,9 @@ inline void write_sound(const std::string& path, const std::vector<float>& inter
   if (written != frames || closed != 0) throw std::runtime_error(path + ": write failed");
 }
 
-inline Sound read_sound(const std::string& path) {
-  SF_INFO info{};
+// `raw`, for a headerless file (SF_FORMAT_RAW): its format, channels and rate.
+inline Sound read_sound(const std::string& path, const SF_INFO& raw = SF_INFO{}) {
+  SF_INFO info = raw;
   SNDFILE* file = sf_open(path.c_str(), SFM_READ, &info);
   if (!file) throw std::runtime_error(path + ": " + sf_strerror(nullptr));
   Sound sound;

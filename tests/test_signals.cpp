@@ -1,5 +1,7 @@
 #include "test_signals.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,16 +35,24 @@ std::vector<double> reference_convolution(const std::vector<float>& interleaved,
   return out;
 }
 
-std::vector<float> run_in_chunks(Engine& engine, const std::vector<float>& interleaved, int channels,
-                                 const std::vector<std::size_t>& chunk_sizes) {
-  const std::size_t frames = interleaved.size() / channels;
-  std::vector<float> out(interleaved.size(), std::numeric_limits<float>::quiet_NaN());
-  std::size_t done = 0;
-  for (std::size_t i = 0; done < frames; ++i) {
-    const std::size_t n = std::min(chunk_sizes[i % chunk_sizes.size()], frames - done);
-    engine.process(interleaved.data() + done * channels, out.data() + done * channels, n);
+void process_frames(Engine& engine, const std::vector<float>& interleaved, std::vector<float>& out, int channels,
+                    std::size_t first, std::size_t end, const std::vector<std::size_t>& chunk_sizes) {
+  for (std::size_t i = 0, done = first; done < end; ++i) {
+    const std::size_t n = std::min(chunk_sizes[i % chunk_sizes.size()], end - done);
+    const Status status = engine.process(interleaved.data() + done * channels, out.data() + done * channels, n);
+    if (status != Status::ok) {
+      ADD_FAILURE() << engine.name() << ": process(" << n << " frames) at frame " << done
+                    << " failed: " << engine.failure();
+      return;
+    }
     done += n;
   }
+}
+
+std::vector<float> run_in_chunks(Engine& engine, const std::vector<float>& interleaved, int channels,
+                                 const std::vector<std::size_t>& chunk_sizes) {
+  std::vector<float> out(interleaved.size(), std::numeric_limits<float>::quiet_NaN());
+  process_frames(engine, interleaved, out, channels, 0, interleaved.size() / channels, chunk_sizes);
   return out;
 }
 

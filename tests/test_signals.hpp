@@ -1,6 +1,6 @@
 #pragma once
-// Shared test helpers: seeded random signals (never zeros) and the plain float64 reference
-// convolution every engine is checked against.
+// Shared test helpers: seeded random signals (never zeros), the plain float64 reference
+// convolution every engine is checked against, and running an engine in blocks.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,7 +19,13 @@ std::vector<float> random_signal(std::size_t count, std::uint64_t seed, float sc
 std::vector<double> reference_convolution(const std::vector<float>& interleaved, int channels,
                                           int channel, const std::vector<float>& taps);
 
-// Runs a prepared engine over an interleaved input in chunks of the given sizes (cycled) into
+// Runs frames [first, end) of an interleaved input through a ready engine in blocks of the
+// given sizes (cycled), into the same frames of `out`. A process() that does not return
+// Status::ok is a test failure naming the engine, the block and its failure().
+void process_frames(Engine& engine, const std::vector<float>& interleaved, std::vector<float>& out, int channels,
+                    std::size_t first, std::size_t end, const std::vector<std::size_t>& chunk_sizes);
+
+// Runs a ready engine over an interleaved input in chunks of the given sizes (cycled) into
 // an output poisoned with NaN first, so a sample the engine never wrote fails any comparison.
 std::vector<float> run_in_chunks(Engine& engine, const std::vector<float>& interleaved, int channels,
                                  const std::vector<std::size_t>& chunk_sizes);

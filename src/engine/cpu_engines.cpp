@@ -2,6 +2,7 @@
 
 #include "src/engine/cpu_direct_engine.hpp"
 #include "src/engine/cpu_fft_engine.hpp"
+#include "src/engine/partitioned_engine.hpp"
 
 namespace halo {
 namespace {
@@ -16,6 +17,10 @@ std::vector<EngineEntry> cpu_engine_entries() {
        accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuDirectEngine>(); }},
       {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on one core; latency of one FFT hop",
        accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuFftEngine>(); }},
+      {"cpu-partitioned", EngineDevice::cpu,
+       "FFTW non-uniformly partitioned convolution, long partitions on a second thread; latency of one "
+       "period (>= 32 frames): long masks in real time",
+       accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuPartitionedEngine>(); }},
   };
 }
 

@@ -5,8 +5,9 @@
 
 namespace halo {
 
-// The registry's entries for the CPU engines: "cpu" (direct) and "cpu-fft" (FFTW overlap-save).
-// Both take any mask length and any channel count.
+// The registry's entries for the CPU engines: "cpu" (direct), "cpu-fft" (FFTW overlap-save)
+// and "cpu-partitioned" (non-uniformly partitioned, 64 frames of latency, for real time).
+// All take any mask length and any channel count.
 std::vector<EngineEntry> cpu_engine_entries();
 
 }  // namespace halo

@@ -4,20 +4,9 @@
 #include <mutex>
 
 namespace halo {
-namespace {
-
-// FFTW's planner is not thread-safe and engines are prepared off the main thread.
-std::mutex planner_mutex;
-
-}  // namespace
 
 CpuFftEngine::CpuFftEngine() = default;
-
-CpuFftEngine::~CpuFftEngine() {
-  std::lock_guard<std::mutex> lock(planner_mutex);
-  forward_.reset();
-  inverse_.reset();
-}
+CpuFftEngine::~CpuFftEngine() = default;
 
 void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   halo_frames_ = spec.max_mask_frames - 1;
@@ -26,7 +15,7 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   hop_frames_ = fft_frames_ - halo_frames_;
   const std::size_t bins = fft_frames_ / 2 + 1;
 
-  std::lock_guard<std::mutex> lock(planner_mutex);
+  std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
   block_.reset(static_cast<float*>(fftwf_malloc(sizeof(float) * 2 * bins)));
   spectrum_.reset(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
   if (!block_ || !spectrum_) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));

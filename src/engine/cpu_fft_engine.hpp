@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/engine/engine.hpp"
+#include "src/engine/fftw.hpp"
 
 namespace halo {
 
@@ -44,15 +45,9 @@ class CpuFftEngine final : public Engine {
   std::size_t do_preferred_block_frames() const override { return hop_frames_; }
 
  private:
-  struct FftwFree {
-    void operator()(void* memory) const noexcept { fftwf_free(memory); }
-  };
-  struct PlanDestroy {
-    void operator()(fftwf_plan_s* plan) const noexcept { fftwf_destroy_plan(plan); }
-  };
-  using RealBuffer = std::unique_ptr<float[], FftwFree>;
-  using ComplexBuffer = std::unique_ptr<fftwf_complex[], FftwFree>;
-  using Plan = std::unique_ptr<fftwf_plan_s, PlanDestroy>;
+  using RealBuffer = fftw::Array<float>;
+  using ComplexBuffer = fftw::Array<fftwf_complex>;
+  using Plan = fftw::Plan;
 
   void transform_block(int channel) noexcept;
 

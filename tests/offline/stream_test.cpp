@@ -1,6 +1,7 @@
-// pipeline::Stream with real files (written and read back with libsndfile directly) and a
-// CpuEngine: same/causal alignment, the tail, every chunk size giving the same samples, gain,
-// clipping, and inputs shorter than the mask, against the plain float64 reference.
+// offline::Stream with real files (written and read back with libsndfile directly): same/causal
+// alignment and the tail with every registered engine (the Stream trims each engine's
+// latency), every chunk size giving the same samples, gain, clipping, inputs shorter than the
+// mask and cancellation, against the plain float64 reference.
 #include <gtest/gtest.h>
 
 #include <sndfile.h>
@@ -12,7 +13,8 @@
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
 #include "cli_test_support.hpp"
-#include "src/engine/cpu_direct_engine.hpp"
+#include "engine_harness.hpp"
+#include "src/engine/registry.hpp"
 #include "src/offline/stream.hpp"
 
 namespace halo {
@@ -24,34 +26,35 @@ using test::read_sound;
 using test::Sound;
 using test::TempDir;
 
-constexpr double tolerance = 1e-6;
+using test::random_taps;
 
-std::vector<float> random_taps(std::size_t count, std::uint64_t seed) {
-  return test::random_signal(count, seed, static_cast<float>(2.0 / std::sqrt(static_cast<double>(count))));
-}
+constexpr double tolerance = 1e-6;
 
 struct StreamRun {
   StreamResult result;
   Sound out;
 };
 
-// Filters `in_path` into `out_path` through a Stream and a CpuEngine, as FilterJob does.
+// Filters `in_path` into `out_path` through a Stream and `engine_name`, as FilterJob does.
 StreamRun run_stream(const std::string& in_path, const std::string& out_path, const filters::MaskSet& masks,
-               const StreamOptions& options, int subtype = 0) {
+                     const StreamOptions& options, int subtype = 0, const std::string& engine_name = "cpu",
+                     const Cancellation& cancellation = Cancellation()) {
   audio::Reader reader(in_path);
   audio::Format format = audio::output_format(reader.format(), out_path, subtype);
-  std::size_t mask_frames = 0;
-  for (const auto& mask : masks) mask_frames = std::max(mask_frames, mask.taps.size());
-  Stream stream(options, mask_frames);
+  const int channels = reader.format().channels;
+  Stream stream(options, test::longest(masks));
   audio::Writer writer(out_path, format, options.chunk_frames);
-  CpuEngine engine;
-  engine.prepare(masks, reader.format().channels, options.chunk_frames);
+  auto engine = make_engine(engine_name);
+  test::prepare_with(*engine, masks, channels, options.chunk_frames);
   int engine_requests = 0;
   StreamRun run;
-  run.result = stream.run(reader, [&]() -> Engine& {
-    ++engine_requests;
-    return engine;
-  }, writer);
+  run.result = stream.run(
+      reader,
+      [&]() -> Engine& {
+        ++engine_requests;
+        return *engine;
+      },
+      writer, nullptr, cancellation);
   writer.commit();
   EXPECT_EQ(engine_requests, 1) << "the engine is asked for once";
   run.out = read_sound(out_path);
@@ -68,13 +71,29 @@ filters::MaskSet mask_set(const std::vector<std::vector<float>>& columns) {
   return masks;
 }
 
+StreamOptions options_for(std::size_t chunk_frames, Align align, bool tail) {
+  StreamOptions options;
+  options.chunk_frames = chunk_frames;
+  options.alignment = align == Align::same ? Alignment::centred : Alignment::causal;
+  options.tail = tail;
+  return options;
+}
+
 std::string mode_name(Align align, bool tail) {
   return std::string(align == Align::same ? "same" : "causal") + (tail ? "+tail" : "");
 }
 
 // ---------------------------------------------------------------- alignment and tail
 
-TEST(Stream, AlignmentAndTailMatchTheReference) {
+class StreamEngines : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const std::string& why = test::why_unusable(engine_entry(GetParam()));
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+TEST_P(StreamEngines, AlignmentAndTailMatchTheReference) {
   TempDir dir;
   for (const int channels : {1, 2, 6}) {
     for (const std::size_t taps : {std::size_t{1}, std::size_t{2}, std::size_t{64}, std::size_t{255}}) {
@@ -84,14 +103,12 @@ TEST(Stream, AlignmentAndTailMatchTheReference) {
       const auto taps_values = random_taps(taps, taps + 7);
       for (const Align align : {Align::same, Align::causal}) {
         for (const bool tail : {false, true}) {
-          StreamOptions options;
-          options.chunk_frames = 1000;
-          options.alignment = align == Align::same ? Alignment::centred : Alignment::causal;
-          options.tail = tail;
-          const StreamRun run = run_stream(dir / "in.wav", dir / "out.wav", mask_set({taps_values}), options);
+          const StreamOptions options = options_for(1000, align, tail);
+          const StreamRun run =
+              run_stream(dir / "in.wav", dir / "out.wav", mask_set({taps_values}), options, 0, GetParam());
           const std::size_t delay = align == Align::same ? (taps - 1) / 2 : 0;
           const std::size_t want_frames = tail ? frames + taps - 1 - delay : frames;
-          const std::string context = "channels " + std::to_string(channels) + ", taps " + std::to_string(taps) +
+          const std::string context = GetParam() + ", channels " + std::to_string(channels) + ", taps " + std::to_string(taps) +
                                       ", " + mode_name(align, tail);
           EXPECT_EQ(run.out.frames, static_cast<std::int64_t>(want_frames)) << context;
           EXPECT_EQ(run.result.frames_in, frames) << context;
@@ -105,6 +122,9 @@ TEST(Stream, AlignmentAndTailMatchTheReference) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Registered, StreamEngines, testing::ValuesIn(test::registered_names()),
+                         [](const testing::TestParamInfo<std::string>& info) { return test::identifier(info.param); });
+
 TEST(Stream, PerChannelMasksOfDifferentLengths) {
   TempDir dir;
   const int channels = 2;
@@ -112,10 +132,7 @@ TEST(Stream, PerChannelMasksOfDifferentLengths) {
   const std::vector<std::vector<float>> columns = {random_taps(9, 32), random_taps(40, 33)};
   for (const Align align : {Align::same, Align::causal}) {
     for (const bool tail : {false, true}) {
-      StreamOptions options;
-      options.chunk_frames = 333;
-      options.alignment = align == Align::same ? Alignment::centred : Alignment::causal;
-      options.tail = tail;
+      const StreamOptions options = options_for(333, align, tail);
       const StreamRun run = run_stream(dir / "in.wav", dir / "out.wav", mask_set(columns), options);
       const auto ref = expected_output(in.samples, channels, columns, align, tail);
       EXPECT_LE(test::relative_error(run.out.samples, ref), tolerance) << mode_name(align, tail);
@@ -139,10 +156,7 @@ TEST(Stream, EveryChunkSizeGivesTheSameSamples) {
       std::string first_bytes;
       for (const std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{4096},
                                       std::size_t{65536}}) {
-        StreamOptions options;
-        options.chunk_frames = chunk;
-        options.alignment = align == Align::same ? Alignment::centred : Alignment::causal;
-        options.tail = tail;
+        const StreamOptions options = options_for(chunk, align, tail);
         const StreamRun run = run_stream(dir / "in.wav", dir / "out.au", mask_set({taps_values}), options);
         ASSERT_EQ(test::container_of(run.out), SF_FORMAT_AU);
         const std::string context = "chunk " + std::to_string(chunk) + ", " + mode_name(align, tail);
@@ -231,10 +245,7 @@ TEST(Stream, InputShorterThanTheMask) {
     for (const Align align : {Align::same, Align::causal}) {
       for (const bool tail : {false, true}) {
         for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
-          StreamOptions options;
-          options.chunk_frames = chunk;
-          options.alignment = align == Align::same ? Alignment::centred : Alignment::causal;
-          options.tail = tail;
+          const StreamOptions options = options_for(chunk, align, tail);
           const StreamRun run = run_stream(dir / "in.wav", dir / "out.wav", mask_set({taps_values}), options);
           const auto ref = expected_output(in.samples, channels, {taps_values}, align, tail);
           const std::string context = "frames " + std::to_string(frames) + ", chunk " + std::to_string(chunk) +
@@ -245,6 +256,22 @@ TEST(Stream, InputShorterThanTheMask) {
       }
     }
   }
+}
+
+TEST(Stream, CancellationStopsTheRunAndNothingIsWritten) {
+  TempDir dir;
+  test::make_noise_file(dir / "in.wav", 5000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 90);
+  StreamOptions options;
+  options.chunk_frames = 256;
+  Cancellation cancellation;
+  cancellation.request();
+  try {
+    run_stream(dir / "in.wav", dir / "out.wav", mask_set({random_taps(31, 91)}), options, 0, "cpu", cancellation);
+    ADD_FAILURE() << "a cancelled run finished";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "interrupted");
+  }
+  EXPECT_FALSE(test::file_exists(dir / "out.wav")) << "the writer was never committed";
 }
 
 TEST(Stream, OutputFramesAndDelay) {

@@ -1,6 +1,7 @@
 // Every bad input of issue 2 run through the built `halo`: a non-zero exit code, exactly one
 // stderr line "halo: ..." naming the file or option, no OUT left behind, an existing OUT
-// untouched byte for byte, and no `.OUT.halo-*` temporary left in OUT's directory. Also
+// untouched byte for byte, and no new file of any name in OUT's directory (its listing before
+// and after the run are compared, so a mask file's temporaries count as a sound file's). Also
 // Ctrl-C during a long run. Where the test runs as root, permission cases drop to `nobody`
 // (root reads and writes through chmod); file-system cases mount a tmpfs where allowed.
 #include <gtest/gtest.h>
@@ -28,12 +29,14 @@ std::string directory_of(const std::string& path) {
 }
 
 // The failure contract for one run. `out_abs` is where OUT lands on disk (empty: no file to
-// check); `existing`, when set, is what OUT held before and must still hold.
+// check); `existing`, when set, is what OUT held before and must still hold; `before` is OUT's
+// directory as it was before the run, and must be again.
 //
 // stderr: exactly one line, "halo: ..." naming the file or option (the engine notice comes only
 // after a successful run), with or without --quiet.
 void expect_failure_contract(const std::vector<std::string>& args, const Result& result, const std::string& out_abs,
-                             const std::string& must_name, const std::string* existing) {
+                             const std::string& must_name, const std::string* existing,
+                             const DirectorySnapshot& before) {
   const std::string context = describe(args, result);
   EXPECT_NE(result.exit_code, 0) << context;
   EXPECT_EQ(result.signal, 0) << context;
@@ -51,12 +54,17 @@ void expect_failure_contract(const std::vector<std::string>& args, const Result&
   } else {
     EXPECT_FALSE(file_exists(out_abs)) << "OUT left behind\n" << context;
   }
-  const std::string out_dir = directory_of(out_abs);
-  struct stat status {};
-  if (stat(out_dir.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
-    const auto temporaries = leftover_temporaries(out_dir);
-    EXPECT_TRUE(temporaries.empty()) << "temporary left: " << temporaries.front() << "\n" << context;
-  }
+  EXPECT_EQ(before.directory(), directory_of(out_abs)) << "the snapshot is of OUT's directory";
+  const auto left = before.added();
+  EXPECT_TRUE(left.empty()) << "left in " << before.directory() << ": " << joined(left) << "\n" << context;
+}
+
+// Runs `args` and checks the failure contract, OUT's directory watched around the run.
+void expect_run_fails(const std::vector<std::string>& args, const std::string& out_abs, const std::string& must_name,
+                      const std::string* existing, const RunOptions& options = {}) {
+  const DirectorySnapshot before(out_abs.empty() ? "" : directory_of(out_abs));
+  const Result result = run(args, options);
+  expect_failure_contract(args, result, out_abs, must_name, existing, before);
 }
 
 // Runs `halo ARGS` without OUT, over an existing OUT, and over it again with --quiet (one
@@ -66,12 +74,12 @@ void expect_clean_failure(const std::vector<std::string>& halo_arguments, const 
   std::vector<std::string> args = {HALO_BINARY};
   args.insert(args.end(), halo_arguments.begin(), halo_arguments.end());
   unlink(out_abs.c_str());
-  expect_failure_contract(args, run(args, options), out_abs, must_name, nullptr);
+  expect_run_fails(args, out_abs, must_name, nullptr, options);
   write_bytes(out_abs, existing_bytes);
-  expect_failure_contract(args, run(args, options), out_abs, must_name, &existing_bytes);
+  expect_run_fails(args, out_abs, must_name, &existing_bytes, options);
   if (halo_arguments.front() == "filter") {
     args.push_back("--quiet");
-    expect_failure_contract(args, run(args, options), out_abs, must_name, &existing_bytes);
+    expect_run_fails(args, out_abs, must_name, &existing_bytes, options);
   }
   unlink(out_abs.c_str());
 }
@@ -186,8 +194,9 @@ TEST_F(CliErrors, ZeroFramesOnStandardInput) {
       const std::string command =
           feed + " | '" + HALO_BINARY + "' filter - '" + out() + "' --lowpass 1000" + (quiet ? " --quiet" : "");
       unlink(out().c_str());
+      const DirectorySnapshot before(dir_.path());
       const Result result = run({"/bin/sh", "-c", command});
-      expect_failure_contract({command}, result, out(), "standard input", nullptr);
+      expect_failure_contract({command}, result, out(), "standard input", nullptr, before);
     }
   }
 }
@@ -205,8 +214,7 @@ TEST_F(CliErrors, OutputIsTheInput) {
       {"in.wav", "hardlink.wav"}, {"in.wav", "symlink.wav"}, {"symlink.wav", "in.wav"}};
   for (const auto& [input, output] : pairs) {
     const std::vector<std::string> args = halo_args({"filter", input, output, "--lowpass", "1000"});
-    const Result result = run(args, in_dir);
-    expect_failure_contract(args, result, in(), output, &before);
+    expect_run_fails(args, in(), output, &before, in_dir);
     EXPECT_TRUE(read_bytes(dir_ / "hardlink.wav") == before);
   }
 }
@@ -214,9 +222,9 @@ TEST_F(CliErrors, OutputIsTheInput) {
 TEST_F(CliErrors, OutputInAMissingDirectory) {
   const std::string out_path = dir_ / "no/such/dir/out.wav";
   const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
-  const Result result = run(args);
-  expect_failure_contract(args, result, out_path, "no/such/dir", nullptr);
-  EXPECT_FALSE(file_exists(dir_ / "no"));
+  const DirectorySnapshot parent(dir_.path());
+  expect_run_fails(args, out_path, "no/such/dir", nullptr);
+  EXPECT_TRUE(parent.added().empty()) << "left in " << dir_.path() << ": " << joined(parent.added());
 }
 
 TEST_F(CliErrors, OutputInAReadOnlyDirectory) {
@@ -236,8 +244,7 @@ TEST_F(CliErrors, OutputInAReadOnlyDirectory) {
     const std::string out_path = locked + "/" + name;
     const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
     const bool existed = file_exists(out_path);
-    const Result result = run(args, options);
-    expect_failure_contract(args, result, out_path, out_path, existed ? &existing_bytes : nullptr);
+    expect_run_fails(args, out_path, out_path, existed ? &existing_bytes : nullptr, options);
   }
 }
 
@@ -273,20 +280,20 @@ TEST_F(CliErrors, OutputOnAReadOnlyFileSystem) {
     const std::string out_path = dir_ / "ro/" + name;
     const auto args = halo_args({"filter", in(), out_path, "--lowpass", "1000"});
     const bool existed = file_exists(out_path);
-    expect_failure_contract(args, run(args), out_path, out_path, existed ? &existing_bytes : nullptr);
+    expect_run_fails(args, out_path, out_path, existed ? &existing_bytes : nullptr);
   }
 }
 
 TEST_F(CliErrors, FullDisk) {
   // /dev/full: a device, written directly; every write fails with ENOSPC.
   const auto args = halo_args({"filter", in(), "/dev/full", "--lowpass", "1000"});
-  expect_failure_contract(args, run(args), "", "/dev/full", nullptr);
+  expect_run_fails(args, "", "/dev/full", nullptr);
   // Raw audio has no header to fail on first: the failure comes from writing samples.
   make_noise_file(dir_ / "long.wav", 200000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 3);
   for (const bool quiet : {false, true}) {
     auto long_args = halo_args({"filter", dir_ / "long.wav", "/dev/full", "--lowpass", "1000", "--type", "raw"});
     if (quiet) long_args.push_back("--quiet");
-    expect_failure_contract(long_args, run(long_args), "", "/dev/full", nullptr);
+    expect_run_fails(long_args, "", "/dev/full", nullptr);
   }
 }
 
@@ -435,10 +442,10 @@ TEST_F(CliErrors, OtherBadOptionsAndUsage) {
   expect_clean_failure({"filter", in(), out()}, out(), "--lowpass");
   // One file only / three files.
   const auto one = halo_args({"filter", in(), "--lowpass", "1000"});
-  expect_failure_contract(one, run(one), "", "OUT", nullptr);
+  expect_run_fails(one, "", "OUT", nullptr);
   expect_clean_failure({"filter", in(), out(), dir_ / "third.wav", "--lowpass", "1000"}, out(), "OUT");
   const auto unknown = halo_args({"transmogrify"});
-  expect_failure_contract(unknown, run(unknown), "", "transmogrify", nullptr);
+  expect_run_fails(unknown, "", "transmogrify", nullptr);
 }
 
 TEST_F(CliErrors, DesignAndInfoErrors) {
@@ -449,12 +456,12 @@ TEST_F(CliErrors, DesignAndInfoErrors) {
   expect_clean_failure({"design", "--lowpass", "1000", "--rate", "-8000", "-o", dir_ / "mask.txt"},
                        dir_ / "mask.txt", "--rate");
   const auto missing_dir = halo_args({"design", "--lowpass", "1000", "-o", dir_ / "nowhere/mask.txt"});
-  expect_failure_contract(missing_dir, run(missing_dir), dir_ / "nowhere/mask.txt", "nowhere", nullptr);
+  expect_run_fails(missing_dir, dir_ / "nowhere/mask.txt", "nowhere", nullptr);
   const auto info_missing = halo_args({"info", dir_ / "missing.wav"});
-  expect_failure_contract(info_missing, run(info_missing), "", "missing.wav", nullptr);
+  expect_run_fails(info_missing, "", "missing.wav", nullptr);
   write_bytes(dir_ / "text.wav", "not audio\n");
   const auto info_text = halo_args({"info", dir_ / "text.wav"});
-  expect_failure_contract(info_text, run(info_text), "", "text.wav", nullptr);
+  expect_run_fails(info_text, "", "text.wav", nullptr);
 }
 
 // ---------------------------------------------------------------- Ctrl-C
@@ -470,6 +477,7 @@ TEST_F(CliErrors, InterruptLeavesNothingBehind) {
     if (quiet) args.push_back("--quiet");
     RunOptions options;
     options.stdout_path = "/dev/null";
+    const DirectorySnapshot before(dir_.path());
     Process process(args, options);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_TRUE(process.running()) << "the run finished before the interrupt: make the input longer";
@@ -477,7 +485,7 @@ TEST_F(CliErrors, InterruptLeavesNothingBehind) {
     kill(process.pid(), SIGINT);
     const Result result = process.wait();
     EXPECT_EQ(result.exit_code, 130) << describe(args, result);
-    expect_failure_contract(args, result, out(), "interrupted", existed ? &existing_bytes : nullptr);
+    expect_failure_contract(args, result, out(), "interrupted", existed ? &existing_bytes : nullptr, before);
   }
 }
 

@@ -1,0 +1,34 @@
+#pragma once
+// RAII for FFTW (single precision), shared by every CPU FFT engine, and the one lock around
+// FFTW's planner, which is not thread-safe: engines are prepared, and destroyed, on several
+// threads at once (a job's engine thread, the real-time worker).
+#include <fftw3.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+
+namespace halo::fftw {
+
+// Held while making or destroying a plan (recursive: replacing a plan under the lock destroys
+// the old one, which takes it again). fftwf_execute* need no lock.
+std::recursive_mutex& planner_mutex();
+
+struct Free {
+  void operator()(void* memory) const noexcept { fftwf_free(memory); }
+};
+// `count` elements from fftwf_malloc (SIMD-aligned); null when the memory is not there.
+template <typename T>
+using Array = std::unique_ptr<T[], Free>;
+template <typename T>
+Array<T> allocate(std::size_t count) {
+  return Array<T>(static_cast<T*>(fftwf_malloc(sizeof(T) * count)));
+}
+
+// Destroys the plan under planner_mutex().
+struct PlanDestroy {
+  void operator()(fftwf_plan_s* plan) const noexcept;
+};
+using Plan = std::unique_ptr<fftwf_plan_s, PlanDestroy>;
+
+}  // namespace halo::fftw
