@@ -9,18 +9,21 @@ namespace {
 // Plain thread_local PODs: no dynamic initialisation, so reading them inside an allocation
 // function never allocates.
 thread_local bool counting = false;
-thread_local std::size_t counted = 0;
+thread_local std::size_t counted = 0;      // every allocation (operator new and the C allocator)
+thread_local std::size_t counted_new = 0;  // operator new alone: C++ code's own allocations
 
 inline void note_allocation() noexcept {
   if (counting) ++counted;
 }
 
 void* allocate(std::size_t size) noexcept {
+  if (counting) ++counted_new;
   note_allocation();
   return std::malloc(size ? size : 1);
 }
 
 void* allocate_aligned(std::size_t size, std::align_val_t alignment) noexcept {
+  if (counting) ++counted_new;
   note_allocation();
   std::size_t align = static_cast<std::size_t>(alignment);
   if (align < sizeof(void*)) align = sizeof(void*);
@@ -115,12 +118,14 @@ namespace halo::test {
 
 AllocationCounter::AllocationCounter() {
   counted = 0;
+  counted_new = 0;
   counting = true;
 }
 
 AllocationCounter::~AllocationCounter() { stop(); }
 
 std::size_t AllocationCounter::allocations() const { return counted; }
+std::size_t AllocationCounter::new_allocations() const { return counted_new; }
 
 void AllocationCounter::stop() { counting = false; }
 

@@ -15,7 +15,8 @@ class AllocationCounter {
   AllocationCounter(const AllocationCounter&) = delete;
   AllocationCounter& operator=(const AllocationCounter&) = delete;
 
-  std::size_t allocations() const;  // so far, on this thread
+  std::size_t allocations() const;      // so far, on this thread: operator new and (glibc) malloc
+  std::size_t new_allocations() const;  // operator new alone: what C++ code allocated itself
   void stop();                      // stop counting before the test asserts (gtest allocates)
 };
 
