@@ -77,5 +77,24 @@ TEST(CliCuda, AutoChoosesTheGpuForLargeJobsAndSaysSo) {
   EXPECT_NE(result.err.find("engine cuda-fast"), std::string::npos) << result.err;
 }
 
+
+// The review's case: per-channel columns [a, a, b] of 6000 taps hold two distinct masks,
+// 2 x 6016 padded taps, which fit the 16384-tap bank. `auto` counts them as the engine does,
+// takes cuda-fast, and the output is the float64 convolution of each channel with its column.
+TEST(CliCuda, AutoRunsRepeatedPerChannelMasksOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  TempDir dir;
+  const std::size_t taps = 6000;
+  const Sound in = make_noise_file(dir / "in.wav", 400'000, 3, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 91);
+  const float scale = 2.0f / std::sqrt(static_cast<float>(taps));
+  const std::vector<float> a = random_signal(taps, 92, scale), b = random_signal(taps, 93, scale);
+  write_mask_text(dir / "mask.txt", {a, a, b});
+  const Result result = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
+                                 "--subtype", "float", "--engine", "auto"});
+  EXPECT_NE(result.err.find("engine cuda-fast"), std::string::npos) << result.err;
+  const std::vector<double> reference = expected_output(in.samples, 3, {a, a, b}, Align::same, false);
+  EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, reference), tolerance);
+}
+
 }  // namespace
 }  // namespace halo::test
