@@ -7,8 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 build=${BUILD_DIR:-build}
 
-# sox: the peer that bench/end_to_end.sh times halo against.
-packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox)
+# sox: the peer that bench/end_to_end.sh times halo against. clang and its runtime (libFuzzer,
+# ASan, UBSan): fuzz/run.sh.
+packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox
+  clang libclang-rt-14-dev)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,11 +27,22 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Regular files (or names not yet taken) go through a temporary; devices and pipes cannot.
-bool writes_through_temporary(const std::string& path) {
-  struct stat status {};
-  if (stat(path.c_str(), &status) != 0) return true;
-  return S_ISREG(status.st_mode);
+// The file a name leads to: symbolic links followed, dangling ones too (writing through a link
+// to a name not yet taken creates that name, as sox and the shell's > do). Gives up after 40
+// links, as the kernel does (ELOOP).
+std::string resolve_links(const std::string& path) {
+  std::string name = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat status {};
+    if (lstat(name.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return name;
+    std::string link(static_cast<std::size_t>(PATH_MAX), '\0');
+    const ssize_t size = readlink(name.c_str(), link.data(), link.size());
+    if (size < 0) return name;
+    link.resize(static_cast<std::size_t>(size));
+    name = link.front() == '/' ? link : directory_of(name) + "/" + link;
+  }
+  errno = ELOOP;
+  throw Error(path + ": " + std::strerror(errno));
 }
 
 // The process umask, read once without changing it: umask() can only be read by setting it,
@@ -63,24 +75,72 @@ std::string temporary_pattern(const std::string& path) {
 
 std::string reason() { return std::strerror(errno); }
 
+// The table remove_live_temporaries() reads: fixed storage and lock-free states, so that a
+// signal handler may read it. A slot is claimed (free -> claimed), its path copied, then
+// published (-> live); forgetting frees it.
+enum SlotState : int { slot_free, slot_claimed, slot_live };
+struct LiveTemporary {
+  std::atomic<int> state{slot_free};
+  char path[PATH_MAX];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
+constexpr int max_live_temporaries = 16;  // halo has one or two output files open at a time
+LiveTemporary live_temporaries[max_live_temporaries];
+
+// -1 when the table is full or the path too long: that temporary is then still removed by
+// its AtomicFile, only not by the signal path.
+int register_temporary(const std::string& path) noexcept {
+  if (path.size() >= PATH_MAX) return -1;
+  for (int slot = 0; slot < max_live_temporaries; ++slot) {
+    int expected = slot_free;
+    if (!live_temporaries[slot].state.compare_exchange_strong(expected, slot_claimed)) continue;
+    std::memcpy(live_temporaries[slot].path, path.c_str(), path.size() + 1);
+    live_temporaries[slot].state.store(slot_live, std::memory_order_release);
+    return slot;
+  }
+  return -1;
+}
+
+void forget_temporary(int slot) noexcept {
+  if (slot >= 0) live_temporaries[slot].state.store(slot_free, std::memory_order_release);
+}
+
 }  // namespace
 
+void remove_live_temporaries() noexcept {
+  for (LiveTemporary& entry : live_temporaries)
+    if (entry.state.load(std::memory_order_acquire) == slot_live) unlink(entry.path);
+}
+
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
-  if (!writes_through_temporary(path)) {
-    fd_ = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
+  target_ = resolve_links(path);
+  struct stat existing {};
+  const bool exists = stat(target_.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {  // a device, a FIFO: written through, never replaced
+    fd_ = open(target_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd_ < 0) throw Error(path + ": " + reason());
     return;
   }
-  std::string pattern = temporary_pattern(path);
+  std::string pattern = temporary_pattern(target_);
   fd_ = mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd_ < 0) throw Error(path + ": cannot create a file in " + directory_of(path) + ": " + reason());
+  if (fd_ < 0) throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " + reason());
   temporary_ = pattern;
-  // mkstemp makes 0600; give the result the mode a plain create would have.
-  if (fchmod(fd_, 0666 & ~process_umask()) != 0) {
+  slot_ = register_temporary(temporary_);
+  // mkstemp makes 0600. A file replaced keeps its owner where we may set it (root), and its mode
+  // (less set-id bits when the owner could not be kept); a new file gets what a plain create gives.
+  mode_t mode = 0666 & ~process_umask();
+  if (exists) {
+    mode = existing.st_mode & 07777;
+    if (fchown(fd_, existing.st_uid, existing.st_gid) != 0 && fchown(fd_, static_cast<uid_t>(-1), existing.st_gid) != 0)
+      mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);
+  }
+  if (fchmod(fd_, mode) != 0) {
     const Error error(path + ": " + reason());
     close(fd_);
     fd_ = -1;
     unlink(temporary_.c_str());
+    forget_temporary(slot_);
     throw error;
   }
 }
@@ -88,6 +148,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) close(fd_);
   if (!committed_ && !temporary_.empty()) unlink(temporary_.c_str());
+  forget_temporary(slot_);
 }
 
 void AtomicFile::write_all(const char* data, std::size_t size) {
@@ -106,9 +167,11 @@ void AtomicFile::commit() {
   const int fd = fd_;
   fd_ = -1;
   if (close(fd) != 0) throw Error(path_ + ": closing failed: " + reason());
-  if (!temporary_.empty() && std::rename(temporary_.c_str(), path_.c_str()) != 0)
+  if (!temporary_.empty() && std::rename(temporary_.c_str(), target_.c_str()) != 0)
     throw Error(path_ + ": cannot rename the finished file into place: " + reason());
   committed_ = true;
+  forget_temporary(slot_);
+  slot_ = -1;
 }
 
 }  // namespace halo::audio

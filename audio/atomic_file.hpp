@@ -9,16 +9,25 @@ namespace halo::audio {
 //
 // A regular file, or a name not yet taken, is written to a temporary ".NAME.halo-XXXXXX"
 // beside it (same directory, so the rename is atomic; NAME shortened where the whole would
-// not fit in a file name) with the mode a plain create would give, and renamed over the
-// target by commit(). Anything else that exists (a device such as /dev/null, a FIFO) cannot
-// be renamed over and is written directly. Destroyed without commit() (an error, Ctrl-C), the
-// temporary is removed and an existing target is left as it was.
+// not fit in a file name) and renamed over the target by commit(). The name is resolved
+// first: a symbolic link is written through (the temporary goes beside the file it points
+// to, which is what gets replaced; the link stays a link). A file replaced keeps its mode and,
+// where allowed (root), its owner and group; a new one gets the mode a plain create gives.
+// Anything else that exists (a device such as /dev/null, a FIFO) cannot be renamed over and
+// is written directly. Destroyed without commit() (an error, Ctrl-C), the temporary is removed
+// and an existing target is left as it was. An empty name is refused.
 //
 // No fsync, for sound and mask files alike: the promise is that a failed or interrupted run
 // never leaves a partial file under the target's name, which the rename alone keeps; like
 // sox and cp, halo leaves durability across a power cut to the file system (ext4 and xfs
 // flush a file renamed over another on their own). An fsync of a long output (1.4 GB for an
 // hour of stereo float) would cost more than the whole filtering run.
+// The temporaries of every AtomicFile alive, for a signal path that must not wait for the
+// program to unwind (a read stalled on a pipe): unlinks each, using only async-signal-safe
+// calls (a fixed table of paths; no allocation, no lock). The files are then gone and the
+// caller _exit()s; a destructor that runs later finds nothing to remove.
+void remove_live_temporaries() noexcept;
+
 class AtomicFile {
  public:
   // Opens the temporary or the target; throws audio::Error naming the target.
@@ -38,8 +47,10 @@ class AtomicFile {
   void commit();
 
  private:
-  std::string path_;       // the target the user named
+  std::string path_;       // the name the user gave (messages name it)
+  std::string target_;     // the file it leads to, symbolic links followed: what commit() replaces
   std::string temporary_;  // where bytes go until commit(); empty when writing directly
+  int slot_ = -1;          // its entry in the table remove_live_temporaries() reads; -1 when none
   int fd_ = -1;
   bool committed_ = false;
 };

@@ -1,6 +1,7 @@
 #include "audio/format.hpp"
 
 #include <sndfile.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
@@ -117,7 +118,13 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.subtype = subtype;
     return output;
   }
-  if (fits(input.subtype)) return output;
+  // A lossy input (MP3, Vorbis, Opus) keeps its codec only in its own container: WAV "holds"
+  // MP3 on paper but libsndfile writes none. Elsewhere it becomes pcm16, as sox decodes MP3.
+  const int input_subtype = input.subtype & SF_FORMAT_SUBMASK;
+  const bool lossy_input = input_subtype == SF_FORMAT_VORBIS || input_subtype == SF_FORMAT_OPUS ||
+                           input_subtype == SF_FORMAT_MPEG_LAYER_I || input_subtype == SF_FORMAT_MPEG_LAYER_II ||
+                           input_subtype == SF_FORMAT_MPEG_LAYER_III;
+  if (fits(input.subtype) && (!lossy_input || output.container == input.container)) return output;
   // An .opus name asks for Opus in the Ogg container, which would otherwise get Vorbis.
   const auto dot = output_path.find_last_of('.');
   if (dot != std::string::npos && lower(output_path.substr(dot + 1)) == "opus" && fits(SF_FORMAT_OPUS)) {
@@ -130,7 +137,9 @@ Format output_format(const Format& input, const std::string& output_path, int su
                                    SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
   const int fallbacks_float[] = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,
                                  SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
-  for (int candidate : integer_input ? fallbacks_integer : fallbacks_float) {
+  const int fallbacks_lossy[] = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, SF_FORMAT_PCM_24,
+                                 SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
+  for (int candidate : lossy_input ? fallbacks_lossy : integer_input ? fallbacks_integer : fallbacks_float) {
     if (fits(candidate)) {
       output.subtype = candidate;
       return output;
@@ -138,6 +147,52 @@ Format output_format(const Format& input, const std::string& output_path, int su
   }
   throw Error(output_path + ": " + container_name(output.container) + " cannot hold " + std::to_string(output.channels) +
               " channels at " + std::to_string(output.rate_hz) + " Hz");
+}
+
+}  // namespace halo::audio
+
+namespace halo::audio {
+
+bool wav_may_outgrow(const Format& format) {
+  if (format.frames < 0) return true;
+  std::uint64_t sample_bytes = 8;  // the widest WAV sample: double
+  switch (format.subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_U8:
+    case SF_FORMAT_ULAW:
+    case SF_FORMAT_ALAW: sample_bytes = 1; break;
+    case SF_FORMAT_PCM_16: sample_bytes = 2; break;
+    case SF_FORMAT_PCM_24: sample_bytes = 3; break;
+    case SF_FORMAT_PCM_32:
+    case SF_FORMAT_FLOAT: sample_bytes = 4; break;
+    default: break;
+  }
+  constexpr std::uint64_t riff_limit = 0xFFFFFFFFull;  // the RIFF size field: file length - 8
+  constexpr std::uint64_t header_bytes = 1 << 16;      // fmt, fact, strings (metadata copied over)
+  const std::uint64_t data_bytes =
+      static_cast<std::uint64_t>(format.frames) * static_cast<std::uint64_t>(format.channels) * sample_bytes;
+  return data_bytes > riff_limit - header_bytes;
+}
+
+void check_output_name(const std::string& path, int container) {
+  if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
+  if (path == "-") return;
+  struct stat status {};
+  if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
+    throw Error(path + ": is a directory; give OUT a file name");
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) &&
+                             dot + 1 < path.size();
+  if (!has_extension) return;  // no extension (a device, a FIFO, "out"): --type, else the input's container
+  const int by_extension = container_for_extension(path);
+  const std::string extension = path.substr(dot);
+  if (by_extension == 0 && container == 0)
+    throw Error(path + ": " + extension + " is not an extension halo knows (wav, flac, aiff, au, caf, w64, rf64, "
+                "ogg, opus, mp3, ...); rename OUT, or name its container with --type");
+  if (by_extension != 0 && container != 0 && by_extension != container)
+    throw Error(path + ": --type " + container_name(container) + " contradicts the name's " + extension + " (" +
+                container_name(by_extension) + "); drop --type or rename OUT");
 }
 
 }  // namespace halo::audio

@@ -14,6 +14,15 @@ struct Format {
   std::int64_t frames = -1;
 };
 
+// A headerless input (`-t raw`): what its header would have said. Samples interleaved, in the
+// machine's byte order as libsndfile's raw format takes them (little-endian here). subtype 0:
+// not raw, the file describes itself.
+struct RawInput {
+  int rate_hz = 0;
+  int channels = 0;
+  int subtype = 0;  // SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, ... (parse_subtype)
+};
+
 std::string container_name(int container);  // "WAV", "FLAC", ...
 std::string subtype_name(int subtype);      // "pcm16", "float", "vorbis", ...
 
@@ -43,8 +52,22 @@ namespace halo::audio {
 // The format an output gets: the input's rate and channels; the container named by the
 // output's extension (the input's when it has none, or for "-"); the input's subtype, or
 // `subtype` when non-zero. Where the container cannot hold the input's subtype, the nearest
-// that it can (float, then pcm24, pcm16, vorbis, opus). Throws audio::Error when none fits.
+// that it can (float, then pcm24, pcm16, vorbis, opus). A lossy input (MP3, Vorbis, Opus)
+// keeps its codec only in its own container; elsewhere it gets pcm16, as sox writes decoded
+// MP3. Throws audio::Error when none fits.
 // `container` (non-zero) overrides the extension (`--type`).
 Format output_format(const Format& input, const std::string& output_path, int subtype, int container = 0);
+
+// Whether a WAV of `format` (format.frames frames; -1: not known) may pass 4 GiB, where the
+// 32-bit sizes in its header wrap and every reader sees a fraction of the audio. The Writer
+// then writes RF64, the 64-bit WAV (turned back into plain WAV at close when the length was
+// not known and stayed small).
+bool wav_may_outgrow(const Format& format);
+
+// Refuses, before any work, an output name that cannot end well: empty; a directory; an
+// extension that names no container halo writes (unless `container`, from --type, names one);
+// an extension that names another container than `container`. Names without an extension
+// (devices, FIFOs) and "-" pass. Throws audio::Error naming the path.
+void check_output_name(const std::string& path, int container);
 
 }  // namespace halo::audio

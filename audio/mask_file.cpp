@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -107,7 +108,25 @@ int open_for_reading(const std::string& path) {
   return fd;
 }
 
-std::string read_bytes(const std::string& path) {
+// How large a mask may be, checked while reading so that `--mask /dev/zero` or an endless
+// FIFO is refused early: 2^24 taps (the engines' limit), so 64 MiB as .f32 and 256 MiB of
+// text (16 bytes a tap).
+constexpr std::size_t max_mask_taps = std::size_t{1} << 24;
+constexpr std::size_t max_text_bytes = std::size_t{256} << 20;
+
+std::string too_large(const std::string& path, std::size_t limit_bytes) {
+  return path + ": larger than " + std::to_string(limit_bytes >> 20) + " MiB; a mask holds at most " +
+         std::to_string(max_mask_taps) + " taps";
+}
+
+// A text mask with a NUL byte is a binary file read as text: say so instead of quoting it.
+std::string binary_as_text(const std::string& path) {
+  return path + ": a binary file, not a text mask (raw float32 masks are named .f32, sound files by their "
+                "extension)";
+}
+
+// The whole file, refused once it passes limit_bytes; `text`: refused at its first NUL byte.
+std::string read_bytes(const std::string& path, std::size_t limit_bytes, bool text) {
   const int fd = open_for_reading(path);
   std::string bytes;
   char block[65536];
@@ -120,10 +139,48 @@ std::string read_bytes(const std::string& path) {
       throw error;
     }
     if (got == 0) break;
+    const bool binary = text && std::memchr(block, '\0', static_cast<std::size_t>(got)) != nullptr;
+    if (binary || bytes.size() + static_cast<std::size_t>(got) > limit_bytes) {
+      ::close(fd);
+      throw Error(binary ? binary_as_text(path) : too_large(path, limit_bytes));
+    }
     bytes.append(block, static_cast<std::size_t>(got));
   }
   ::close(fd);
   return bytes;
+}
+
+// A token as a message may quote it: at most 24 characters, bytes that are not printable
+// ASCII as \xNN, so that a binary file never reaches the terminal raw.
+std::string excerpt(const std::string& token) {
+  constexpr std::size_t shown = 24;
+  std::string out;
+  for (std::size_t i = 0; i < token.size() && i < shown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", c);
+      out += escaped;
+    }
+  }
+  if (token.size() > shown) out += "...";
+  return out;
+}
+
+// "# rate 44100 Hz" (as write_mask writes it) -> 44100; 0 for any other line.
+double rate_comment(const std::string& line) {
+  const std::size_t hash = line.find('#');
+  if (hash == std::string::npos) return 0;
+  const char* text = line.c_str() + hash + 1;
+  while (*text == ' ' || *text == '\t') ++text;
+  if (std::strncmp(text, "rate", 4) != 0) return 0;
+  char* end = nullptr;
+  const double rate = std::strtod(text + 4, &end);
+  if (end == text + 4 || !std::isfinite(rate) || rate <= 0) return 0;
+  while (*end == ' ' || *end == '\t') ++end;
+  return std::strncmp(end, "Hz", 2) == 0 ? rate : 0;
 }
 
 std::string line_prefix(const std::string& path, int line) {
@@ -137,13 +194,13 @@ double parse_coefficient(const std::string& token, const std::string& where) {
   double value = 0;
   const auto parsed = std::from_chars(begin, end, value);
   if (parsed.ptr != end || parsed.ec == std::errc::invalid_argument || begin == end) {
-    throw Error(where + "\"" + token + "\" is not a number");
+    throw Error(where + "\"" + excerpt(token) + "\" is not a number");
   }
   if (parsed.ec == std::errc::result_out_of_range) {
-    throw Error(where + "\"" + token + "\" is out of range for a coefficient");
+    throw Error(where + "\"" + excerpt(token) + "\" is out of range for a coefficient");
   }
   if (!std::isfinite(value)) throw Error(where + "NaN or Inf coefficient");
-  if (std::fabs(value) > FLT_MAX) throw Error(where + "\"" + token + "\" does not fit in a float");
+  if (std::fabs(value) > FLT_MAX) throw Error(where + "\"" + excerpt(token) + "\" does not fit in a float");
   return value;
 }
 
@@ -172,8 +229,10 @@ std::vector<double> parse_text_line(std::string line, const std::string& where) 
   return values;
 }
 
-MaskSet read_text(const std::string& path) {
-  const std::string text = read_bytes(path);
+MaskSet parse_text(const std::string& path, const std::string& text) {
+  if (text.find('\0') != std::string::npos) throw Error(binary_as_text(path));
+  if (text.size() > max_text_bytes) throw Error(too_large(path, max_text_bytes));
+  double rate_hz = 0;  // from a "# rate R Hz" line, as write_mask writes it
   std::vector<std::vector<float>> columns;
   int first_data_line = 0;
   int line_number = 0;
@@ -183,7 +242,9 @@ MaskSet read_text(const std::string& path) {
     if (end == std::string::npos) end = text.size();
     ++line_number;
     const std::string where = line_prefix(path, line_number);
-    const std::vector<double> values = parse_text_line(text.substr(start, end - start), where);
+    const std::string line = text.substr(start, end - start);
+    if (const double rate = rate_comment(line); rate > 0) rate_hz = rate;
+    const std::vector<double> values = parse_text_line(line, where);
     start = end + 1;
     if (values.empty()) continue;
     if (columns.empty()) {
@@ -200,15 +261,16 @@ MaskSet read_text(const std::string& path) {
   MaskSet masks(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {
     masks[c].taps = std::move(columns[c]);
+    masks[c].rate_hz = rate_hz;
     masks[c].provenance = "file " + path;
     if (columns.size() > 1) masks[c].provenance += " column " + std::to_string(c + 1);
   }
   return masks;
 }
 
-MaskSet read_raw_f32(const std::string& path) {
-  const std::string bytes = read_bytes(path);
+MaskSet parse_raw_f32(const std::string& path, const std::string& bytes) {
   if (bytes.empty()) throw Error(path + ": no coefficients");
+  if (bytes.size() > 4 * max_mask_taps) throw Error(too_large(path, 4 * max_mask_taps));
   if (bytes.size() % 4 != 0) {
     throw Error(path + ": size " + std::to_string(bytes.size()) + " is not a multiple of 4 bytes");
   }
@@ -229,13 +291,8 @@ MaskSet read_raw_f32(const std::string& path) {
   return {mask};
 }
 
-MaskSet read_sound(const std::string& path) {
-  // open(2) first: a missing or unreadable file gets the system's words, not libsndfile's
-  // "System error : ..." wrapping.
-  ::close(open_for_reading(path));
-  SF_INFO info{};
-  SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
-  if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
+// The masks of an open sound file, one per channel: read_sound opens a path, parse_sound bytes.
+MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info) {
   if (info.channels < 1) throw Error(path + ": no channels");
 
   // Read to the end rather than trusting info.frames: some codecs only estimate it.
@@ -243,11 +300,13 @@ MaskSet read_sound(const std::string& path) {
   std::vector<float> block(static_cast<std::size_t>(block_frames) * info.channels);
   std::vector<float> interleaved;
   for (;;) {
-    const sf_count_t frames = sf_readf_float(file.get(), block.data(), block_frames);
+    const sf_count_t frames = sf_readf_float(file, block.data(), block_frames);
     if (frames <= 0) break;
+    if (interleaved.size() / info.channels + static_cast<std::size_t>(frames) > max_mask_taps)
+      throw Error(path + ": longer than " + std::to_string(max_mask_taps) + " frames, the most a mask holds");
     interleaved.insert(interleaved.end(), block.begin(), block.begin() + frames * info.channels);
   }
-  if (sf_error(file.get()) != SF_ERR_NO_ERROR) throw Error(path + ": " + sf_strerror(file.get()));
+  if (sf_error(file) != SF_ERR_NO_ERROR) throw Error(path + ": " + sf_strerror(file));
   if (interleaved.empty()) throw Error(path + ": no coefficients");
 
   const std::size_t channels = static_cast<std::size_t>(info.channels);
@@ -268,6 +327,49 @@ MaskSet read_sound(const std::string& path) {
     }
   }
   return masks;
+}
+
+MaskSet read_sound(const std::string& path) {
+  // open(2) first: a missing or unreadable file gets the system's words, not libsndfile's
+  // "System error : ..." wrapping.
+  ::close(open_for_reading(path));
+  SF_INFO info{};
+  SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
+  if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
+  return decode_sound(path, file.get(), info);
+}
+
+// Bytes in memory as a read-only libsndfile virtual file.
+struct MemoryFile {
+  const std::string& bytes;
+  sf_count_t position = 0;  // the next byte read
+};
+
+MaskSet parse_sound(const std::string& path, const std::string& bytes) {
+  SF_VIRTUAL_IO io{};
+  io.get_filelen = [](void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); };
+  io.seek = [](sf_count_t offset, int whence, void* user) {
+    auto* file = static_cast<MemoryFile*>(user);
+    const sf_count_t size = static_cast<sf_count_t>(file->bytes.size());
+    const sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : size;
+    file->position = std::clamp<sf_count_t>(base + offset, 0, size);
+    return file->position;
+  };
+  io.read = [](void* to, sf_count_t count, void* user) {
+    auto* file = static_cast<MemoryFile*>(user);
+    const sf_count_t left = static_cast<sf_count_t>(file->bytes.size()) - file->position;
+    const sf_count_t got = std::clamp<sf_count_t>(count, 0, left);
+    std::memcpy(to, file->bytes.data() + file->position, static_cast<std::size_t>(got));
+    file->position += got;
+    return got;
+  };
+  io.write = [](const void*, sf_count_t, void*) { return sf_count_t{0}; };
+  io.tell = [](void* user) { return static_cast<MemoryFile*>(user)->position; };
+  MemoryFile memory{bytes};
+  SF_INFO info{};
+  SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
+  if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
+  return decode_sound(path, file.get(), info);
 }
 
 // ---------------------------------------------------------------- writing
@@ -403,11 +505,20 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
 
 MaskSet read_mask(const std::string& path) {
   switch (kind_of(path)) {
-    case FileKind::raw_f32: return read_raw_f32(path);
+    case FileKind::raw_f32: return parse_raw_f32(path, read_bytes(path, 4 * max_mask_taps, false));
     case FileKind::sound: return read_sound(path);
     case FileKind::text: break;
   }
-  return read_text(path);
+  return parse_text(path, read_bytes(path, max_text_bytes, true));
+}
+
+MaskSet parse_mask(const std::string& name, const std::string& bytes) {
+  switch (kind_of(name)) {
+    case FileKind::raw_f32: return parse_raw_f32(name, bytes);
+    case FileKind::sound: return parse_sound(name, bytes);
+    case FileKind::text: break;
+  }
+  return parse_text(name, bytes);
 }
 
 void write_mask(const std::string& path, const MaskSet& masks) {

@@ -1,28 +1,198 @@
 #include "audio/reader.hpp"
 
+#include <fcntl.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "audio/error.hpp"
 
 namespace halo::audio {
+namespace {
 
-Reader::Reader(const std::string& path) : path_(path) {
+// The number after "KEY :" on the last line of libsndfile's log whose key is KEY (any case),
+// -1 when none. The log is where libsndfile says what a header holds that it then overrides.
+long long log_number(const std::string& log, const std::string& key) {
+  long long value = -1;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(start, end - start);
+    start = end + 1;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.size() != key.size() || strncasecmp(name.c_str(), key.c_str(), key.size()) != 0) continue;
+    char* after = nullptr;
+    const long long number = std::strtoll(line.c_str() + colon + 1, &after, 10);
+    if (after != line.c_str() + colon + 1) value = number;
+  }
+  return value;
+}
+
+// libsndfile's log of an open file, or (null) of the last open that failed.
+std::string log_of(SNDFILE* file) {
+  std::string log(16384, '\0');
+  sf_command(file, SFC_GET_LOG_INFO, log.data(), static_cast<int>(log.size()));
+  log.resize(std::strlen(log.c_str()));
+  return log;
+}
+
+// Why libsndfile could not open `name`, in words: where it blames its own struct for a header
+// field that is zero ("Internal error : SF_INFO struct incomplete"), the field.
+std::string open_failure(const std::string& name) {
+  const std::string log = log_of(nullptr);
+  const long long rate = log_number(log, "Sample rate");
+  const long long channels = log_number(log, "Channels");
+  if (rate == 0 || channels == 0)
+    return name + ": the header says " + (rate == 0 ? "the sample rate is 0 Hz" : "there are 0 channels") +
+           "; not a sound file halo can read";
+  return name + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")";
+}
+
+// Bytes of one sample in the file, for fixed-width subtypes; 0 for compressed ones.
+int sample_bytes(int subtype) {
+  switch (subtype) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW: return 1;
+    case SF_FORMAT_PCM_16: return 2;
+    case SF_FORMAT_PCM_24: return 3;
+    case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT: return 4;
+    case SF_FORMAT_DOUBLE: return 8;
+    default: return 0;
+  }
+}
+
+// The frames a seekable file's header declares. libsndfile trims a data chunk that runs past
+// the end of the file to what is there and says so only in its log ("data : 352800 (should
+// be 176378)", or AIFF's COMM frame count "not equal to" what its SSND chunk holds), so a
+// truncated file looks whole; the header's own count is taken from that log.
+std::int64_t header_frames(SNDFILE* file, const SF_INFO& info) {
+  std::int64_t declared = info.frames;
+  const std::string log = log_of(file);
+  if (log.find("should be") == std::string::npos && log.find("not equal") == std::string::npos) return declared;
+  const int container = info.format & SF_FORMAT_TYPEMASK;
+  if (container == SF_FORMAT_AIFF) return std::max<std::int64_t>(declared, log_number(log, "Frames"));
+  const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
+  long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
+  if (container == SF_FORMAT_W64 && data_bytes >= 24) data_bytes -= 24;  // W64 counts its chunk header
+  if (frame_bytes > 0 && data_bytes > 0) declared = std::max<std::int64_t>(declared, data_bytes / frame_bytes);
+  return declared;
+}
+
+// The first four bytes waiting in the pipe `fd`, left there for the reader (tee(2) copies
+// without consuming). False where `fd` is not a pipe or holds fewer bytes.
+bool peek_pipe(int fd, char (&magic)[4]) {
+  int copy[2];
+  if (pipe(copy) != 0) return false;
+  ssize_t got = 0;
+  // A writer may deliver fewer than four bytes first; give it a moment (10 ms at a time).
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    got = tee(fd, copy[1], sizeof magic, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0 || got >= static_cast<ssize_t>(sizeof magic)) break;
+    usleep(10000);
+  }
+  const bool whole = got >= static_cast<ssize_t>(sizeof magic) && read(copy[0], magic, sizeof magic) == sizeof magic;
+  close(copy[0]);
+  close(copy[1]);
+  return whole;
+}
+
+// A pipe (standard input, a FIFO) as libsndfile can read it. libsndfile reads FLAC ("flac
+// decoder lost sync"), CAF (no frames at all) and VOC only from a seekable file: on a pipe,
+// such a stream is first copied to an unlinked temporary in $TMPDIR (else /tmp), as large as
+// the stream; every other container is read as it comes. Returns `fd` itself, or the
+// temporary's descriptor (the caller closes both). `name` is for messages.
+int seekable_stream(int fd, const std::string& name) {
+  char magic[4];
+  if (lseek(fd, 0, SEEK_CUR) >= 0 || !peek_pipe(fd, magic)) return fd;
+  if (std::memcmp(magic, "fLaC", 4) != 0 && std::memcmp(magic, "caff", 4) != 0 && std::memcmp(magic, "Crea", 4) != 0)
+    return fd;
+  const char* directory = std::getenv("TMPDIR");
+  std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/halo-stdin-XXXXXX";
+  const int spool = mkostemp(pattern.data(), O_CLOEXEC);
+  if (spool < 0)
+    throw Error(name + ": cannot make a temporary in " + pattern.substr(0, pattern.rfind('/')) +
+                " to read it from (FLAC and CAF need a seekable file): " + std::strerror(errno));
+  unlink(pattern.c_str());  // gone with the descriptor, whatever happens
+  std::vector<char> block(1 << 16);
+  for (;;) {
+    const ssize_t got = read(fd, block.data(), block.size());
+    if (got < 0 && errno == EINTR) continue;
+    const int error = errno;
+    ssize_t done = 0;
+    while (got > 0 && done < got) {
+      const ssize_t written = write(spool, block.data() + done, static_cast<std::size_t>(got - done));
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        const std::string reason = std::strerror(written < 0 ? errno : EIO);
+        close(spool);
+        throw Error(name + ": copying it to a temporary in $TMPDIR failed: " + reason);
+      }
+      done += written;
+    }
+    if (got == 0) break;
+    if (got < 0) {
+      close(spool);
+      throw Error(name + ": read failed: " + std::string(std::strerror(error)));
+    }
+  }
+  if (lseek(spool, 0, SEEK_SET) != 0) {
+    close(spool);
+    throw Error(name + ": rereading its temporary failed: " + std::string(std::strerror(errno)));
+  }
+  return spool;
+}
+
+}  // namespace
+
+Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   SF_INFO info{};
+  if (raw.subtype != 0) {  // libsndfile opens a raw file only with its layout filled in first
+    info.samplerate = raw.rate_hz;
+    info.channels = raw.channels;
+    info.format = SF_FORMAT_RAW | raw.subtype;
+    if (!sf_format_check(&info))
+      throw Error(path + ": raw " + subtype_name(raw.subtype) + " with " + std::to_string(raw.channels) +
+                  " channels at " + std::to_string(raw.rate_hz) + " Hz is not a layout libsndfile reads");
+  }
   if (path == "-") {
-    file_.reset(sf_open_fd(STDIN_FILENO, SFM_READ, &info, SF_FALSE));
-    if (!file_) throw Error("standard input: " + std::string(sf_strerror(nullptr)));
+    const int input = raw.subtype != 0 ? STDIN_FILENO : seekable_stream(STDIN_FILENO, "standard input");
+    // SF_TRUE for a temporary: libsndfile closes it (and so removes it) with the file, or at once
+    // when it cannot open it.
+    file_.reset(sf_open_fd(input, SFM_READ, &info, input == STDIN_FILENO ? SF_FALSE : SF_TRUE));
+    if (!file_) throw Error(open_failure("standard input"));
   } else {
     // libsndfile's message for a missing file is vague; ask the file system first.
     struct stat status {};
     if (stat(path.c_str(), &status) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISDIR(status.st_mode)) throw Error(path + ": is a directory, not an audio file");
     if (access(path.c_str(), R_OK) != 0) throw Error(path + ": " + std::strerror(errno));
-    file_.reset(sf_open(path.c_str(), SFM_READ, &info));
-    if (!file_) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
+    if (S_ISFIFO(status.st_mode) && raw.subtype == 0) {  // a named pipe: as standard input
+      const int fifo = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fifo < 0) throw Error(path + ": " + std::strerror(errno));
+      int input = fifo;
+      try {
+        input = seekable_stream(fifo, path);
+      } catch (...) {
+        close(fifo);
+        throw;
+      }
+      if (input != fifo) close(fifo);
+      file_.reset(sf_open_fd(input, SFM_READ, &info, SF_TRUE));
+    } else {
+      file_.reset(sf_open(path.c_str(), SFM_READ, &info));
+    }
+    if (!file_) throw Error(open_failure(path));
   }
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;
@@ -30,6 +200,9 @@ Reader::Reader(const std::string& path) : path_(path) {
   format_.subtype = info.format & SF_FORMAT_SUBMASK;
   // A pipe reports a huge or zero length; trust only what a seekable file says.
   format_.frames = info.seekable ? static_cast<std::int64_t>(info.frames) : -1;
+  declared_frames_ = info.seekable ? header_frames(file_.get(), info) : -1;
+  for (int kind = SF_STR_FIRST; kind <= SF_STR_LAST; ++kind)
+    if (const char* text = sf_get_string(file_.get(), kind); text && *text) strings_.emplace_back(kind, text);
   if (format_.channels < 1 || format_.rate_hz < 1)
     throw Error(path + ": header says " + std::to_string(format_.channels) + " channels at " +
                 std::to_string(format_.rate_hz) + " Hz");

@@ -2,16 +2,30 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 
 #include "audio/error.hpp"
 
 namespace halo::audio {
+namespace {
 
-Writer::Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames)
-    : path_(path), format_(format), scale_(sample_scale(format.subtype)), max_chunk_frames_(max_chunk_frames) {
+// How messages name an output: "-" is standard output.
+std::string output_name(const std::string& path) { return path == "-" ? "standard output" : path; }
+
+}  // namespace
+
+Writer::Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames,
+               const WriteOptions& options)
+    : path_(path),
+      format_(format),
+      scale_(sample_scale(format.subtype)),
+      max_chunk_frames_(max_chunk_frames),
+      options_(options),
+      dither_(options.dither && scale_.integer && scale_.full_scale < 8388608.0) {
   SF_INFO info{};
   info.samplerate = format.rate_hz;
   info.channels = format.channels;
@@ -21,18 +35,35 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
                 " at " + std::to_string(format.rate_hz) + " Hz with " + std::to_string(format.channels) +
                 " channels (choose another --subtype or extension)");
 
-  int descriptor = STDOUT_FILENO;
-  if (path == "-") {
-    // libFLAC rewrites its header at the end; on a pipe that lands as junk after the frames.
-    if (format.container == SF_FORMAT_FLAC && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0)
-      throw Error("standard output: FLAC cannot be written to a pipe (its header is rewritten at the end); "
-                  "name a file, or choose a container with --type au");
-  } else {
-    descriptor = output_.emplace(path).fd();
+  const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
+  // Refused on a pipe before a byte goes out. libFLAC rewrites its header at the end; on a pipe
+  // that lands as junk after the frames. MP3 on a pipe goes without its length frame (Xing), and
+  // libsndfile then reads such a file short (9540 of 48000 frames). libsndfile refuses AIFF on a
+  // pipe only after writing its header. (WAV, CAF, W64, ... it refuses before; see below.)
+  const bool header_at_end = format.container == SF_FORMAT_FLAC || format.container == SF_FORMAT_MPEG;
+  if ((header_at_end || format.container == SF_FORMAT_AIFF) && lseek(descriptor, 0, SEEK_CUR) < 0) {
+    discard();
+    throw Error(output_name(path) + ": " + container_name(format.container) + " cannot be written to a pipe (" +
+                (header_at_end ? "its header is completed at the end" : "libsndfile does not write it there") +
+                "); name a file, or choose a container with --type au");
   }
 
-  // SF_FALSE: the descriptor stays the AtomicFile's, which closes it and checks the close.
-  file_.reset(sf_open_fd(descriptor, SFM_WRITE, &info, SF_FALSE));
+  // A seekable output goes through a CheckedOutput, which sees every write's result. A WAV there
+  // that may pass 4 GiB (format.frames says how long it will be) is written as RF64; when the
+  // length is not known, as RF64 that libsndfile turns back into plain WAV at close if small.
+  if (CheckedOutput::suits(descriptor)) {
+    sink_.emplace(descriptor);
+    SF_INFO rf64 = info;
+    rf64.format = SF_FORMAT_RF64 | format.subtype;
+    wav_as_rf64_ = format.container == SF_FORMAT_WAV && wav_may_outgrow(format) && sf_format_check(&rf64);
+    if (wav_as_rf64_) info = rf64;
+    file_.reset(sink_->open(info));
+    if (file_ && wav_as_rf64_ && format.frames < 0)
+      sf_command(file_.get(), SFC_RF64_AUTO_DOWNGRADE, nullptr, SF_TRUE);
+  } else {
+    // SF_FALSE: the descriptor stays the AtomicFile's, which closes it and checks the close.
+    file_.reset(sf_open_fd(descriptor, SFM_WRITE, &info, SF_FALSE));
+  }
   if (!file_) {
     const std::string reason = sf_strerror(nullptr);
     discard();
@@ -45,7 +76,33 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // libsndfile's PEAK chunk costs a pass over every float written (a tenth of the writer's time);
   // sox and most tools do not write one either.
   sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);
-  if (scale_.clips || scale_.integer) converted_.resize(max_chunk_frames * format.channels);
+  if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(max_chunk_frames * format.channels);
+  if (options_.norm_peak > 0) {
+    const char* directory = std::getenv("TMPDIR");
+    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/halo-norm-XXXXXX";
+    spool_fd_ = mkstemp(pattern.data());
+    if (spool_fd_ < 0) {
+      const std::string reason = std::strerror(errno);
+      discard();
+      throw Error("--norm: cannot make its temporary " + pattern + ": " + reason);
+    }
+    unlink(pattern.c_str());  // gone with the descriptor, whatever happens
+  }
+}
+
+void Writer::spool(const float* interleaved, std::size_t frames) {
+  const std::size_t samples = frames * format_.channels;
+  for (std::size_t i = 0; i < samples; ++i)
+    if (std::isfinite(interleaved[i])) spool_peak_ = std::max(spool_peak_, std::fabs(double{interleaved[i]}));
+  const char* bytes = reinterpret_cast<const char*>(interleaved);
+  std::size_t left = samples * sizeof(float);
+  while (left > 0) {
+    const ssize_t done = ::write(spool_fd_, bytes, left);
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) throw Error("--norm: writing its temporary in $TMPDIR failed: " + std::string(std::strerror(errno)));
+    bytes += done;
+    left -= static_cast<std::size_t>(done);
+  }
 }
 
 Writer::~Writer() {
@@ -53,6 +110,8 @@ Writer::~Writer() {
 }
 
 void Writer::discard() noexcept {
+  if (spool_fd_ >= 0) close(spool_fd_);
+  spool_fd_ = -1;
   file_.reset();
   output_.reset();  // closes the descriptor and removes the temporary
 }
@@ -60,41 +119,121 @@ void Writer::discard() noexcept {
 void Writer::write(const float* interleaved, std::size_t frames) {
   if (frames == 0) return;
   if (frames > max_chunk_frames_) throw Error(path_ + ": internal: chunk larger than the writer was sized for");
+  if (spool_fd_ >= 0) return spool(interleaved, frames);
+  convert_and_write(interleaved, frames, 1.0);
+}
+
+namespace {
+
+// splitmix64's finaliser: a counter-based generator, so a sample's dither depends only on
+// where the sample is, never on what was drawn before it.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Triangular (TPDF) dither in (-1, 1) LSB for sample (frame, channel): the difference of two
+// uniform values on [0, 1) taken from one 64-bit hash. The seed is fixed: runs repeat.
+double tpdf_dither(std::uint64_t frame, int channel) {
+  constexpr std::uint64_t seed = 0x68616C6F64697468ull;  // "halodith"
+  const std::uint64_t bits = mix(mix(frame ^ seed) + static_cast<std::uint64_t>(channel));
+  constexpr double unit = 1.0 / 4294967296.0;  // 2^-32
+  return static_cast<double>(bits >> 32) * unit - static_cast<double>(bits & 0xFFFFFFFFull) * unit;
+}
+
+}  // namespace
+
+void Writer::convert_and_write(const float* interleaved, std::size_t frames, double gain) {
   sf_count_t written = 0;
-  if (!scale_.clips && !scale_.integer) {
+  const std::size_t samples = frames * format_.channels;
+  const bool finite = std::all_of(interleaved, interleaved + samples, [](float v) { return std::isfinite(v); });
+  if (!scale_.clips && !scale_.integer && gain == 1.0 && finite) {
     written = sf_writef_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   } else {
-    const std::size_t samples = frames * format_.channels;
+    if (converted_.empty()) converted_.resize(max_chunk_frames_ * format_.channels);  // float output, first NaN
+    const double scale = scale_.full_scale * gain;
     std::uint64_t clipped = 0;
     for (std::size_t i = 0; i < samples; ++i) {
-      double value = static_cast<double>(interleaved[i]) * scale_.full_scale;
+      double value = static_cast<double>(interleaved[i]) * scale;
+      if (!std::isfinite(value)) {  // NaN or Inf is never written: 0, or Inf clipped to full scale
+        ++nonfinite_samples_;
+        if (std::isnan(value) || !scale_.clips) {
+          converted_[i] = 0;
+          if (scale_.clips) ++clipped;  // where output clips, a NaN counts as clipped too
+          continue;
+        }
+      }
       // Compare after rounding, as the value will be stored: 32767.4 fits pcm16, 32767.6 does not.
       const double stored = scale_.integer ? std::nearbyint(value) : value;
-      if (stored > scale_.highest) {
+      if (scale_.clips && stored > scale_.highest) {
         value = scale_.highest;
         ++clipped;
-      } else if (stored < scale_.lowest) {
+      } else if (scale_.clips && stored < scale_.lowest) {
         value = scale_.lowest;
         ++clipped;
+      } else if (dither_) {
+        // The dither may carry a sample that fits one LSB past the end: held there, not counted.
+        const int channel = static_cast<int>(i % static_cast<std::size_t>(format_.channels));
+        const std::uint64_t frame = frames_out_ + i / static_cast<std::size_t>(format_.channels);
+        value = std::clamp(std::nearbyint(value + tpdf_dither(frame, channel)), scale_.lowest, scale_.highest);
       }
       converted_[i] = value;
     }
     clipped_samples_ += clipped;
     written = sf_writef_double(file_.get(), converted_.data(), static_cast<sf_count_t>(frames));
   }
-  if (written != static_cast<sf_count_t>(frames)) {
-    const int error = errno;
+  frames_out_ += frames;
+  if (written != static_cast<sf_count_t>(frames) || (sink_ && sink_->error() != 0)) {
+    const int error = sink_ && sink_->error() != 0 ? sink_->error() : errno;
     std::string reason = sf_strerror(file_.get());
-    if (error == ENOSPC || error == EDQUOT || error == EFBIG) reason = std::strerror(error);
-    throw Error((path_ == "-" ? std::string("standard output") : path_) + ": write failed: " + reason);
+    if ((sink_ && sink_->error() != 0) || error == ENOSPC || error == EDQUOT || error == EFBIG)
+      reason = std::strerror(error);
+    throw Error(output_name(path_) + ": write failed: " + reason);
   }
 }
 
+void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& strings) {
+  for (const auto& [kind, text] : strings) sf_set_string(file_.get(), kind, text.c_str());
+}
+
 void Writer::commit() {
+  if (spool_fd_ >= 0) {  // --norm's second pass: read the spool back, scaled to the peak asked for
+    double target = options_.norm_peak;
+    if (scale_.integer) target = std::min(target, scale_.highest / scale_.full_scale);  // +full scale does not fit
+    const double gain = spool_peak_ > 0 ? target / spool_peak_ : 1.0;
+    if (lseek(spool_fd_, 0, SEEK_SET) != 0)
+      throw Error("--norm: rereading its temporary failed: " + std::string(std::strerror(errno)));
+    std::vector<float> chunk(max_chunk_frames_ * format_.channels);
+    const std::size_t frame_bytes = sizeof(float) * format_.channels;
+    std::size_t held = 0;  // bytes in chunk
+    for (;;) {
+      const ssize_t got = read(spool_fd_, reinterpret_cast<char*>(chunk.data()) + held, chunk.size() * sizeof(float) - held);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw Error("--norm: rereading its temporary failed: " + std::string(std::strerror(errno)));
+      held += static_cast<std::size_t>(got);
+      if (got > 0 && held < chunk.size() * sizeof(float)) continue;
+      if (held >= frame_bytes) convert_and_write(chunk.data(), held / frame_bytes, gain);
+      if (got == 0) break;
+      held = 0;
+    }
+    close(spool_fd_);
+    spool_fd_ = -1;
+  }
   const int status = sf_close(file_.release());
   if (status != 0) {
     discard();
-    throw Error(path_ + ": closing failed: " + sf_error_number(status));
+    throw Error(output_name(path_) + ": closing failed: " + sf_error_number(status));
+  }
+  if (sink_ && sink_->error() != 0) {  // an encoder's last frames, a header rewritten at close
+    discard();
+    throw Error(output_name(path_) + ": write failed: " + std::strerror(sink_->error()));
+  }
+  if (wav_as_rf64_ && std::memcmp(sink_->magic(), "RF64", 4) == 0) {
+    format_.container = SF_FORMAT_RF64;
+    note_ = output_name(path_) + ": more than 4 GiB, beyond what a WAV header can count: written as RF64 (the 64-bit WAV "
+            "that sox, ffmpeg and libsndfile read)";
   }
   if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "audio/atomic_file.hpp"
+#include "audio/checked_output.hpp"
 #include "audio/format.hpp"
 #include "audio/sndfile_handle.hpp"
 
@@ -18,11 +20,28 @@ namespace halo::audio {
 // commit() (an error, Ctrl-C) removes the temporary and leaves any existing target untouched.
 //
 // Samples beyond what the subtype holds are clipped and counted (as sox reports them);
-// float and double are written as they are.
+// float and double are written as they are. NaN and Inf are never written: counted
+// (nonfinite_samples), then 0 in float output, clipped in integer output (NaN as 0, counted as clipped).
+//
+// What a Writer may do to the samples on the way out (the library's default: nothing).
+struct WriteOptions {
+  // TPDF dither of ±1 LSB before rounding, on integer subtypes below 24 bits (pcm8, pcm16),
+  // as sox does. Each sample's dither is a hash of (frame index, channel) with a fixed seed:
+  // a run is reproducible, and how the frames arrive in chunks changes no sample.
+  bool dither = false;
+  // > 0: scale the whole output so that its peak |sample| is this (linear; 0.891 for -1 dBFS).
+  // Two passes: write() spools float32 to an unlinked temporary in $TMPDIR (or /tmp) and
+  // measures the peak; commit() rescales while converting. Works for pipes; needs 4 bytes of
+  // temporary space per sample. Clipping after the scaling is not counted.
+  double norm_peak = 0;
+};
+
 class Writer {
  public:
-  // max_chunk_frames sizes the conversion buffer once.
-  Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames);
+  // max_chunk_frames sizes the conversion buffer once. format.frames: how many frames will be
+  // written, -1 when not known; a WAV that may pass 4 GiB is written as RF64 (see note()).
+  Writer(const std::string& path, const Format& format, std::size_t max_chunk_frames,
+         const WriteOptions& options = {});
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -33,19 +52,41 @@ class Writer {
   void commit();
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }
+  // After commit(): the container written (RF64 where a WAV outgrew 4 GiB) and a line for the
+  // user saying so (empty when there is nothing to say).
+  int container() const { return format_.container; }
+  const std::string& note() const { return note_; }
+  // NaN or Inf samples given to write(): written as 0 (float output) or clipped (NaN as 0).
+  std::uint64_t nonfinite_samples() const { return nonfinite_samples_; }
+  std::size_t max_chunk_frames() const { return max_chunk_frames_; }
+  // Metadata strings (SF_STR_TITLE, ... with their text) to write with the audio, as sox copies
+  // them; call before the first write(). A container without such a field drops it.
+  void copy_strings(const std::vector<std::pair<int, std::string>>& strings);
 
  private:
   void discard() noexcept;
+  // Scales by `gain`, dithers, clips and rounds as the subtype needs, and writes.
+  void convert_and_write(const float* interleaved, std::size_t frames, double gain);
+  void spool(const float* interleaved, std::size_t frames);  // --norm's first pass
 
   std::string path_;                  // the target the user named; "-" for standard output
   std::optional<AtomicFile> output_;  // the file's descriptor; none for standard output
+  std::optional<CheckedOutput> sink_; // every byte's write checked; none for a pipe
+  bool wav_as_rf64_ = false;          // a WAV opened as RF64 that libsndfile downgrades when small
+  std::string note_;                  // see note()
   Format format_;
   SampleScale scale_;
   SndfileHandle file_;                // declared after output_: closed before its descriptor
   std::vector<double> converted_;  // one chunk in output units, for integer and clipped subtypes
   std::size_t max_chunk_frames_;
   std::uint64_t clipped_samples_ = 0;
+  std::uint64_t nonfinite_samples_ = 0;
   bool committed_ = false;
+  WriteOptions options_;
+  bool dither_ = false;            // options_.dither, where the subtype wants it
+  std::uint64_t frames_out_ = 0;   // frames converted so far: the dither's frame index
+  int spool_fd_ = -1;              // --norm: the float32 copy of the output, unlinked
+  double spool_peak_ = 0;          // --norm: largest finite |sample| spooled
 };
 
 }  // namespace halo::audio

@@ -1,11 +1,19 @@
-// Frequency response by direct evaluation of H(w) = sum_k h[k] e^{-jwk}: O(points * taps),
-// exact to double rounding at any frequency, no FFT grid to align with.
+// Frequency response H(w) = sum_k h[k] e^{-jwk}. On the evenly spaced grid of response() it is
+// one real FFT (FFTW, double) of the taps folded onto the grid's period: O(taps + points log
+// points), where evaluating every point directly took points * taps trig calls (66 s for a
+// summary of 1048575 taps). magnitude_at() evaluates one frequency directly.
 #include "filters/response.hpp"
+
+#include <fftw3.h>
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <complex>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <new>
 #include <string>
 
 #include "filters/error.hpp"
@@ -38,6 +46,37 @@ void unwrap(std::vector<double>& phase) {
   }
 }
 
+// FFTW's planner is not thread-safe; its plans are made and destroyed one at a time.
+std::mutex planner;
+
+struct FftwFree {
+  void operator()(void* memory) const noexcept { fftw_free(memory); }
+};
+
+// sum_k values[k] e^{-2 pi j i k / n} for i in [0, n/2]: the values folded modulo n (taps k and
+// k + n meet every grid frequency with the same phase, so folding is exact), then one real FFT.
+std::vector<std::complex<double>> folded_transform(const std::vector<double>& values, std::size_t n) {
+  std::unique_ptr<double, FftwFree> in(fftw_alloc_real(n));
+  std::unique_ptr<fftw_complex, FftwFree> out(fftw_alloc_complex(n / 2 + 1));
+  if (!in || !out) throw std::bad_alloc();
+  fftw_plan plan;
+  {
+    const std::lock_guard<std::mutex> lock(planner);
+    plan = fftw_plan_dft_r2c_1d(static_cast<int>(n), in.get(), out.get(), FFTW_ESTIMATE);
+  }
+  if (!plan) throw Error("response: FFTW could not plan a transform of " + std::to_string(n) + " points");
+  std::fill(in.get(), in.get() + n, 0.0);
+  for (std::size_t k = 0; k < values.size(); ++k) in.get()[k % n] += values[k];
+  fftw_execute(plan);
+  {
+    const std::lock_guard<std::mutex> lock(planner);
+    fftw_destroy_plan(plan);
+  }
+  std::vector<std::complex<double>> bins(n / 2 + 1);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = {out.get()[i][0], out.get()[i][1]};
+  return bins;
+}
+
 }  // namespace
 
 Response response(const Mask& mask, int points) {
@@ -53,19 +92,24 @@ Response response(const Mask& mask, int points) {
   r.phase_rad.resize(points);
   r.group_delay.resize(points);
 
+  // H and its derivative's companion sum_k k h[k] e^{-jwk} (tau = Re(that / H)) at
+  // w_i = pi i / (points - 1): bin i of a DFT of length 2 (points - 1).
+  std::vector<double> h(mask.taps.begin(), mask.taps.end()), k_h(h.size());
+  for (std::size_t k = 0; k < h.size(); ++k) k_h[k] = static_cast<double>(k) * h[k];
+  std::vector<std::complex<double>> h_sums, k_h_sums;
+  if (points == 1) {  // DC only
+    h_sums = {std::complex<double>(std::accumulate(h.begin(), h.end(), 0.0))};
+    k_h_sums = {std::complex<double>(std::accumulate(k_h.begin(), k_h.end(), 0.0))};
+  } else {
+    const std::size_t n = 2 * static_cast<std::size_t>(points - 1);
+    h_sums = folded_transform(h, n);
+    k_h_sums = folded_transform(k_h, n);
+  }
+
   for (int i = 0; i < points; ++i) {
     const double fraction = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
-    const double omega = pi * fraction;  // radians per sample, [0, pi]
-    // H and its derivative's companion sum_k k h[k] e^{-jwk}: tau = Re(that / H).
-    std::complex<double> h_sum = 0;
-    std::complex<double> k_h_sum = 0;
-    for (std::size_t k = 0; k < mask.taps.size(); ++k) {
-      const double angle = -omega * static_cast<double>(k);
-      const std::complex<double> term =
-          static_cast<double>(mask.taps[k]) * std::complex<double>(std::cos(angle), std::sin(angle));
-      h_sum += term;
-      k_h_sum += static_cast<double>(k) * term;
-    }
+    const std::complex<double> h_sum = h_sums[i];
+    const std::complex<double> k_h_sum = k_h_sums[i];
     r.freq_hz[i] = fraction * rate / 2;
     r.magnitude[i] = std::abs(h_sum);
     r.phase_rad[i] = std::arg(h_sum);

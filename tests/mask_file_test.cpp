@@ -104,7 +104,7 @@ TEST_F(MaskFile, TextRoundTripIsExact) {
   const MaskSet back = read_mask(path("m.txt"));
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].taps, mask.taps);  // %.9g reads back to the same float
-  EXPECT_EQ(back[0].rate_hz, 0.0);     // text carries no rate
+  EXPECT_EQ(back[0].rate_hz, 44100.0);  // its "# rate 44100 Hz" line reads back (issue 13, item 17)
   EXPECT_NE(back[0].provenance.find("m.txt"), std::string::npos);
 
   std::ifstream in(path("m.txt"));

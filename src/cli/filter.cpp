@@ -6,6 +6,7 @@
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/mask_options.hpp"
 #include "src/engine/registry.hpp"
@@ -15,98 +16,51 @@
 namespace halo::cli {
 namespace {
 
-std::string join(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : "|") + name;
-  return text;
+// What happened to samples on the way, in one line like sox's clipping report; empty when
+// nothing did. Non-finite input is read as 0; non-finite results are written as 0 (float) or
+// clipped (integer output, where they are part of the clipped count).
+std::string sample_report(const StreamResult& stream) {
+  std::string line;
+  auto add = [&](const std::string& part) { line += (line.empty() ? "" : "; ") + part; };
+  if (stream.nonfinite_input_samples > 0)
+    add(std::to_string(stream.nonfinite_input_samples) + " input samples were NaN or Inf and were read as 0");
+  if (stream.clipped_samples > 0) {
+    std::string part = "clipped " + std::to_string(stream.clipped_samples) + " samples";
+    if (stream.nonfinite_output_samples > 0)
+      part += " (" + std::to_string(stream.nonfinite_output_samples) + " of them NaN or Inf)";
+    add(part);
+  } else if (stream.nonfinite_output_samples > 0) {
+    add(std::to_string(stream.nonfinite_output_samples) + " output samples overflowed to NaN or Inf and were written as 0");
+  }
+  if (stream.clipped_samples > 0 || stream.nonfinite_output_samples > 0) add("lower --gain to avoid it");
+  return line;
 }
-
-constexpr std::size_t max_chunk_frames = std::size_t{1} << 24;
 
 }  // namespace
 
 int filter_command(int argc, char** argv) {
-  cxxopts::Options options("halo filter", "Filter a sound file with an FIR mask.\n"
-                                          "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | "
-                                          "--bandstop LO:HI | --mask FILE | --ir FILE) [options]\n"
-                                          "IN and OUT: any format libsndfile reads and writes; - for stdin/stdout.");
-  options.positional_help("IN OUT");
-  add_mask_options(options);
-  options.add_options("Filtering")
-      ("engine", join(engine_names()) + " (default auto)", cxxopts::value<std::string>()->default_value("auto"), "E")
-      ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<int>()->default_value("256"), "N")
-      ("chunk", "frames per chunk (never changes the result)", cxxopts::value<std::size_t>()->default_value("262144"), "FRAMES")
-      ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",
-       cxxopts::value<std::string>(), "A")
-      ("tail", "add the filter's tail: run to the end of the full convolution")
-      ("subtype", "pcm16|pcm24|pcm32|float|double|... (default: the input's)", cxxopts::value<std::string>(), "S")
-      ("type", "OUT's container by extension name (wav, flac, au, ...); for - chiefly",
-       cxxopts::value<std::string>(), "EXT")
-      ("gain", "gain in dB, applied before clipping", cxxopts::value<double>()->default_value("0"), "DB")
-      ("timings", "print where the time went")
-      ("q,quiet", "print only errors")
-      ("h,help", "this help")
-      ("files", "", cxxopts::value<std::vector<std::string>>());
-  options.parse_positional({"files"});
-  const auto parsed = options.parse(argc, argv);
-  if (parsed.count("help")) {
-    std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Filtering"}).c_str());
+  const FilterArguments arguments = parse_filter_arguments(argc, argv);
+  if (arguments.help) {
+    std::printf("%s\n", arguments.help_text.c_str());
     return 0;
   }
-  const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (files.size() != 2) throw UsageError("filter needs IN and OUT (see halo filter --help)");
-  const std::string& input = files[0];
-  const std::string& output = files[1];
+  const std::string& input = arguments.input;
+  const std::string& output = arguments.output;
+  const MaskSource& source = arguments.source;
+  const FilterOptions& filter = arguments.filter;
+  const bool quiet = arguments.quiet;
 
-  const MaskSource source = parse_mask_options(parsed);
-  FilterOptions filter;
-  filter.engine = parsed["engine"].as<std::string>();
-  try {
-    check_engine_name(filter.engine);
-  } catch (const Error& error) {
-    throw UsageError(std::string("--engine: ") + error.what());
+  try {  // before any work: the input is read, the mask designed, only for an output that can be
+    audio::check_output_name(output, filter.container);
+  } catch (const audio::Error& error) {
+    throw UsageError(error.what());
   }
-  filter.engine_options.block_threads = parsed["block"].as<int>();
-  const int block_threads = filter.engine_options.block_threads;
-  if (block_threads < 32 || block_threads > 1024 || block_threads % 32 != 0)
-    throw UsageError("--block " + std::to_string(block_threads) + ": give a multiple of 32 from 32 to 1024");
-  filter.stream.chunk_frames = parsed["chunk"].as<std::size_t>();
-  if (filter.stream.chunk_frames < 1 || filter.stream.chunk_frames > max_chunk_frames)
-    throw UsageError("--chunk " + std::to_string(filter.stream.chunk_frames) + ": give 1 to " +
-                     std::to_string(max_chunk_frames) + " frames");
-  filter.stream.tail = parsed.count("tail") > 0;
-  filter.stream.alignment =
-      source.kind == MaskSource::Kind::impulse_response ? Alignment::causal : Alignment::centred;
-  if (parsed.count("align")) {
-    const auto align = parsed["align"].as<std::string>();
-    if (align == "same") filter.stream.alignment = Alignment::centred;
-    else if (align == "causal") filter.stream.alignment = Alignment::causal;
-    else throw UsageError("--align " + align + ": give same or causal");
-  }
-  const double gain_db = parsed["gain"].as<double>();
-  if (!std::isfinite(gain_db) || std::fabs(gain_db) > 200) throw UsageError("--gain: give a level in dB within ±200");
-  filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
-  if (parsed.count("subtype")) {
-    const std::string subtype = parsed["subtype"].as<std::string>();
-    try {
-      filter.subtype = audio::parse_subtype(subtype);
-    } catch (const audio::Error& error) {
-      throw std::runtime_error("--subtype " + std::string(error.what()));
-    }
-  }
-  if (parsed.count("type")) {
-    const auto type = parsed["type"].as<std::string>();
-    filter.container = audio::container_for_extension("." + type);
-    if (filter.container == 0) throw UsageError("--type " + type + ": not a container libsndfile writes");
-  }
-  const bool quiet = parsed.count("quiet") > 0;
-
-  FilterJob job(input, output);
+  FilterJob job(input, output, arguments.raw);
   const filters::MaskSet masks = masks_for(source, job.input_format().rate_hz);
-  for (const auto& mask : masks)
-    if (!quiet && mask.rate_hz > 0 && std::fabs(mask.rate_hz - job.input_format().rate_hz) > 0.5)
-      notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask.rate_hz)) + " Hz but " +
-             input + " is at " + std::to_string(job.input_format().rate_hz) + " Hz");
+  const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
+  if (!quiet && mask_rate_hz > 0 && std::fabs(mask_rate_hz - job.input_format().rate_hz) > 0.5)
+    notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask_rate_hz)) + " Hz but " + input +
+           " is at " + std::to_string(job.input_format().rate_hz) + " Hz");
 
   FilterReport report;
   {  // the bar erases itself before the summary prints
@@ -115,8 +69,11 @@ int filter_command(int argc, char** argv) {
     report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); }, interruption());
   }
 
-  if (report.stream.clipped_samples > 0)
-    notice("clipped " + std::to_string(report.stream.clipped_samples) + " samples; lower --gain to avoid it");
+  if (const std::string line = sample_report(report.stream); !line.empty()) notice(line);
+  if (!report.output_note.empty()) notice(report.output_note);
+  if (report.stream.declared_frames > static_cast<std::int64_t>(report.stream.frames_in))  // --accept-short
+    notice("warning: " + input + " is truncated: its header declares " + std::to_string(report.stream.declared_frames) +
+           " frames, " + std::to_string(report.stream.frames_in) + " were read and filtered");
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice("engine " + report.engine.name + " (" + report.engine.reason + ")");
@@ -126,10 +83,10 @@ int filter_command(int argc, char** argv) {
                   audio::subtype_name(report.output.subtype).c_str(), report.output.rate_hz, report.output.channels,
                   static_cast<unsigned long long>(report.stream.frames_in),
                   static_cast<unsigned long long>(report.stream.frames_out),
-                  masks.front().provenance.c_str(), report.stream.timings.wall_s);
+                  describe_masks(masks).c_str(), report.stream.timings.wall_s);
     notice(line);
   }
-  if (parsed.count("timings")) {
+  if (arguments.timings) {
     const auto& t = report.stream.timings;
     char line[512];
     std::snprintf(line, sizeof line,

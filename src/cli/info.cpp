@@ -29,24 +29,38 @@ int info_command(int argc, char** argv) {
   // The peak needs every sample: read in chunks so memory stays flat.
   constexpr std::size_t chunk_frames = 1 << 15;
   std::vector<float> chunk(chunk_frames * format.channels);
+  // A NaN makes its channel's peak NaN (it is not skipped, as std::max would); an Inf, Inf.
   std::vector<float> channel_peak(format.channels, 0.0f);
-  std::uint64_t frames = 0;
+  std::uint64_t frames = 0, nans = 0, infinities = 0;
   for (std::size_t got; (got = reader.read(chunk.data(), chunk_frames)) > 0;) {
-    for (std::size_t i = 0; i < got * format.channels; ++i)
-      channel_peak[i % format.channels] = std::max(channel_peak[i % format.channels], std::fabs(chunk[i]));
+    for (std::size_t i = 0; i < got * format.channels; ++i) {
+      float& peak = channel_peak[i % format.channels];
+      const float magnitude = std::fabs(chunk[i]);
+      if (std::isnan(magnitude)) ++nans;
+      if (std::isinf(magnitude)) ++infinities;
+      if (std::isnan(magnitude) || std::isnan(peak)) peak = NAN;
+      else peak = std::max(peak, magnitude);
+    }
     frames += got;
   }
-  const float peak = *std::max_element(channel_peak.begin(), channel_peak.end());
-  auto dbfs = [](float value) { return value > 0 ? 20.0 * std::log10(value) : -INFINITY; };
+  float peak = 0;
+  for (float value : channel_peak) peak = std::isnan(value) || std::isnan(peak) ? NAN : std::max(peak, value);
+  auto dbfs = [](float value) { return std::isnan(value) ? NAN : value > 0 ? 20.0 * std::log10(value) : -INFINITY; };
 
   std::printf("file:      %s\n", path.c_str());
   std::printf("format:    %s %s\n", audio::container_name(format.container).c_str(),
               audio::subtype_name(format.subtype).c_str());
   std::printf("rate:      %d Hz\n", format.rate_hz);
   std::printf("channels:  %d\n", format.channels);
-  std::printf("frames:    %llu\n", static_cast<unsigned long long>(frames));
+  std::printf("frames:    %llu", static_cast<unsigned long long>(frames));
+  if (reader.declared_frames() > static_cast<std::int64_t>(frames))
+    std::printf(" (truncated: the header declares %lld)", static_cast<long long>(reader.declared_frames()));
+  std::printf("\n");
   std::printf("duration:  %.3f s\n", static_cast<double>(frames) / format.rate_hz);
   std::printf("peak:      %.6f (%.2f dBFS)\n", peak, dbfs(peak));
+  if (nans + infinities > 0)
+    std::printf("non-finite: %llu NaN and %llu Inf samples (halo filter reads them as 0)\n",
+                static_cast<unsigned long long>(nans), static_cast<unsigned long long>(infinities));
   if (format.channels > 1)
     for (int c = 0; c < format.channels; ++c)
       std::printf("  ch %-3d   %.6f (%.2f dBFS)\n", c + 1, channel_peak[c], dbfs(channel_peak[c]));

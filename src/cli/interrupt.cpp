@@ -1,26 +1,64 @@
 #include "src/cli/interrupt.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <csignal>
+
+#include "audio/atomic_file.hpp"
 
 namespace halo::cli {
 namespace {
 
 Cancellation signalled;
+std::atomic<int> signal_number{0};  // the first signal received; 0 before
+static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 
-extern "C" void on_interrupt(int) { signalled.request(); }
+// How long the program may take to stop on its own (the pipeline polls between chunks and
+// unwinds) before the signal path stops it: a read or write stalled on a pipe never returns.
+constexpr unsigned grace_seconds = 2;
+
+// Async-signal-safe: removes every temporary output file, says so, and exits with the code of
+// the signal (128 + its number: 130 for INT, 143 for TERM, 129 for HUP).
+[[noreturn]] void abandon() noexcept {
+  audio::remove_live_temporaries();
+  static const char message[] = "halo: interrupted; nothing was written\n";
+  const ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+  _exit(128 + signal_number.load());
+}
+
+extern "C" void on_signal(int number) {
+  int none = 0;
+  if (!signal_number.compare_exchange_strong(none, number)) abandon();  // a second signal: stop now
+  signalled.request();
+  alarm(grace_seconds);
+}
+
+extern "C" void on_grace_expired(int) { abandon(); }
+
+void handle(int number, void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaction(number, &action, nullptr);
+}
 
 }  // namespace
 
 void install_interrupt_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGHUP, &action, nullptr);
+  handle(SIGINT, on_signal);
+  handle(SIGTERM, on_signal);
+  handle(SIGHUP, on_signal);
+  handle(SIGALRM, on_grace_expired);
 }
 
 const Cancellation& interruption() { return signalled; }
 bool interrupted() { return signalled.requested(); }
+
+int interrupted_exit_code() {
+  alarm(0);  // unwound in time: the signal path need not step in
+  return 128 + signal_number.load();
+}
 
 }  // namespace halo::cli

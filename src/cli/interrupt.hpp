@@ -5,9 +5,15 @@ namespace halo::cli {
 
 // Ctrl-C, SIGTERM and SIGHUP request the cancellation that the commands pass to the pipeline,
 // which polls it between chunks, so an interrupted run unwinds normally: the writer's
-// temporary file is removed and any existing output stays.
+// temporary file is removed and any existing output stays. Where the run cannot stop on its
+// own within 2 s (a read stalled on a pipe or FIFO, a write blocked on a full pipe, a long
+// computation), or on a second signal, the signal path removes every temporary output file
+// (audio::remove_live_temporaries) and exits at once. Either way the exit code is 128 + the
+// signal's number: 130 for INT, 143 for TERM, 129 for HUP.
 void install_interrupt_handlers();
 const Cancellation& interruption();
 bool interrupted();
+// For main, once an interrupted run has unwound: 128 + the signal's number.
+int interrupted_exit_code();
 
 }  // namespace halo::cli

@@ -1,8 +1,10 @@
 // halo: filter audio with FIR masks on the GPU. Commands are thin fronts over the library.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <cxxopts.hpp>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "src/cli/command.hpp"
@@ -22,7 +24,8 @@ constexpr const char* usage =
     "\n"
     "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | --bandstop LO:HI | --mask FILE | --ir FILE)\n"
     "                     [--taps N | --transition HZ --attenuation DB] [--window W] [--engine E] [--chunk FRAMES]\n"
-    "                     [--tail] [--subtype S] [--gain DB] [--quiet]\n"
+    "                     [--tail] [--subtype S] [--gain DB | --norm[=DB]] [--no-dither] [--quiet]\n"
+    "                     [-t raw --rate HZ --channels N --encoding S]  (for a headerless IN)\n"
     "  halo design (mask options) [--rate HZ] [-o MASKFILE]\n"
     "  halo info FILE\n"
     "  halo --version | --help | COMMAND --help\n";
@@ -53,7 +56,8 @@ std::string option_with_value(int argc, char** argv, const std::string& message)
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The command's exit code (main checks standard output after it).
+static int run_command(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(usage, stderr);
     return 2;
@@ -84,12 +88,32 @@ int main(int argc, char** argv) {
   } catch (const cxxopts::exceptions::exception& error) {
     halo::cli::notice(command + ": " + error.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    halo::cli::notice("out of memory: nothing was written (a shorter mask, fewer channels or a smaller --chunk "
+                      "needs less)");
+    return 1;
   } catch (const std::exception& error) {
     if (halo::cli::interrupted()) {
       halo::cli::notice("interrupted; nothing was written");
-      return 130;
+      return halo::cli::interrupted_exit_code();
     }
     halo::cli::notice(error.what());
     return 1;
   }
+}
+
+// Everything printed to standard output (help, design's coefficients, info's report) is checked
+// here, once: a full disk or a closed pipe at the other end is an error, not a silent exit 0.
+int main(int argc, char** argv) {
+  const int code = run_command(argc, argv);
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  int reason = errno;  // 0 where the write failed earlier, inside a printf
+  errno = 0;
+  if (std::fclose(stdout) == 0 && flushed) return code;
+  if (reason == 0) reason = errno;
+  if (code != 0) return code;  // the command has said its one line already
+  halo::cli::notice(std::string("standard output: write failed") + (reason != 0 ? ": " : "") +
+                    (reason != 0 ? std::strerror(reason) : ""));
+  return 1;
 }

@@ -1,12 +1,12 @@
 #include "src/cli/mask_options.hpp"
 
-#include <cstdlib>
 #include <stdexcept>
 
 #include "audio/mask_file.hpp"
 #include "filters/design.hpp"
 #include "filters/error.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/number_parser.hpp"
 
 namespace halo::cli {
 
@@ -21,22 +21,11 @@ void add_mask_options(cxxopts::Options& options) {
       ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
        cxxopts::value<std::string>(), "FILE");
   options.add_options("Design")
-      ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<int>(), "N")
+      ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<std::string>(), "N")
       ("transition", "transition width in Hz (with --attenuation: Kaiser length and beta)",
        cxxopts::value<std::string>(), "HZ")
-      ("attenuation", "stop-band attenuation in dB (with --transition)", cxxopts::value<double>(), "DB")
+      ("attenuation", "stop-band attenuation in dB (with --transition)", cxxopts::value<std::string>(), "DB")
       ("window", "hann|hamming|blackman|kaiser[:BETA]|rect (default hamming)", cxxopts::value<std::string>(), "W");
-}
-
-double parse_hz(const std::string& option, const std::string& text) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  double value = std::strtod(begin, &end);
-  if (end == begin) throw UsageError(option + " " + text + ": not a frequency");
-  std::string rest(end);
-  if (rest == "k" || rest == "K" || rest == "kHz" || rest == "khz") value *= 1000;
-  else if (!rest.empty() && rest != "Hz" && rest != "hz") throw UsageError(option + " " + text + ": not a frequency");
-  return value;
 }
 
 namespace {
@@ -69,13 +58,14 @@ std::string with_flags(const filters::Error& error, filters::Band band) {
   return flag_of(error.field(), band) + " " + detail;
 }
 
-// Runs a filters:: call; its filters::Error comes back worded with flags (still exit code 1).
+// Runs a filters:: call; its filters::Error comes back worded with flags, as a UsageError
+// (exit 2): every filters::Error is about the spec the options made, never about a file.
 template <typename Call>
 auto flags_for(filters::Band band, Call call) -> decltype(call()) {
   try {
     return call();
   } catch (const filters::Error& error) {
-    throw std::runtime_error(with_flags(error, band));
+    throw UsageError(with_flags(error, band));
   }
 }
 
@@ -127,9 +117,12 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
       throw UsageError("--window: --transition/--attenuation design with a Kaiser window of their own beta");
     spec.taps = 0;
     spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
-    spec.attenuation_db = parsed["attenuation"].as<double>();
+    spec.attenuation_db = parse_real("--attenuation", parsed["attenuation"].as<std::string>());
   } else {
-    spec.taps = parsed.count("taps") ? parsed["taps"].as<int>() : filters::default_taps;
+    // The range is the library's to say (a filters::Error naming --taps); this is what an int holds.
+    spec.taps = parsed.count("taps") ? static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(),
+                                                                     -(1LL << 30), 1LL << 30))
+                                     : filters::default_taps;
   }
   if (parsed.count("window")) {
     const std::string window = parsed["window"].as<std::string>();
@@ -142,6 +135,15 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   if (source.kind != MaskSource::Kind::designed) return audio::read_mask(source.path);
   source.spec.rate_hz = rate_hz;
   return {flags_for(source.spec.band, [&] { return filters::design(source.spec); })};
+}
+
+std::string describe_masks(const filters::MaskSet& masks) {
+  if (masks.size() == 1) return masks.front().provenance;
+  std::string file = masks.front().provenance;  // "file ir.wav ch 1", "file m.txt column 1"
+  for (const std::string suffix : {" ch 1", " column 1"})
+    if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+      file.resize(file.size() - suffix.size());
+  return file + ": " + std::to_string(masks.size()) + " masks, one per channel";
 }
 
 }  // namespace halo::cli

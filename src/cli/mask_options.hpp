@@ -24,7 +24,8 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 // command-line flag of the field it names ("--taps 0: ...").
 filters::MaskSet masks_for(MaskSource source, double rate_hz);
 
-// "1000", "1.5k", "2e3" → Hz; throws UsageError naming the option.
-double parse_hz(const std::string& option, const std::string& text);
+// The mask set in a few words for a summary: one mask's provenance, or for per-channel masks
+// from one file "file ir.wav: 2 masks, one per channel" (not the first one's "ch 1").
+std::string describe_masks(const filters::MaskSet& masks);
 
 }  // namespace halo::cli

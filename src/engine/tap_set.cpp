@@ -1,7 +1,9 @@
 #include "src/engine/tap_set.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "src/engine/error.hpp"
@@ -17,8 +19,18 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
   TapSet set;
   for (const auto& mask : masks) {
     if (mask.taps.empty()) throw Error("a mask has no taps");
-    for (float tap : mask.taps)
+    double worst_gain = 0;  // sum |h|: the largest |y| a full-scale input can give
+    for (float tap : mask.taps) {
       if (!std::isfinite(tap)) throw Error("a mask holds NaN or Inf");
+      worst_gain += std::fabs(static_cast<double>(tap));
+    }
+    if (worst_gain >= FLT_MAX) {
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "the mask's worst-case gain (the sum of |h|, %.3g) overflows float32 (%.3g): scale it down",
+                    worst_gain, static_cast<double>(FLT_MAX));
+      throw Error(line);
+    }
     set.mask_frames_ = std::max(set.mask_frames_, mask.taps.size());
   }
   for (int c = 0; c < channels; ++c) {

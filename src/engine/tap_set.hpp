@@ -16,8 +16,8 @@ namespace halo {
 // answered from a TapSet, so the registry, the jobs and the engines cannot disagree.
 class TapSet {
  public:
-  // Throws halo::Error: no mask, a mask without taps, NaN/Inf, or a mask count that is neither
-  // 1 nor `channels`.
+  // Throws halo::Error: no mask, a mask without taps, NaN/Inf, a mask whose worst-case gain
+  // (sum of |h|) reaches FLT_MAX, or a mask count that is neither 1 nor `channels`.
   static TapSet from_masks(const filters::MaskSet& masks, int channels);
 
   int channels() const { return static_cast<int>(mask_of_channel_.size()); }

@@ -1,6 +1,7 @@
 #include "src/offline/filter_job.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,11 +13,25 @@
 namespace halo {
 namespace {
 
-bool same_file(const std::string& a, const std::string& b) {
-  if (a == "-" || b == "-") return false;
+// What a name is (symbolic links followed), or for "-" what the descriptor `fd` is open on:
+// `halo filter - in.wav < in.wav` and `halo filter in.wav - >> in.wav` name one file twice.
+bool identify(const std::string& path, int fd, struct stat& status) {
+  return path == "-" ? fstat(fd, &status) == 0 : stat(path.c_str(), &status) == 0;
+}
+
+// Only regular files: pipes, terminals and /dev/null hold nothing to lose.
+bool same_file(const std::string& input, const std::string& output) {
   struct stat first {}, second {};
-  if (stat(a.c_str(), &first) != 0 || stat(b.c_str(), &second) != 0) return false;
-  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+  if (!identify(input, STDIN_FILENO, first) || !identify(output, STDOUT_FILENO, second)) return false;
+  return S_ISREG(first.st_mode) && first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+std::string same_file_message(const std::string& input, const std::string& output) {
+  const std::string advice = ": choose another output (halo never overwrites its input)";
+  if (input == "-" && output == "-") return "standard input and standard output are one file" + advice;
+  if (input == "-") return output + " is the file standard input reads" + advice;
+  if (output == "-") return "standard output goes to " + input + ", the input file" + advice;
+  return output + " is the input file" + advice;
 }
 
 struct PreparedEngine {
@@ -27,10 +42,9 @@ struct PreparedEngine {
 
 }  // namespace
 
-FilterJob::FilterJob(const std::string& input_path, const std::string& output_path)
-    : reader_(input_path), output_path_(output_path) {
-  if (same_file(input_path, output_path))
-    throw Error(output_path + " is the input file: choose another output (halo never overwrites its input)");
+FilterJob::FilterJob(const std::string& input_path, const std::string& output_path, const audio::RawInput& raw)
+    : reader_(input_path, raw), output_path_(output_path) {
+  if (same_file(input_path, output_path)) throw Error(same_file_message(input_path, output_path));
   if (reader_.format().frames == 0) throw Error(input_path + ": has no audio frames");
 }
 
@@ -48,7 +62,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   }();
   ProcessSpec spec;
   spec.channels = report.input.channels;
-  spec.max_block_frames = options.stream.chunk_frames;
+  spec.max_block_frames = engine_block_frames(options.stream, spec.channels);  // within the memory budget
   spec.max_mask_frames = taps.mask_frames();
   spec.rate_hz = report.input.rate_hz;
   validate(spec);
@@ -57,7 +71,9 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
 
   Stream stream(options.stream, taps.mask_frames());
   report.output = audio::output_format(report.input, output_path_, options.subtype, options.container);
-  audio::Writer writer(output_path_, report.output, options.stream.chunk_frames);
+  if (report.input.frames >= 0)  // the writer's choice of WAV or RF64 rests on it
+    report.output.frames = static_cast<std::int64_t>(stream.output_frames(static_cast<std::uint64_t>(report.input.frames)));
+  audio::Writer writer(output_path_, report.output, io_chunk_frames(options.stream, spec.channels), options.write);
 
   // Choosing may start the CUDA driver and creating starts a context: both overlap reading.
   auto pending = std::async(std::launch::async, [&]() {
@@ -88,6 +104,11 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   if (report.stream.frames_in == 0)
     throw Error((reader_.path() == "-" ? std::string("standard input") : reader_.path()) + ": has no audio frames");
   writer.commit();
+  // --norm converts (and so clips and counts) in commit(): take the counts after it.
+  report.stream.clipped_samples = writer.clipped_samples();
+  report.stream.nonfinite_output_samples = writer.nonfinite_samples();
+  report.output.container = writer.container();  // RF64 where a WAV outgrew 4 GiB
+  report.output_note = writer.note();
   return report;
 }
 

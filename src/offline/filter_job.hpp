@@ -4,6 +4,7 @@
 
 #include "audio/format.hpp"
 #include "audio/reader.hpp"
+#include "audio/writer.hpp"
 #include "filters/mask.hpp"
 #include "src/engine/registry.hpp"
 #include "src/offline/cancellation.hpp"
@@ -17,6 +18,7 @@ struct FilterOptions {
   StreamOptions stream;
   int subtype = 0;              // SF_FORMAT_* subtype for the output; 0 keeps the input's
   int container = 0;            // SF_FORMAT_* container; 0 follows the output's extension
+  audio::WriteOptions write;    // dither, --norm
 };
 
 struct FilterReport {
@@ -25,6 +27,7 @@ struct FilterReport {
   EngineChoice engine;
   double engine_start_s = 0;  // choosing, creating (CUDA context) and preparing the engine
   StreamResult stream;
+  std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
   std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
 };
 
@@ -32,7 +35,8 @@ struct FilterReport {
 // The input is opened (and checked) on construction, so a caller can design masks for its rate.
 class FilterJob {
  public:
-  FilterJob(const std::string& input_path, const std::string& output_path);
+  // `raw`: the layout of a headerless input (-t raw); none by default.
+  FilterJob(const std::string& input_path, const std::string& output_path, const audio::RawInput& raw = {});
 
   const audio::Format& input_format() const { return reader_.format(); }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -50,7 +52,38 @@ class Failure {
   std::exception_ptr error_;
 };
 
+// Replaces NaN and Inf by 0 and returns how many there were: one rule for every engine (the
+// direct engine would carry a NaN through M outputs, an FFT engine through its whole block).
+std::uint64_t zero_nonfinite(float* samples, std::size_t count) {
+  std::uint64_t found = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(samples[i])) {
+      samples[i] = 0.0f;
+      ++found;
+    }
+  }
+  return found;
+}
+
+// At the end of the input: fewer frames than the header declares is a truncated file.
+void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short) {
+  if (accept_short || declared < 0 || frames_read >= static_cast<std::uint64_t>(declared)) return;
+  const std::string name = reader.path() == "-" ? std::string("standard input") : reader.path();
+  throw Error(name + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
+              std::to_string(frames_read) + " could be read; nothing written (--accept-short filters what there is)");
+}
+
 }  // namespace
+
+std::size_t engine_block_frames(const StreamOptions& options, int channels) {
+  const std::size_t budget = max_buffer_samples / static_cast<std::size_t>(std::max(channels, 1));
+  return std::max<std::size_t>(1, std::min(options.chunk_frames, budget));
+}
+
+std::size_t io_chunk_frames(const StreamOptions& options, int channels) {
+  const std::size_t budget = max_buffer_samples / static_cast<std::size_t>(std::max(channels, 1));
+  return std::max(engine_block_frames(options, channels), std::min(min_io_frames, budget));
+}
 
 Stream::Stream(const StreamOptions& options, std::size_t mask_frames)
     : options_(options), mask_frames_(mask_frames) {
@@ -71,28 +104,33 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
                          const Progress& progress, const Cancellation& cancellation) {
   auto interrupted = [&] { return cancellation.requested(); };
   const int channels = reader.format().channels;
-  const std::size_t chunk_frames = options_.chunk_frames;
-  const std::size_t chunk_samples = chunk_frames * channels;
+  // I/O chunks as large as the writer takes; engine blocks as the engine was prepared for.
+  const std::size_t io_frames = std::max<std::size_t>(1, std::min(io_chunk_frames(options_, channels),
+                                                                   writer.max_chunk_frames()));
+  std::size_t block_frames = std::min(engine_block_frames(options_, channels), io_frames);
+  const std::size_t io_samples = io_frames * channels;
   const auto wall_start = Clock::now();
+  writer.copy_strings(reader.strings());  // before any audio: some containers put them first
 
   std::vector<Chunk> inputs(pool_chunks), outputs(pool_chunks);
   ChunkQueue<Chunk*> free_inputs, full_inputs, free_outputs, full_outputs;
   for (auto& chunk : inputs) {
-    chunk.samples.resize(chunk_samples);
+    chunk.samples.resize(io_samples);
     free_inputs.push(&chunk);
   }
   for (auto& chunk : outputs) {
-    chunk.samples.resize(chunk_samples);
+    chunk.samples.resize(io_samples);
     free_outputs.push(&chunk);
   }
-  // Fed after the input ends to flush the delay and the tail; one chunk of zeros, reused.
-  const std::vector<float> silence(chunk_samples, 0.0f);
+  // Fed after the input ends to flush the delay and the tail; one engine block of zeros, reused.
+  const std::vector<float> silence(block_frames * channels, 0.0f);
 
   Failure failure;
   auto fail = [&](std::exception_ptr error) {
     failure.record(error, free_inputs, full_inputs, free_outputs, full_outputs);
   };
   StreamResult result;
+  result.declared_frames = reader.declared_frames();
 
   std::thread reader_thread([&] {
     try {
@@ -101,9 +139,10 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         auto chunk = free_inputs.pop();
         if (!chunk) return;
         const auto start = Clock::now();
-        (*chunk)->frames = reader.read((*chunk)->samples.data(), chunk_frames);
+        (*chunk)->frames = reader.read((*chunk)->samples.data(), io_frames);
+        result.nonfinite_input_samples += zero_nonfinite((*chunk)->samples.data(), (*chunk)->frames * channels);
         result.timings.read_s += seconds_since(start);
-        (*chunk)->end = (*chunk)->frames < chunk_frames;
+        (*chunk)->end = (*chunk)->frames < io_frames;
         if (!full_inputs.push(*chunk) || (*chunk)->end) return;
       }
     } catch (...) {
@@ -138,13 +177,18 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
     // Engine output frames to drop first: the alignment's advance plus the engine's own lag.
     std::uint64_t delay = delay_frames();
     std::uint64_t engine_frames = 0;  // frames the engine has produced so far
-    // Runs one chunk and queues the part of the engine's output [delay, stop) it produced.
+    // Runs `frames` (up to one I/O chunk) through the engine, block by block, and queues the
+    // part of the engine's output [delay, stop) they produced. `in` is null for silence.
     auto run_engine = [&](const float* in, std::size_t frames, std::uint64_t stop) -> bool {
       auto out = free_outputs.pop();
       if (!out) return false;
       auto start = Clock::now();
-      if (engine->process(in, (*out)->samples.data(), frames) != Status::ok)
-        throw Error(engine->name() + ": " + engine->failure());
+      for (std::size_t done = 0; done < frames; done += block_frames) {
+        const std::size_t block = std::min(block_frames, frames - done);
+        const float* block_in = in ? in + done * channels : silence.data();
+        if (engine->process(block_in, (*out)->samples.data() + done * channels, block) != Status::ok)
+          throw Error(engine->name() + ": " + engine->failure());
+      }
       result.timings.process_s += seconds_since(start);
       const std::uint64_t begin = engine_frames, end = engine_frames + frames;
       engine_frames = end;
@@ -163,9 +207,11 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         result.timings.engine_wait_s = seconds_since(start);
         engine->reset();
         delay += engine->latency_frames();
+        block_frames = std::min(block_frames, engine->spec().max_block_frames);
       }
       result.frames_in += (*chunk)->frames;
       const bool end = (*chunk)->end;
+      if (end) check_length(reader, result.frames_in, result.declared_frames, options_.accept_short);
       if ((*chunk)->frames > 0 && !run_engine((*chunk)->samples.data(), (*chunk)->frames, UINT64_MAX)) break;
       if (!free_inputs.push(*chunk) || end) break;
       if (interrupted()) throw Error("interrupted");
@@ -175,8 +221,8 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
     while (engine && result.frames_in > 0 && engine_frames < delay + wanted) {
       if (interrupted()) throw Error("interrupted");
       const std::size_t frames =
-          static_cast<std::size_t>(std::min<std::uint64_t>(chunk_frames, delay + wanted - engine_frames));
-      if (!run_engine(silence.data(), frames, delay + wanted)) break;
+          static_cast<std::size_t>(std::min<std::uint64_t>(io_frames, delay + wanted - engine_frames));
+      if (!run_engine(nullptr, frames, delay + wanted)) break;
     }
   } catch (...) {
     fail(std::current_exception());
@@ -187,6 +233,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   writer_thread.join();
   failure.rethrow_if_any();
   result.clipped_samples = writer.clipped_samples();
+  result.nonfinite_output_samples = writer.nonfinite_samples();
   result.timings.wall_s = seconds_since(wall_start);
   return result;
 }

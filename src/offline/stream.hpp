@@ -17,11 +17,25 @@ enum class Alignment {
 };
 
 struct StreamOptions {
-  std::size_t chunk_frames = 1 << 18;  // [1, 1 << 24] frames per chunk; never changes the result
+  std::size_t chunk_frames = 1 << 18;  // [1, 1 << 24] frames per engine block; never changes the result
   Alignment alignment = Alignment::centred;
   bool tail = false;                   // run on to the end of y_full instead of stopping at N frames
   float gain = 1.0f;                   // linear, applied before clipping
+  bool accept_short = false;           // an input shorter than its header declares: filter what
+                                       // there is (the caller warns) instead of failing
 };
+
+// Memory stays flat whatever the channel count: every buffer the stream sizes (and the
+// engine's blocks) holds at most max_buffer_samples samples (4 MiB of float32), so the frames
+// per block shrink as channels grow: 262144 frames for stereo, 1024 for 1024 channels.
+// Reading and writing go in I/O chunks of at least min_io_frames frames (within the same
+// budget) whatever the engine block is, so a tiny --chunk costs no system call per block.
+constexpr std::size_t max_buffer_samples = std::size_t{1} << 20;
+constexpr std::size_t min_io_frames = std::size_t{1} << 16;
+// The engine block: chunk_frames, capped by the budget (at least 1 frame).
+std::size_t engine_block_frames(const StreamOptions& options, int channels);
+// The I/O chunk: at least the engine block, at least min_io_frames where the budget allows.
+std::size_t io_chunk_frames(const StreamOptions& options, int channels);
 
 struct StreamTimings {
   double engine_wait_s = 0;  // waiting for the engine (CUDA context start) after the first chunk was read
@@ -33,14 +47,23 @@ struct StreamTimings {
 
 struct StreamResult {
   std::uint64_t frames_in = 0;
+  std::int64_t declared_frames = -1;  // what the input's header declares; -1 when unknown (a pipe)
   std::uint64_t frames_out = 0;
-  std::uint64_t clipped_samples = 0;
+  std::uint64_t clipped_samples = 0;           // the writer's (NaN counts as clipped in integer output)
+  std::uint64_t nonfinite_input_samples = 0;   // NaN or Inf read, fed to the engine as 0
+  std::uint64_t nonfinite_output_samples = 0;  // NaN or Inf results, written as 0 (or clipped)
   StreamTimings timings;
 };
 
 // Cuts the input into chunks and drives them through the engine, which carries the halo.
-// Three threads overlap the work: a reader fills chunks, this thread runs the engine, a writer
-// drains them; a small fixed pool of chunk buffers keeps memory flat for any file length.
+// Three threads overlap the work: a reader fills I/O chunks, this thread runs the engine over
+// each in blocks of engine_block_frames, a writer drains them; a small fixed pool of chunk
+// buffers keeps memory flat for any file length and channel count.
+// One rule for non-finite samples, whatever the engine: NaN and Inf input samples are fed to
+// the engine as 0 and counted; the writer counts (and does not write) non-finite results.
+// An input that ends before the frames its header declares fails the run (nothing written)
+// unless options.accept_short. The input's metadata strings (title, artist, ...) are copied
+// to the output.
 // The stream trims the alignment delay and the engine's latency from the start and, after the
 // input ends, feeds zeros until the output is complete, so the output has exactly
 // output_frames(N) frames.
@@ -53,7 +76,8 @@ class Stream {
 
   // `engine` is called once, on this thread, when the first chunk is ready: the engine may
   // still be starting (a CUDA context) while the reader works. It must be prepared for
-  // chunk_frames frames and the reader's channel count, with its taps set.
+  // engine_block_frames frames (or fewer: the stream then uses that) and the reader's channel
+  // count, with its taps set. The writer takes I/O chunks of up to its max_chunk_frames().
   // progress(frames_out) runs on the writer. A cancellation stops the run between chunks with
   // halo::Error("interrupted").
   using EngineSource = std::function<Engine&()>;

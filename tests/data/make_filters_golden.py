@@ -133,6 +133,9 @@ def write_freqz():
         # Not linear phase: a group delay that changes with frequency. Rate unknown (0):
         # frequencies in cycles per sample.
         "minimum_phase_5": (0, np.array([0.9, -0.4, 0.25, 0.1, -0.05])),
+        # Longer than the grid's period (2 * (points - 1) = 512): response() folds the taps
+        # onto it before its FFT, which this case checks.
+        "lowpass_hamming_1001_48000": (48000, signal.firwin(1001, 3000, fs=48000)),
     }
     for name, (rate, h) in cases.items():
         h = h.astype(np.float32).astype(np.float64)  # a Mask holds float taps

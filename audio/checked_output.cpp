@@ -1,0 +1,70 @@
+#include "audio/checked_output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace halo::audio {
+
+bool CheckedOutput::suits(int fd) {
+  const int flags = fcntl(fd, F_GETFL);  // O_APPEND (>>) would send a header rewritten at close to the end
+  return lseek(fd, 0, SEEK_CUR) == 0 && flags >= 0 && (flags & O_APPEND) == 0;
+}
+
+SNDFILE* CheckedOutput::open(SF_INFO& info) {
+  static SF_VIRTUAL_IO io = {&CheckedOutput::length, &CheckedOutput::seek, &CheckedOutput::read_bytes,
+                             &CheckedOutput::write_bytes, &CheckedOutput::tell};
+  return sf_open_virtual(&io, SFM_WRITE, &info, this);
+}
+
+sf_count_t CheckedOutput::length(void* self) {
+  auto& sink = *static_cast<CheckedOutput*>(self);
+  struct stat status {};
+  if (fstat(sink.fd_, &status) == 0) return static_cast<sf_count_t>(status.st_size);
+  if (sink.error_ == 0) sink.error_ = errno;
+  return -1;
+}
+
+sf_count_t CheckedOutput::seek(sf_count_t offset, int whence, void* self) {
+  auto& sink = *static_cast<CheckedOutput*>(self);
+  const off_t at = lseek(sink.fd_, static_cast<off_t>(offset), whence);
+  if (at < 0) {
+    if (sink.error_ == 0) sink.error_ = errno;
+    return -1;
+  }
+  sink.position_ = static_cast<sf_count_t>(at);
+  return sink.position_;
+}
+
+sf_count_t CheckedOutput::read_bytes(void* data, sf_count_t count, void* self) {
+  auto& sink = *static_cast<CheckedOutput*>(self);
+  const ssize_t got = read(sink.fd_, data, static_cast<std::size_t>(count));
+  if (got < 0) return 0;  // a write-only descriptor: libsndfile only probes
+  sink.position_ += got;
+  return got;
+}
+
+sf_count_t CheckedOutput::write_bytes(const void* data, sf_count_t count, void* self) {
+  auto& sink = *static_cast<CheckedOutput*>(self);
+  if (sink.position_ == 0 && count >= 4) std::memcpy(sink.magic_, data, 4);
+  const char* bytes = static_cast<const char*>(data);
+  sf_count_t done = 0;
+  while (done < count) {
+    const ssize_t written = write(sink.fd_, bytes + done, static_cast<std::size_t>(count - done));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      if (sink.error_ == 0) sink.error_ = written < 0 ? errno : EIO;
+      break;
+    }
+    done += written;
+  }
+  sink.position_ += done;
+  return done;
+}
+
+sf_count_t CheckedOutput::tell(void* self) { return static_cast<CheckedOutput*>(self)->position_; }
+
+}  // namespace halo::audio

@@ -1,0 +1,175 @@
+#include "src/cli/filter_arguments.hpp"
+
+#include <cmath>
+#include <cxxopts.hpp>
+#include <sndfile.h>
+
+#include "audio/error.hpp"
+#include "audio/format.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/number_parser.hpp"
+#include "src/engine/registry.hpp"
+
+namespace halo::cli {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : "|") + name;
+  return text;
+}
+
+constexpr long long max_chunk_frames = 1LL << 24;
+
+cxxopts::Options filter_options() {
+  cxxopts::Options options("halo filter", "Filter a sound file with an FIR mask.\n"
+                                          "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | "
+                                          "--bandstop LO:HI | --mask FILE | --ir FILE) [options]\n"
+                                          "IN and OUT: any format libsndfile reads and writes; - for stdin/stdout.\n"
+                                          "Numbers are decimal (1000, 1.5k, 2e3); each option is given once.\n"
+                                          "Everything is computed in float32 (24-bit mantissa): pcm32 and double "
+                                          "IN and OUT are not carried exactly.");
+  options.positional_help("IN OUT");
+  add_mask_options(options);
+  options.add_options("Filtering")
+      ("engine", join(engine_names()), cxxopts::value<std::string>()->default_value("auto"), "E")
+      ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<std::string>()->default_value("256"), "N")
+      ("chunk", "frames per engine block (never changes the result); fewer where channels x frames would pass "
+                "2^20 samples (4 MiB a buffer); files are read and written 65536 frames or more at a time",
+       cxxopts::value<std::string>()->default_value("262144"), "FRAMES")
+      ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",
+       cxxopts::value<std::string>(), "A")
+      ("tail", "add the filter's tail: run to the end of the full convolution")
+      ("accept-short", "filter a truncated IN (fewer frames than its header declares) with a warning, "
+                       "instead of failing")
+      ("subtype", "pcm16|pcm24|pcm32|float|double|... (default: the input's)", cxxopts::value<std::string>(), "S")
+      ("type", "OUT's container by extension name (wav, flac, au, ...); for - chiefly",
+       cxxopts::value<std::string>(), "EXT")
+      ("gain", "gain in dB, applied before clipping", cxxopts::value<std::string>()->default_value("0"), "DB")
+      ("norm", "normalise OUT's peak to DB dBFS (--norm alone: -1); a second pass over a float32 copy "
+               "of OUT spooled in $TMPDIR, so it works for pipes too", cxxopts::value<std::string>()->implicit_value("-1"),
+       "DB")
+      ("no-dither", "round pcm16/pcm8 OUT without the default TPDF dither (±1 LSB, fixed seed: reproducible)")
+      ("timings", "print where the time went");
+  options.add_options("Raw input")
+      ("t,input-type", "raw: IN has no header; give its --rate, --channels and --encoding", cxxopts::value<std::string>(),
+       "raw")
+      ("rate", "raw IN's sample rate in Hz", cxxopts::value<std::string>(), "HZ")
+      ("channels", "raw IN's channels, interleaved", cxxopts::value<std::string>(), "N")
+      ("encoding", "raw IN's samples, little-endian: pcm8|pcmu8|pcm16|pcm24|pcm32|float|double|ulaw|alaw",
+       cxxopts::value<std::string>(), "S");
+  options.add_options("Filtering")
+      ("q,quiet", "print only errors")
+      ("h,help", "this help")
+      ("files", "", cxxopts::value<std::vector<std::string>>());
+  options.parse_positional({"files"});
+  return options;
+}
+
+cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
+  try {
+    return options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& error) {
+    throw UsageError(std::string("filter: ") + error.what());
+  }
+}
+
+// -t raw and the layout it needs; nothing (subtype 0) without -t.
+audio::RawInput parse_raw_input(const cxxopts::ParseResult& parsed) {
+  audio::RawInput raw;
+  if (!parsed.count("input-type")) {
+    for (const char* name : {"rate", "channels", "encoding"})
+      if (parsed.count(name)) throw UsageError("--" + std::string(name) + " describes a raw IN: give -t raw with it");
+    return raw;
+  }
+  const std::string type = parsed["input-type"].as<std::string>();
+  if (type != "raw") throw UsageError("-t " + type + ": only raw (a headerless IN); other inputs say what they are");
+  for (const char* name : {"rate", "channels", "encoding"})
+    if (!parsed.count(name)) throw UsageError("-t raw needs --rate, --channels and --encoding (--" + std::string(name) + " is missing)");
+  raw.rate_hz = static_cast<int>(parse_count("--rate", parsed["rate"].as<std::string>(), 1, 10000000));
+  raw.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 1024));
+  const std::string encoding = parsed["encoding"].as<std::string>();
+  try {
+    raw.subtype = audio::parse_subtype(encoding);
+  } catch (const audio::Error&) {
+    raw.subtype = 0;
+  }
+  if (raw.subtype == 0 || !(audio::sample_scale(raw.subtype).integer || raw.subtype == SF_FORMAT_FLOAT ||
+                            raw.subtype == SF_FORMAT_DOUBLE || raw.subtype == SF_FORMAT_ULAW ||
+                            raw.subtype == SF_FORMAT_ALAW))
+    throw UsageError("--encoding " + encoding + ": give pcm8, pcmu8, pcm16, pcm24, pcm32, float, double, ulaw or alaw");
+  return raw;
+}
+
+}  // namespace
+
+FilterArguments parse_filter_arguments(int argc, char** argv) {
+  cxxopts::Options options = filter_options();
+  const auto parsed = parse(options, argc, argv);
+  FilterArguments arguments;
+  if (parsed.count("help")) {
+    arguments.help = true;
+    arguments.help_text = options.help({"Mask (exactly one)", "Design", "Filtering", "Raw input"});
+    return arguments;
+  }
+  refuse_repeats(parsed, {"files", "tail", "timings", "quiet", "help", "no-dither"});
+  const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() != 2) throw UsageError("filter needs IN and OUT (see halo filter --help)");
+  arguments.input = files[0];
+  arguments.output = files[1];
+
+  arguments.source = parse_mask_options(parsed);
+  FilterOptions& filter = arguments.filter;
+  filter.engine = parsed["engine"].as<std::string>();
+  try {
+    check_engine_name(filter.engine);
+  } catch (const std::exception& error) {
+    throw UsageError(std::string("--engine: ") + error.what());
+  }
+  const long long block_threads = parse_count("--block", parsed["block"].as<std::string>(), 32, 1024);
+  if (block_threads % 32 != 0)
+    throw UsageError("--block " + std::to_string(block_threads) + ": give a multiple of 32 from 32 to 1024");
+  filter.engine_options.block_threads = static_cast<int>(block_threads);
+  filter.stream.chunk_frames =
+      static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
+  filter.stream.tail = parsed.count("tail") > 0;
+  filter.stream.accept_short = parsed.count("accept-short") > 0;
+  filter.stream.alignment =
+      arguments.source.kind == MaskSource::Kind::impulse_response ? Alignment::causal : Alignment::centred;
+  if (parsed.count("align")) {
+    const auto align = parsed["align"].as<std::string>();
+    if (align == "same") filter.stream.alignment = Alignment::centred;
+    else if (align == "causal") filter.stream.alignment = Alignment::causal;
+    else throw UsageError("--align " + align + ": give same or causal");
+  }
+  const double gain_db = parse_real("--gain", parsed["gain"].as<std::string>());
+  if (std::fabs(gain_db) > 200) throw UsageError("--gain: give a level in dB within ±200");
+  filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
+  if (parsed.count("subtype")) {
+    const std::string subtype = parsed["subtype"].as<std::string>();
+    try {
+      filter.subtype = audio::parse_subtype(subtype);
+    } catch (const audio::Error& error) {
+      throw UsageError("--subtype " + std::string(error.what()));
+    }
+  }
+  if (parsed.count("type")) {
+    const auto type = parsed["type"].as<std::string>();
+    filter.container = audio::container_for_extension("." + type);
+    if (filter.container == 0) throw UsageError("--type " + type + ": not a container libsndfile writes");
+  }
+  filter.write.dither = parsed.count("no-dither") == 0;
+  if (parsed.count("norm")) {
+    if (parsed.count("gain")) throw UsageError("--gain and --norm: give one (--norm sets the gain itself)");
+    const double norm_db = parse_real("--norm", parsed["norm"].as<std::string>());
+    if (norm_db > 0 || norm_db < -200) throw UsageError("--norm " + parsed["norm"].as<std::string>() +
+                                                        ": give a peak level in dBFS from -200 to 0");
+    filter.write.norm_peak = std::pow(10.0, norm_db / 20.0);
+  }
+  arguments.raw = parse_raw_input(parsed);
+  arguments.quiet = parsed.count("quiet") > 0;
+  arguments.timings = parsed.count("timings") > 0;
+  return arguments;
+}
+
+}  // namespace halo::cli

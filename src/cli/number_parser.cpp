@@ -1,0 +1,85 @@
+#include "src/cli/number_parser.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "src/cli/command.hpp"
+
+namespace halo::cli {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The length of the decimal number at the start of `text` (sign, digits, fraction, exponent),
+// or 0 when it does not start with one.
+std::size_t decimal_prefix(const std::string& text) {
+  std::size_t at = 0;
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+  std::size_t digits = 0;
+  while (at < text.size() && is_digit(text[at])) ++at, ++digits;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    while (at < text.size() && is_digit(text[at])) ++at, ++digits;
+  }
+  if (digits == 0) return 0;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    std::size_t exponent = at + 1;
+    if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
+    std::size_t exponent_digits = 0;
+    while (exponent < text.size() && is_digit(text[exponent])) ++exponent, ++exponent_digits;
+    if (exponent_digits > 0) at = exponent;  // "2e" leaves an "e" to be refused as a suffix
+  }
+  return at;
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The value of `text`, a decimal number followed by one of `suffixes` (lower case, with the
+// multiplier each stands for); "" (no suffix) is always allowed.
+double parse_with(const std::string& option, const std::string& text, const char* what,
+                  std::initializer_list<std::pair<const char*, double>> suffixes) {
+  const std::size_t length = decimal_prefix(text);
+  if (length == 0) throw UsageError(option + " " + text + ": not " + what);
+  double scale = 0;
+  const std::string suffix = lower(text.substr(length));
+  if (suffix.empty()) scale = 1;
+  for (const auto& [name, multiplier] : suffixes)
+    if (suffix == name) scale = multiplier;
+  if (scale == 0) throw UsageError(option + " " + text + ": not " + what);
+  const double value = std::strtod(text.substr(0, length).c_str(), nullptr) * scale;
+  if (!std::isfinite(value)) throw UsageError(option + " " + text + ": out of range");
+  return value;
+}
+
+}  // namespace
+
+double parse_real(const std::string& option, const std::string& text) {
+  return parse_with(option, text, "a number", {});
+}
+
+double parse_hz(const std::string& option, const std::string& text) {
+  return parse_with(option, text, "a frequency", {{"hz", 1.0}, {"k", 1000.0}, {"khz", 1000.0}});
+}
+
+long long parse_count(const std::string& option, const std::string& text, long long min, long long max) {
+  const double value = parse_with(option, text, "a whole number", {{"k", 1000.0}});
+  if (value != std::floor(value)) throw UsageError(option + " " + text + ": not a whole number");
+  if (value < static_cast<double>(min) || value > static_cast<double>(max))
+    throw UsageError(option + " " + text + ": give " + std::to_string(min) + " to " + std::to_string(max));
+  return static_cast<long long>(value);
+}
+
+void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<const char*> repeatable) {
+  const std::set<std::string> allowed(repeatable.begin(), repeatable.end());
+  for (const auto& argument : parsed.arguments())
+    if (!allowed.count(argument.key()) && parsed.count(argument.key()) > 1)
+      throw UsageError("--" + argument.key() + " is given " + std::to_string(parsed.count(argument.key())) +
+                       " times: give it once");
+}
+
+}  // namespace halo::cli

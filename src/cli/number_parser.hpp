@@ -1,0 +1,26 @@
+#pragma once
+#include <cxxopts.hpp>
+#include <initializer_list>
+#include <string>
+
+namespace halo::cli {
+
+// The one way the command line reads a number. The whole text must be a decimal number:
+// an optional sign, digits with an optional fraction, an optional exponent ("2e3"), and for
+// the callers that allow it a `k` (×1000). Anything else — "6abc", "6 7", "0x10", "nan",
+// "inf", "" — is refused with a UsageError naming the option: "--gain 6abc: not a number".
+
+// A real value, no suffix: "--gain -6", "--attenuation 80".
+double parse_real(const std::string& option, const std::string& text);
+
+// A frequency in Hz: "1000", "1.5k", "2e3", and the suffixes "Hz", "k", "kHz" (any case).
+double parse_hz(const std::string& option, const std::string& text);
+
+// A whole number in [min, max], with an optional `k`: "--taps 255", "--chunk 64k".
+long long parse_count(const std::string& option, const std::string& text, long long min, long long max);
+
+// Refuses an option given more than once (`--lowpass 1k --lowpass 2k`: which one was meant?),
+// except the flags named in `repeatable` (switches, positional lists).
+void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<const char*> repeatable);
+
+}  // namespace halo::cli

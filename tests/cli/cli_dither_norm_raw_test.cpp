@@ -1,0 +1,200 @@
+// Issue 13, item 18, through the built `halo`: TPDF dither on pcm16 output by default (its
+// error statistics checked with numpy against the triangular-dither model; reproducible; the
+// chunk size changes no byte), --no-dither, --norm[=DB] measured by soundfile, and raw input
+// (-t raw) read exactly as the WAV of the same samples.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/issue13_support.hpp"
+
+namespace halo::test13 {
+namespace {
+
+class DitherNormRaw : public ::testing::Test {
+ protected:
+  Ran halo(std::vector<std::string> args) {
+    args.insert(args.begin(), HALO_BINARY);
+    Ran ran = run_command(args, dir.path());
+    last = describe(args, ran);
+    return ran;
+  }
+  void check(const std::string& script) {
+    const Ran ran = python(dir.path(), "import numpy as np, soundfile as sf\n" + script);
+    EXPECT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  }
+
+  TempDir dir;
+  std::string last;  // the last halo run, for messages
+};
+
+// A quiet stereo sine in float32 (a few LSB of pcm16, with an offset so that the fractional
+// parts of sample × 32768 cover [0, 1)), and a one-tap unit mask: OUT's exact value is IN × 32768.
+constexpr const char* quiet_sine =
+    "t = np.arange(96000) / 48000\n"
+    "x = np.stack([3.3 * np.sin(2 * np.pi * 997.3 * t) + 0.37, 2.1 * np.sin(2 * np.pi * 61.7 * t) - 0.2], 1)\n"
+    "sf.write('quiet.wav', (x / 32768).astype(np.float32), 48000, subtype='FLOAT')\n"
+    "sf.write('short.wav', (x[:24000] / 32768).astype(np.float32), 48000, subtype='FLOAT')\n"
+    "open('unit.txt', 'w').write('1\\n')\n";
+
+TEST_F(DitherNormRaw, Pcm16OutputIsTpdfDitheredByDefault) {
+  check(quiet_sine);
+  ASSERT_EQ(halo({"filter", "quiet.wav", "dithered.wav", "--mask", "unit.txt", "--subtype", "pcm16", "-q"}).exit_code, 0)
+      << last;
+  ASSERT_EQ(halo({"filter", "quiet.wav", "plain.wav", "--mask", "unit.txt", "--subtype", "pcm16", "--no-dither", "-q"})
+                .exit_code, 0) << last;
+  check(R"(
+x, _ = sf.read('quiet.wav', dtype='float64')            # float32 values, exactly
+exact = x * 32768
+plain, _ = sf.read('plain.wav', dtype='int16')
+y, _ = sf.read('dithered.wav', dtype='int16')
+# --no-dither: round to nearest (ties to even), nothing else.
+assert np.array_equal(plain, np.rint(exact)), 'no-dither output is not round(x)'
+e = (y.astype(np.float64) - exact).ravel()
+assert np.count_nonzero(y != plain) > 0.2 * y.size, 'not dithered'
+assert np.max(np.abs(y.astype(int) - plain.astype(int))) <= 1, 'dither moved a sample by more than 1 LSB'
+# TPDF (±1 LSB) then rounding: error = triangle(-1, 1) convolved with uniform(-1/2, 1/2):
+# mean 0, variance 1/6 + 1/12 = 1/4 LSB^2, |e| < 1.5, whatever the signal.
+print('mean', e.mean(), 'var', e.var(), 'max', np.abs(e).max())
+assert abs(e.mean()) < 0.01, e.mean()
+assert abs(e.var() - 0.25) < 0.01, e.var()
+assert np.abs(e).max() < 1.5
+# The error's distribution is that of the model, numpy's triangular dither on the same exact
+# values, and not that of rectangular (RPDF) dither: a two-sample Kolmogorov-Smirnov test.
+from scipy import stats
+rng = np.random.default_rng(18)
+model = (np.rint(exact + rng.triangular(-1, 0, 1, exact.shape)) - exact).ravel()
+rpdf = (np.rint(exact + rng.uniform(-0.5, 0.5, exact.shape)) - exact).ravel()
+ks = stats.ks_2samp(e, model)
+print('ks tpdf', ks.statistic, ks.pvalue, 'ks rpdf', stats.ks_2samp(e, rpdf).statistic)
+assert ks.statistic < 0.006 and ks.pvalue > 1e-3, ks
+assert stats.ks_2samp(e, rpdf).statistic > 0.02
+# Signal-independent error: its first two moments do not depend on where between two
+# integers the exact value falls (plain rounding fails this: its error is a function of it).
+frac = (exact - np.floor(exact)).ravel()
+for k in range(10):
+    sel = (frac >= k / 10) & (frac < (k + 1) / 10)
+    assert abs(e[sel].mean()) < 0.03 and abs(e[sel].var() - 0.25) < 0.03, (k, e[sel].mean(), e[sel].var())
+assert abs(np.corrcoef(e, x.ravel())[0, 1]) < 0.02
+)");
+}
+
+TEST_F(DitherNormRaw, DitherIsReproducibleAndChunkSizeChangesNoByte) {
+  check(quiet_sine);
+  for (const char* name : {"a.wav", "b.wav"})
+    ASSERT_EQ(halo({"filter", "quiet.wav", name, "--mask", "unit.txt", "--subtype", "pcm16", "-q"}).exit_code, 0) << last;
+  EXPECT_EQ(read_file(dir / "a.wav"), read_file(dir / "b.wav")) << "two runs differ";
+  ASSERT_EQ(halo({"filter", "short.wav", "c1.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "1", "-q"})
+                .exit_code, 0) << last;
+  ASSERT_EQ(halo({"filter", "short.wav", "c64k.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "65536", "-q"})
+                .exit_code, 0) << last;
+  ASSERT_EQ(halo({"filter", "short.wav", "c777.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "777", "-q"})
+                .exit_code, 0) << last;
+  EXPECT_EQ(read_file(dir / "c1.wav"), read_file(dir / "c64k.wav")) << "--chunk 1 and --chunk 65536 differ";
+  EXPECT_EQ(read_file(dir / "c777.wav"), read_file(dir / "c64k.wav")) << "--chunk 777 and --chunk 65536 differ";
+}
+
+TEST_F(DitherNormRaw, OnlyOutputsBelow24BitsAreDithered) {
+  check(quiet_sine);
+  for (const char* subtype : {"pcm24", "float"}) {
+    ASSERT_EQ(halo({"filter", "quiet.wav", std::string(subtype) + ".wav", "--mask", "unit.txt", "--subtype", subtype, "-q"})
+                  .exit_code, 0) << last;
+    ASSERT_EQ(halo({"filter", "quiet.wav", std::string(subtype) + "-nd.wav", "--mask", "unit.txt", "--subtype", subtype,
+                    "--no-dither", "-q"}).exit_code, 0) << last;
+    EXPECT_EQ(read_file(dir / (std::string(subtype) + ".wav")), read_file(dir / (std::string(subtype) + "-nd.wav")))
+        << subtype << " output was dithered";
+  }
+  check(R"(
+x, _ = sf.read('quiet.wav', dtype='float64')
+y, _ = sf.read('pcm24.wav', dtype='int32')
+assert np.array_equal(y >> 8, np.rint(x * 8388608)), 'pcm24 is not round(x)'
+)");
+}
+
+TEST_F(DitherNormRaw, NormReachesThePeakAskedFor) {
+  check("t = np.arange(48000) / 48000\n"
+        "x = np.stack([0.3 * np.sin(2 * np.pi * 440 * t), 0.2 * np.sin(2 * np.pi * 300 * t)], 1)\n"
+        "sf.write('loud.wav', x.astype(np.float32), 48000, subtype='FLOAT')\n"
+        "open('unit.txt', 'w').write('1\\n')\n");
+  ASSERT_EQ(halo({"filter", "loud.wav", "n1.wav", "--mask", "unit.txt", "--norm", "-q"}).exit_code, 0) << last;
+  ASSERT_EQ(halo({"filter", "loud.wav", "n3.wav", "--lowpass", "2k", "--norm=-3", "--subtype", "pcm16", "-q"}).exit_code, 0)
+      << last;
+  // Through a pipe, with its spool in a TMPDIR of our own that must be empty afterwards.
+  std::filesystem::create_directory(dir / "spool");
+  const std::string pipeline = "TMPDIR=" + (dir / "spool") + " " + HALO_BINARY +
+                               " filter loud.wav - --mask unit.txt --type au --subtype pcm24 --norm=-6 -q | cat > n6.au";
+  const Ran piped = run_command({"/bin/sh", "-c", pipeline}, dir.path());
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_TRUE(listing(dir / "spool").empty()) << "--norm left its temporary";
+  check(R"(
+x, _ = sf.read('loud.wav', dtype='float64')
+def peak_db(name):
+    y, _ = sf.read(name, dtype='float64')
+    return 20 * np.log10(np.max(np.abs(y))), y
+for name, want in (('n1.wav', -1.0), ('n3.wav', -3.0), ('n6.au', -6.0)):
+    got, y = peak_db(name)
+    print(name, got)
+    assert abs(got - want) < 0.01, (name, got, want)
+# The unit mask's output is the input scaled, nothing else.
+_, y = peak_db('n1.wav')
+g = 10 ** (-1 / 20) / np.max(np.abs(x))
+assert np.max(np.abs(y - x * g)) < 1e-6, np.max(np.abs(y - x * g))
+)");
+  EXPECT_EQ(halo({"filter", "loud.wav", "bad.wav", "--lowpass", "2k", "--norm=-1", "--gain", "3"}).exit_code, 2) << last;
+  EXPECT_EQ(halo({"filter", "loud.wav", "bad.wav", "--lowpass", "2k", "--norm=3"}).exit_code, 2) << last;
+  EXPECT_EQ(halo({"filter", "loud.wav", "bad.wav", "--lowpass", "2k", "--norm=0x1"}).exit_code, 2) << last;
+}
+
+TEST_F(DitherNormRaw, RawInputReadsAsTheWavOfTheSameSamples) {
+  check("rng = np.random.default_rng(13)\n"
+        "s = rng.integers(-32768, 32768, size=(30000, 2), dtype=np.int16)\n"
+        "s.astype('<i2').tofile('in.raw')\n"
+        "sf.write('in.wav', s, 44100, subtype='PCM_16')\n"
+        "f = rng.standard_normal((20000, 3)).astype(np.float32) * 0.3\n"
+        "f.astype('<f4').tofile('in.f32raw')\n"
+        "sf.write('inf.wav', f, 22050, subtype='FLOAT')\n"
+        "open('unit.txt', 'w').write('1\\n')\n");
+  const std::vector<std::string> raw16 = {"-t", "raw", "--rate", "44100", "--channels", "2", "--encoding", "pcm16"};
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  ASSERT_EQ(halo(with({"filter", "in.raw", "raw.wav", "--lowpass", "3k", "--subtype", "float", "-q"}, raw16)).exit_code, 0)
+      << last;
+  ASSERT_EQ(halo({"filter", "in.wav", "wav.wav", "--lowpass", "3k", "--subtype", "float", "-q"}).exit_code, 0) << last;
+  ASSERT_EQ(halo(with({"filter", "in.raw", "unit.wav", "--mask", "unit.txt", "--subtype", "float", "-q"}, raw16)).exit_code,
+            0) << last;
+  // From a pipe too.
+  const Ran piped = run_command(with({HALO_BINARY, "filter", "-", "pipe.wav", "--mask", "unit.txt", "--subtype", "float",
+                                      "-q"}, raw16), dir.path(), dir / "in.raw");
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  ASSERT_EQ(halo({"filter", "in.f32raw", "f.wav", "--mask", "unit.txt", "-t", "raw", "--rate", "22050", "--channels", "3",
+                  "--encoding", "float", "-q"}).exit_code, 0) << last;
+  check(R"(
+a, ra = sf.read('raw.wav', dtype='float64')
+b, rb = sf.read('wav.wav', dtype='float64')
+assert ra == rb == 44100 and a.shape == b.shape == (30000, 2), (ra, rb, a.shape, b.shape)
+assert np.array_equal(a, b), 'raw input filtered differently from the WAV of the same samples'
+w, _ = sf.read('in.wav', dtype='float64')
+for name in ('unit.wav', 'pipe.wav'):
+    u, ru = sf.read(name, dtype='float64')
+    assert ru == 44100 and np.array_equal(u, w), name + ' is not the samples / 32768'
+f, rf = sf.read('f.wav', dtype='float32')
+g, _ = sf.read('inf.wav', dtype='float32')
+assert rf == 22050 and np.array_equal(f, g), 'float raw input'
+)");
+  // The layout belongs with -t raw, and -t raw needs all of it.
+  EXPECT_EQ(halo({"filter", "in.raw", "x.wav", "--lowpass", "3k", "-t", "raw", "--rate", "44100", "--channels", "2"})
+                .exit_code, 2) << last;
+  EXPECT_EQ(halo({"filter", "in.wav", "x.wav", "--lowpass", "3k", "--rate", "44100"}).exit_code, 2) << last;
+  EXPECT_EQ(halo(with({"filter", "in.raw", "x.wav", "--lowpass", "3k", "--encoding", "vorbis"},
+                      {"-t", "raw", "--rate", "44100", "--channels", "2"})).exit_code, 2) << last;
+  EXPECT_EQ(halo({"filter", "in.wav", "x.wav", "--lowpass", "3k", "-t", "wav"}).exit_code, 2) << last;
+  EXPECT_EQ(halo(with({"filter", "in.raw", "x.wav", "--lowpass", "3k", "--channels", "0x2"},
+                      {"-t", "raw", "--rate", "44100", "--encoding", "pcm16"})).exit_code, 2) << last;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.wav"));
+}
+
+}  // namespace
+}  // namespace halo::test13

@@ -1,0 +1,156 @@
+// Issue 13, items 16 and 17 (and 7's help line): messages that say what is wrong in words
+// (a binary mask's bytes never reach the terminal, a header with rate 0 is named, --help says
+// each default once, a 2-channel IR is described as such), text masks that keep their rate
+// ("# rate R Hz", as design writes it), and metadata strings copied to the output, as sox
+// does. Files are made and read back with libsndfile directly.
+#include <gtest/gtest.h>
+
+#include <sndfile.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hardening_support.hpp"
+
+namespace halo::test {
+namespace {
+
+bool printable(const std::string& text) {
+  for (unsigned char c : text)
+    if (c != '\n' && (c < 0x20 || c >= 0x7f)) return false;
+  return true;
+}
+
+TEST(Messages, BinaryMaskBytesAreNeverEchoed) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800, 61, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  std::string bytes;  // control and high bytes, an escape sequence, no NUL and no newline
+  for (int i = 0; i < 400; ++i) bytes += static_cast<char>(1 + (i * 37) % 255);
+  bytes += "\x1b]0;owned\x07";
+  write_bytes(dir / "garbage.txt", bytes);
+  const DirectorySnapshot before(dir.path());
+  const auto args = halo_args({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "garbage.txt"});
+  const Result result = run(args);
+  expect_one_line_failure(result, 1, "is not a number", before, describe(args, result));
+  EXPECT_TRUE(printable(result.err)) << "raw bytes on stderr";
+  EXPECT_LT(result.err.size(), 300u) << result.err;
+  EXPECT_NE(result.err.find("\\x"), std::string::npos) << result.err;
+}
+
+TEST(Messages, HeaderWithRateZeroIsASentence) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800, 62, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  std::string bytes = read_bytes(dir / "in.wav");
+  ASSERT_EQ(bytes.substr(12, 4), "fmt ");
+  std::memset(&bytes[24], 0, 4);  // the fmt chunk's sample rate
+  write_bytes(dir / "rate0.wav", bytes);
+  for (const std::vector<std::string>& args :
+       {halo_args({"info", dir / "rate0.wav"}), halo_args({"filter", dir / "rate0.wav", dir / "out.wav", "--lowpass", "1k"})}) {
+    const DirectorySnapshot before(dir.path());
+    const Result result = run(args);
+    expect_one_line_failure(result, 1, "sample rate is 0 Hz", before, describe(args, result));
+    EXPECT_EQ(result.err.find("SF_INFO"), std::string::npos) << result.err;
+  }
+}
+
+TEST(Messages, HelpStatesEachDefaultOnceAndSaysFloat32) {
+  for (const std::string command : {"filter", "design"}) {
+    const Result result = halo({command, "--help"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    // One entry per option: a line whose first word starts with '-', then its continuation
+    // lines (indented to the description column).
+    std::vector<std::string> entries;
+    for (const std::string& line : lines_of(result.out)) {
+      const std::size_t indent = line.find_first_not_of(' ');
+      if (indent == std::string::npos || indent == 0) continue;
+      if (line[indent] == '-' && indent < 10) entries.push_back(line);
+      else if (!entries.empty() && indent >= 10) entries.back() += " " + line.substr(indent);
+    }
+    ASSERT_GT(entries.size(), 5u) << result.out;
+    for (const std::string& entry : entries) {
+      std::size_t defaults = 0;
+      for (auto at = entry.find("(default"); at != std::string::npos; at = entry.find("(default", at + 1)) ++defaults;
+      EXPECT_LE(defaults, 1u) << command << ": " << entry;
+    }
+    if (command == "filter") {
+      EXPECT_NE(result.out.find("float32"), std::string::npos) << result.out;
+    }
+  }
+}
+
+TEST(Messages, TwoChannelImpulseResponseIsDescribedAsSuch) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800 * 2, 63, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir / "ir.wav", {0.5f, 0.25f, 0.25f, 0.125f, 0.125f, 0.0f}, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result result = halo({"filter", dir / "in.wav", dir / "out.wav", "--ir", dir / "ir.wav"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err.find(" ch 1"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("2 masks, one per channel"), std::string::npos) << result.err;
+  const Result design = halo({"design", "--mask", dir / "ir.wav", "-o", dir / "copy.wav"});
+  ASSERT_EQ(design.exit_code, 0) << design.err;
+  EXPECT_EQ(design.out.find(" ch 1"), std::string::npos) << design.out;
+  EXPECT_NE(design.out.find("2 masks, one per channel"), std::string::npos) << design.out;
+}
+
+// design writes "# rate 44100 Hz"; --mask reads it back: a sound file made from it keeps the
+// rate, and filtering audio at another rate warns.
+TEST(TextMaskRate, IsReadBackAndChecked) {
+  TempDir dir;
+  const Result designed = halo({"design", "--lowpass", "1k", "--rate", "44100", "-o", dir / "lp.txt"});
+  ASSERT_EQ(designed.exit_code, 0) << designed.err;
+  ASSERT_NE(read_bytes(dir / "lp.txt").find("# rate 44100 Hz"), std::string::npos);
+
+  for (const std::string extension : {"flac", "wav"}) {
+    const std::string ir = dir / ("lp." + extension);
+    const Result converted = halo({"design", "--mask", dir / "lp.txt", "-o", ir});
+    ASSERT_EQ(converted.exit_code, 0) << converted.err;
+    EXPECT_EQ(read_sound(ir).rate_hz, 44100) << ir;
+  }
+
+  write_sound(dir / "at48.wav", random_signal(4800, 64, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir / "at44.wav", random_signal(4410, 65, 0.3f), 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result other = halo({"filter", dir / "at48.wav", dir / "out.wav", "--mask", dir / "lp.txt"});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.err.find("warning: the mask was made for 44100 Hz"), std::string::npos) << other.err;
+  const Result same = halo({"filter", dir / "at44.wav", dir / "out.wav", "--mask", dir / "lp.txt"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.err.find("warning"), std::string::npos) << same.err;
+}
+
+TEST(Metadata, StringsAreCopiedToTheOutput) {
+  TempDir dir;
+  {
+    SF_INFO info{};
+    info.samplerate = 48000;
+    info.channels = 2;
+    info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+    SNDFILE* file = sf_open((dir / "tagged.wav").c_str(), SFM_WRITE, &info);
+    ASSERT_NE(file, nullptr) << sf_strerror(nullptr);
+    ASSERT_EQ(sf_set_string(file, SF_STR_TITLE, "A Title"), 0);
+    ASSERT_EQ(sf_set_string(file, SF_STR_ARTIST, "An Artist"), 0);
+    ASSERT_EQ(sf_set_string(file, SF_STR_COMMENT, "a comment"), 0);
+    const std::vector<float> x = random_signal(4800 * 2, 66, 0.3f);
+    ASSERT_EQ(sf_writef_float(file, x.data(), 4800), 4800);
+    ASSERT_EQ(sf_close(file), 0);
+  }
+  for (const std::string extension : {"wav", "flac"}) {
+    const std::string out = dir / ("out." + extension);
+    const Result result = halo({"filter", dir / "tagged.wav", out, "--lowpass", "1k", "-q"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    SF_INFO info{};
+    SNDFILE* file = sf_open(out.c_str(), SFM_READ, &info);
+    ASSERT_NE(file, nullptr) << out;
+    auto text = [&](int kind) {
+      const char* value = sf_get_string(file, kind);
+      return std::string(value ? value : "<none>");
+    };
+    EXPECT_EQ(text(SF_STR_TITLE), "A Title") << out;
+    EXPECT_EQ(text(SF_STR_ARTIST), "An Artist") << out;
+    EXPECT_EQ(text(SF_STR_COMMENT), "a comment") << out;
+    sf_close(file);
+  }
+}
+
+}  // namespace
+}  // namespace halo::test

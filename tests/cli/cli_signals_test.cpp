@@ -1,0 +1,176 @@
+// Issue 13, item 9: every signal stops halo promptly, with the conventional exit code and no
+// temporary left, even where the program cannot poll: a read stalled on a FIFO or on a pipe at
+// stdin, a write blocked on a full stdout pipe. And inputs that would take minutes or
+// gigabytes are refused early: a mask file larger than the limit, `--mask /dev/zero`.
+// Real FIFOs, real pipes, real kill(2).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sndfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "hardening_support.hpp"
+
+namespace halo::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Waits up to `limit` for the process to exit; true when it did.
+bool exits_within(Process& process, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (process.running()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// Waits up to 10 s for a name beside `target` other than those in `before` (the temporary).
+bool temporary_appears(const DirectorySnapshot& before) {
+  for (int i = 0; i < 500; ++i) {
+    if (!before.added().empty()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// Feeds a FIFO the header and first frames of a WAV, then stalls (keeps it open, writes no
+// more) until destroyed. Opened read-write (Linux): no wait for halo to open the other end,
+// and the bytes (less than a pipe's buffer) wait in the FIFO for it.
+class StalledWriter {
+ public:
+  StalledWriter(const std::string& fifo, const std::string& bytes) : fd_(open(fifo.c_str(), O_RDWR)) {
+    if (fd_ < 0 || write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
+      throw std::runtime_error("cannot feed " + fifo);
+  }
+  ~StalledWriter() { close(fd_); }
+  StalledWriter(const StalledWriter&) = delete;
+  StalledWriter& operator=(const StalledWriter&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::string wav_head(const TempDir& dir) {
+  write_sound(dir / "source.wav", random_signal(48000 * 2, 21, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  return read_bytes(dir / "source.wav").substr(0, 44 + 4 * 4000);  // header + 4000 frames
+}
+
+struct SignalCase {
+  int number;
+  int exit_code;
+  const char* name;
+};
+
+// Filters a WAV that stalls after its first frames, read from a FIFO named as IN or (stdin)
+// given as standard input, into dir/out/out.wav; once halo is writing, sends the signal and
+// checks that it exits within 8 s with the signal's code and leaves nothing in dir/out.
+void expect_prompt_exit_on_stall(const SignalCase& signal, bool stdin) {
+  std::signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  const std::string fifo = dir / "in.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string out_dir = dir / "out";
+  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
+  const DirectorySnapshot before(out_dir);
+  StalledWriter writer(fifo, wav_head(dir));
+  RunOptions options;
+  if (stdin) options.stdin_path = fifo;
+  Process halo_process(halo_args({"filter", stdin ? "-" : fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}),
+                       options);
+  ASSERT_TRUE(temporary_appears(before)) << "halo never started writing";
+  std::this_thread::sleep_for(200ms);  // let the reader block in read()
+  ASSERT_EQ(kill(halo_process.pid(), signal.number), 0);
+  const bool exited = exits_within(halo_process, 8s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(exited) << signal.name << " did not stop halo within 8 s";
+  EXPECT_EQ(result.exit_code, signal.exit_code) << result.err;
+  EXPECT_NE(result.err.find("halo: interrupted"), std::string::npos) << result.err;
+  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+}
+
+class StalledInput : public testing::TestWithParam<SignalCase> {};
+
+TEST_P(StalledInput, SignalOnAStalledFifoExitsPromptlyAndLeavesNothing) {
+  expect_prompt_exit_on_stall(GetParam(), false);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, StalledInput,
+                         testing::Values(SignalCase{SIGINT, 130, "INT"}, SignalCase{SIGTERM, 143, "TERM"},
+                                         SignalCase{SIGHUP, 129, "HUP"}),
+                         [](const testing::TestParamInfo<SignalCase>& info) { return std::string(info.param.name); });
+
+TEST(StalledInput, SignalOnAStalledStdinPipeExitsPromptly) {
+  expect_prompt_exit_on_stall(SignalCase{SIGTERM, 143, "TERM"}, true);
+}
+
+// `halo design` of a long mask to a stdout nobody reads blocks in write(); Ctrl-C stops it.
+TEST(StalledOutput, CtrlCStopsDesignBlockedOnAFullPipe) {
+  Process design(halo_args({"design", "--lowpass", "1k", "--taps", "1048575"}));  // stdout: a pipe we do not read
+  // The summary (by FFT: a fraction of a second; by trig calls it took 66 s), then the
+  // coefficients fill the pipe and design blocks in write().
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(design.running()) << "design finished before the pipe filled";
+  ASSERT_EQ(kill(design.pid(), SIGINT), 0);
+  const auto start = std::chrono::steady_clock::now();
+  bool exited = false;
+  while (!(exited = !design.running()) && std::chrono::steady_clock::now() - start < 8s)
+    std::this_thread::sleep_for(20ms);
+  if (!exited) kill(design.pid(), SIGKILL);
+  const Result result = design.wait();
+  ASSERT_TRUE(exited) << "INT did not stop halo design within 8 s";
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+}
+
+TEST(MaskLimits, DevZeroIsRefusedAtOnce) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800, 22, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  const DirectorySnapshot before(dir.path());
+  // Under 1 GiB of address space: reading /dev/zero to the end would fail there, not pass.
+  const std::vector<std::string> args = {"filter", dir / "in.wav", dir / "out.wav", "--mask", "/dev/zero"};
+  const Result result = halo_limited(1024, args);
+  expect_one_line_failure(result, 1, "/dev/zero: a binary file", before, "--mask /dev/zero\n" + result.err);
+  EXPECT_LT(result.max_rss_kb, 200 * 1024);
+}
+
+TEST(MaskLimits, FilesBeyondTheLimitAreRefusedWhileReading) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800, 23, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  // Sparse files: 2^24 taps is the limit, so 64 MiB of .f32 and 256 MiB of text.
+  const std::string f32 = dir / "huge.f32";
+  const std::string text = dir / "huge.txt";
+  write_bytes(f32, "");
+  write_bytes(text, "");
+  ASSERT_EQ(truncate(f32.c_str(), (64ll << 20) + 4), 0);
+  {
+    // A text file of blank lines past 256 MiB: no NUL bytes, so only the size refuses it.
+    const std::string block(1 << 20, '\n');
+    std::FILE* out = std::fopen(text.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    for (int i = 0; i < 257; ++i) ASSERT_EQ(std::fwrite(block.data(), 1, block.size(), out), block.size());
+    std::fclose(out);
+  }
+  const DirectorySnapshot before(dir.path());
+  for (const auto& [path, words] : {std::pair<std::string, std::string>{f32, "larger than 64 MiB"},
+                                    std::pair<std::string, std::string>{text, "larger than 256 MiB"}}) {
+    const std::vector<std::string> args = {"filter", dir / "in.wav", dir / "out.wav", "--mask", path};
+    const Result result = halo_limited(2048, args);
+    expect_one_line_failure(result, 1, words, before, path + "\n" + result.err);
+    EXPECT_NE(result.err.find(std::to_string(1 << 24) + " taps"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace halo::test

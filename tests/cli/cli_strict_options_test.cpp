@@ -1,0 +1,144 @@
+// Issue 13, items 12 and 13, through the built `halo`: every command-line mistake exits 2
+// (a file or data error stays 1) with one `halo:` line naming the flag, before any output is
+// made; every number goes through one strict parser (a whole decimal number, optionally `k`
+// or a frequency suffix), and a single-valued option given twice is refused.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/issue13_support.hpp"
+
+namespace halo::test13 {
+namespace {
+
+class StrictOptions : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    input = dir / "in.wav";
+    ASSERT_EQ(python(dir.path(), "import numpy as np, soundfile as sf\n"
+                "t = np.arange(4800) / 48000\n"
+                "sf.write('in.wav', 0.5 * np.sin(2 * np.pi * 440 * t), 48000, subtype='PCM_16')\n").exit_code, 0);
+  }
+
+  // `halo filter in.wav out.wav ARGS` must exit `code` with one `halo:` line containing `names`,
+  // leaving an existing OUT byte for byte and nothing else in the directory.
+  void expect_refused(const std::vector<std::string>& args, int code, const std::string& names) {
+    const std::string output = dir / "out.wav";
+    const std::string existing = "an existing OUT\n";
+    write_file(output, existing);
+    const auto before = listing(dir.path());
+    std::vector<std::string> all = {HALO_BINARY, "filter", input, output};
+    all.insert(all.end(), args.begin(), args.end());
+    const Ran ran = run_command(all, dir.path());
+    const std::string context = describe(all, ran);
+    EXPECT_EQ(ran.exit_code, code) << context;
+    const auto lines = lines_of(ran.err);
+    ASSERT_EQ(lines.size(), 1u) << context;
+    EXPECT_EQ(lines[0].rfind("halo: ", 0), 0u) << context;
+    EXPECT_NE(lines[0].find(names), std::string::npos) << "should name " << names << "\n" << context;
+    EXPECT_EQ(read_file(output), existing) << context;
+    EXPECT_EQ(listing(dir.path()), before) << context;
+  }
+
+  TempDir dir;
+  std::string input;
+};
+
+// Item 12: the mistakes the issue lists, each exit 2 with its flag named.
+TEST_F(StrictOptions, EveryCommandLineMistakeExitsTwo) {
+  expect_refused({"--lowpass", "1k", "--engine", "gpu"}, 2, "--engine");
+  expect_refused({"--lowpass", "1k", "--subtype", "pcm12"}, 2, "--subtype pcm12");
+  expect_refused({"--lowpass", "1k", "--taps", "-5"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--taps", "0"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--window", "kaiser:abc"}, 2, "--window");
+  expect_refused({"--lowpass", "-1k"}, 2, "--lowpass");
+  expect_refused({"--lowpass", "nan"}, 2, "--lowpass");
+  expect_refused({"--lowpass", "24k"}, 2, "--lowpass");  // Nyquist of the 48 kHz input
+  expect_refused({"--bandpass", "3400:300"}, 2, "--bandpass");
+  expect_refused({"--highpass", "100", "--taps", "256"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--transition", "100", "--attenuation", "1e6"}, 2, "--attenuation");
+}
+
+TEST_F(StrictOptions, DesignMistakesExitTwoToo) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--lowpass", "30k"}, {"--lowpass", "1k", "--taps", "0"},
+        {"--highpass", "100", "--taps", "256"}, {"--lowpass", "1k", "--window", "kaiser:abc"},
+        {"--lowpass", "1k", "--rate", "0x100"}}) {
+    std::vector<std::string> all = {HALO_BINARY, "design"};
+    all.insert(all.end(), args.begin(), args.end());
+    const Ran ran = run_command(all, dir.path());
+    EXPECT_EQ(ran.exit_code, 2) << describe(all, ran);
+    EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(all, ran);
+  }
+}
+
+// File and data errors are not usage errors: they stay 1.
+TEST_F(StrictOptions, FileAndDataErrorsStayOne) {
+  write_file(dir / "bad.txt", "0.5\nnot-a-number\n");
+  write_file(dir / "notsound.wav", "this is not a sound file\n");
+  std::vector<std::vector<std::string>> runs = {
+      {HALO_BINARY, "filter", dir / "missing.wav", dir / "o.wav", "--lowpass", "1k"},
+      {HALO_BINARY, "filter", dir / "notsound.wav", dir / "o.wav", "--lowpass", "1k"},
+      {HALO_BINARY, "filter", input, dir / "o.wav", "--mask", dir / "bad.txt"},
+      {HALO_BINARY, "filter", input, dir / "o.wav", "--mask", dir / "missing.txt"},
+  };
+  for (const auto& args : runs) {
+    const Ran ran = run_command(args, dir.path());
+    EXPECT_EQ(ran.exit_code, 1) << describe(args, ran);
+    EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(args, ran);
+  }
+}
+
+// Item 13: one strict parser behind every numeric option.
+TEST_F(StrictOptions, LooseNumbersAreRefused) {
+  for (const char* bad : {"6abc", "6 7", "0x10", "nan", "inf", "", "1e", "6dB", "+-6", "1,5"})
+    expect_refused({"--lowpass", "1k", "--gain", bad}, 2, "--gain");
+  expect_refused({"--lowpass", "0x100"}, 2, "--lowpass 0x100");
+  expect_refused({"--lowpass", "1k5"}, 2, "--lowpass");
+  expect_refused({"--bandpass", "300:0x11"}, 2, "--bandpass");
+  expect_refused({"--lowpass", "1k", "--taps", "0x11"}, 2, "--taps 0x11");
+  expect_refused({"--lowpass", "1k", "--taps", "255.5"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--taps", "2 55"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--chunk", "0x100"}, 2, "--chunk");
+  expect_refused({"--lowpass", "1k", "--chunk", "64abc"}, 2, "--chunk");
+  expect_refused({"--lowpass", "1k", "--block", "0x100"}, 2, "--block");
+  expect_refused({"--lowpass", "1k", "--transition", "0x100", "--attenuation", "60"}, 2, "--transition");
+  expect_refused({"--lowpass", "1k", "--transition", "500", "--attenuation", "60dB"}, 2, "--attenuation");
+  expect_refused({"--lowpass", "1k", "--transition", "500", "--attenuation", "nan"}, 2, "--attenuation");
+}
+
+TEST_F(StrictOptions, RepeatedSingleValuedOptionsAreRefused) {
+  expect_refused({"--lowpass", "1k", "--lowpass", "2k"}, 2, "--lowpass");
+  expect_refused({"--lowpass", "1k", "--gain", "-3", "--gain", "-6"}, 2, "--gain");
+  expect_refused({"--lowpass", "1k", "--taps", "101", "--taps=201"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--engine", "cpu", "--engine", "cpu-fft"}, 2, "--engine");
+  const std::vector<std::string> design = {HALO_BINARY, "design", "--lowpass", "1k", "--rate", "44100", "--rate", "48k"};
+  const Ran ran = run_command(design, dir.path());
+  EXPECT_EQ(ran.exit_code, 2) << describe(design, ran);
+  EXPECT_NE(ran.err.find("--rate"), std::string::npos) << describe(design, ran);
+}
+
+// What the strict parser accepts still means what it says: a `k` multiplies by 1000 and the
+// frequency suffixes stay, checked against a mask designed with the plain number.
+TEST_F(StrictOptions, DecimalNumbersWithSuffixesStillWork) {
+  auto design = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {HALO_BINARY, "design", "--rate", "48000"});
+    const Ran ran = run_command(args, dir.path());
+    EXPECT_EQ(ran.exit_code, 0) << describe(args, ran);
+    return ran.out;
+  };
+  const std::string plain = design({"--lowpass", "1500", "--taps", "101"});
+  EXPECT_FALSE(plain.empty());
+  EXPECT_EQ(design({"--lowpass", "1.5k", "--taps", "101"}), plain);
+  EXPECT_EQ(design({"--lowpass", "1.5kHz", "--taps", "101"}), plain);
+  EXPECT_EQ(design({"--lowpass", "1500Hz", "--taps", "101"}), plain);
+  EXPECT_EQ(design({"--lowpass", "1.5e3", "--taps", "1.01e2"}), plain);
+  EXPECT_EQ(design({"--lowpass", "+1500", "--taps", "+101"}), plain);
+  const Ran gain = run_command({HALO_BINARY, "filter", input, dir / "g.wav", "--lowpass", "1k", "--gain", "-6.5", "-q"},
+                               dir.path());
+  EXPECT_EQ(gain.exit_code, 0) << gain.err;
+}
+
+}  // namespace
+}  // namespace halo::test13

@@ -1,0 +1,95 @@
+// Issue 13, item 5: an input cut short (a file whose header declares more frames than it
+// holds) is not filtered silently. halo names the declared and the read frame counts and fails
+// (nothing written) unless --accept-short is given; then it warns and filters what is there.
+// The truncated files are real files cut with truncate(2); what a reader finds in them comes
+// from libsndfile directly (read_sound) and sox, not from halo.
+#include <gtest/gtest.h>
+
+#include <sndfile.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "hardening_support.hpp"
+
+namespace halo::test {
+namespace {
+
+constexpr std::size_t declared = 48000;
+constexpr int channels = 2;
+
+struct Container {
+  const char* extension;
+  int format;
+};
+
+class TruncatedInput : public testing::TestWithParam<Container> {};
+
+TEST_P(TruncatedInput, FailsNamingBothCountsUnlessAccepted) {
+  const Container container = GetParam();
+  TempDir dir;
+  const std::string input = dir / (std::string("cut.") + container.extension);
+  write_sound(input, random_signal(declared * channels, 5, 0.4f), channels, 48000, container.format);
+  struct stat status {};
+  ASSERT_EQ(stat(input.c_str(), &status), 0);
+  ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);
+  const Sound cut = read_sound(input);  // what is there, as libsndfile reads it
+  ASSERT_GT(cut.frames, 1000);
+  ASSERT_LT(cut.frames, static_cast<std::int64_t>(declared));
+
+  const DirectorySnapshot before(dir.path());
+  const auto args = halo_args({"filter", input, dir / "out.wav", "--lowpass", "2k"});
+  const Result failed = run(args);
+  expect_one_line_failure(failed, 1, "declares " + std::to_string(declared) + " frames", before, describe(args, failed));
+  EXPECT_NE(failed.err.find(std::to_string(cut.frames)), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("--accept-short"), std::string::npos) << failed.err;
+
+  const auto accepted_args = halo_args({"filter", input, dir / "out.wav", "--lowpass", "2k", "--accept-short", "-q"});
+  const Result accepted = run(accepted_args);
+  ASSERT_EQ(accepted.exit_code, 0) << describe(accepted_args, accepted);
+  EXPECT_NE(accepted.err.find("warning"), std::string::npos) << accepted.err;
+  EXPECT_NE(accepted.err.find(std::to_string(declared)), std::string::npos) << accepted.err;
+  EXPECT_NE(accepted.err.find(std::to_string(cut.frames)), std::string::npos) << accepted.err;
+  EXPECT_EQ(read_sound(dir / "out.wav").frames, cut.frames);
+
+  const Result info = halo({"info", input});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("truncated: the header declares " + std::to_string(declared)), std::string::npos)
+      << info.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput,
+                         testing::Values(Container{"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},
+                                         Container{"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16},
+                                         Container{"au", SF_FORMAT_AU | SF_FORMAT_FLOAT},
+                                         Container{"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24}),
+                         [](const testing::TestParamInfo<Container>& info) { return std::string(info.param.extension); });
+
+// sox, the oracle, agrees that the cut WAV is short ("Premature EOF"), and a whole file of
+// every container passes without a word about its length.
+TEST(TruncatedInput, SoxAgreesAndWholeFilesPass) {
+  TempDir dir;
+  for (const Container container : {Container{"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},
+                                    Container{"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16},
+                                    Container{"au", SF_FORMAT_AU | SF_FORMAT_FLOAT},
+                                    Container{"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24},
+                                    Container{"flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16}}) {
+    const std::string input = dir / (std::string("whole.") + container.extension);
+    write_sound(input, random_signal(declared * channels, 6, 0.4f), channels, 48000, container.format);
+    const Result whole = halo({"filter", input, dir / "out.wav", "--lowpass", "2k", "-q"});
+    EXPECT_EQ(whole.exit_code, 0) << input << "\n" << whole.err;
+    EXPECT_EQ(whole.err.find("truncated"), std::string::npos) << whole.err;
+  }
+  if (access("/usr/bin/sox", X_OK) != 0) GTEST_SKIP() << "sox is not installed";
+  const std::string input = dir / "cut.wav";
+  write_sound(input, random_signal(declared * channels, 7, 0.4f), channels, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  struct stat status {};
+  ASSERT_EQ(stat(input.c_str(), &status), 0);
+  ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);
+  const Result sox = run({"/usr/bin/sox", input, "-n"});
+  EXPECT_NE(sox.err.find("Premature EOF"), std::string::npos) << sox.err;
+}
+
+}  // namespace
+}  // namespace halo::test
