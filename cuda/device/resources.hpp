@@ -1,5 +1,6 @@
 #pragma once
-// RAII owners of CUDA resources: device buffers, pinned host buffers, streams, events.
+// RAII owners of CUDA resources: device buffers, pinned host buffers, streams, events, and
+// captured graphs with their executable instances.
 // Construction checks and throws halo::cuda::Error; destruction never throws (a failure
 // there can only be reported, and the process is usually unwinding already).
 #include <cuda_runtime_api.h>
@@ -48,14 +49,15 @@ class DeviceBuffer {
 };
 
 // `count` elements of T in page-locked host memory (cudaHostAlloc), so copies run as DMA
-// and overlap with kernels.
+// and overlap with kernels. `flags` cudaHostAllocMapped: kernels may read and write it
+// directly (zero-copy, over the bus; with unified addressing get() is also the device's
+// pointer).
 template <typename T>
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count > 0)
-      HALO_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T), cudaHostAllocDefault));
+  explicit PinnedBuffer(std::size_t count, unsigned flags = cudaHostAllocDefault) : count_(count) {
+    if (count > 0) HALO_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), count * sizeof(T), flags));
   }
   ~PinnedBuffer() { release(); }
   PinnedBuffer(PinnedBuffer&& other) noexcept
@@ -137,6 +139,77 @@ class Event {
 
  private:
   cudaEvent_t event_ = nullptr;
+};
+
+// A CUDA graph (the work of one captured sequence of stream calls), owned.
+class Graph {
+ public:
+  Graph() = default;
+  explicit Graph(cudaGraph_t graph) : graph_(graph) {}
+  ~Graph() {
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  Graph(Graph&& other) noexcept : graph_(std::exchange(other.graph_, nullptr)) {}
+  Graph& operator=(Graph&& other) noexcept {
+    if (this != &other) {
+      if (graph_) cudaGraphDestroy(graph_);
+      graph_ = std::exchange(other.graph_, nullptr);
+    }
+    return *this;
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  cudaGraph_t get() const { return graph_; }
+
+  // Records the calls `enqueue(stream)` makes on `stream` (thread-local capture mode: other
+  // threads' CUDA calls are not disturbed) into a new graph. Throws halo::cuda::Error; a
+  // failed capture is ended before the throw, so the stream stays usable.
+  template <typename Enqueue>
+  static Graph capture(cudaStream_t stream, Enqueue&& enqueue) {
+    HALO_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const cudaError_t recorded = enqueue(stream);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    Graph owned(graph);
+    HALO_CUDA_CHECK(recorded);
+    HALO_CUDA_CHECK(ended);
+    return owned;
+  }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+};
+
+// An instantiated graph, ready to launch; uploaded to the device at construction, so the
+// first launch does not pay for it.
+class GraphExec {
+ public:
+  GraphExec() = default;
+  GraphExec(const Graph& graph, cudaStream_t upload_stream) {
+    HALO_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph.get(), 0));
+    HALO_CUDA_CHECK(cudaGraphUpload(exec_, upload_stream));
+    HALO_CUDA_CHECK(cudaStreamSynchronize(upload_stream));
+  }
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  GraphExec(GraphExec&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& other) noexcept {
+    if (this != &other) {
+      if (exec_) cudaGraphExecDestroy(exec_);
+      exec_ = std::exchange(other.exec_, nullptr);
+    }
+    return *this;
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+
+  cudaGraphExec_t get() const { return exec_; }
+  explicit operator bool() const { return exec_ != nullptr; }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace halo::cuda

@@ -89,24 +89,47 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // device-to-host copy; the host copies slice j out while later slices are still on the GPU.
 // The halo never leaves the device.
 //
+// The period path (cuda-fast when spec.max_block_frames <= PeriodTuning::max_frames: an audio
+// period, as `play` and `live` feed it from their worker thread): the chunk path's slices,
+// events and timing marks cost far more than a 64-frame block's arithmetic, and its 4096-frame
+// kernel tiles leave most of the GPU idle. Instead:
+//   - the input history of each channel stays on the device in a ring (PeriodLaunch): no
+//     carry is copied; stream position `position_` (host) says where a block lands;
+//   - set_taps() captures the whole period into one CUDA graph and instantiates it: the host
+//     writes a PeriodHeader (position, frames) and the block into pinned memory, then
+//     copies in (PeriodIo::copies) -> period kernel (split-K over the taps, period_kernels.cuh;
+//     it also records the block in the ring) -> copies out; PeriodIo::mapped has no copies,
+//     the kernel reads and writes the pinned memory itself;
+//   - process() = a host copy in, cudaGraphLaunch, cudaStreamSynchronize, a host copy out.
+//     The graph is fixed (sized for max_block_frames); the block's size travels in the header,
+//     so any frames <= max_block_frames runs the same graph, and the kernel's tiles past the
+//     block return at once.
+// The period kernel adds partial sums in the order of the kernel the chunk path would run for
+// the same taps (kernel_that_runs: fast, or its constant fallback), so both paths give the
+// same bits; the contract suite compares them.
+//
 // Taps: mask m of the TapSet sits at lease offset + m * padded taps. One launch per slice
 // covers channels whose masks are all one mask (tap_stride 0) or all distinct in channel
 // order (tap_stride = padded taps); other mappings ([a, a, b]) launch once per run of
 // channels that share a mask (groups_).
 class CudaDirectEngine final : public Engine {
  public:
-  CudaDirectEngine(Kernel kernel, int block_threads, GpuDevice& device)
-      : kernel_(kernel), block_threads_(block_threads), device_(device) {}
+  CudaDirectEngine(Kernel kernel, int block_threads, GpuDevice& device, const PeriodTuning& tuning)
+      : kernel_(kernel), block_threads_(block_threads), device_(device), tuning_(tuning) {}
 
   ~CudaDirectEngine() override {
-    if (state_) cudaSetDevice(device_.index());  // free on the device that owns it
+    if (state_ || period_state_) cudaSetDevice(device_.index());  // free on the device that owns it
   }
+
+  bool runs_period_path() const { return period_; }
 
   std::string name() const override { return engine_name(kernel_); }
 
   // Host staging copies are timed on the host; the device parts with timing events per slice
   // (the parts of different slices overlap, so they add up to more than the wall time).
   std::vector<std::pair<std::string, double>> time_breakdown() const override {
+    if (period_)
+      return {{"host staging copies", seconds_.staging}, {"period graphs, launch to completion", seconds_.waiting}};
     return {{"host staging copies", seconds_.staging},
             {"copies to device", seconds_.to_device},
             {"kernels", seconds_.kernels},
@@ -118,15 +141,23 @@ class CudaDirectEngine final : public Engine {
   void do_prepare(const ProcessSpec& spec) override {
     device_.make_current();
     state_.reset();  // a second prepare: release the previous buffers first
+    period_state_.reset();
     installed_ = false;
+    seconds_ = Seconds{};
     // No mask longer than the bank can ever be installed: the carry need not be longer.
     const std::size_t longest = std::min(spec.max_mask_frames, max_constant_taps);
     carry_frames_ = longest - 1;
     halo_ = halo_frames(Kernel::fast, longest);  // covers every kernel's padding
+    channels_ = spec.channels;
+    period_ = false;
+    if (kernel_ == Kernel::fast && spec.max_block_frames <= tuning_.max_frames) {
+      prepare_period(spec, longest);
+      period_ = true;
+      return;
+    }
     const std::size_t block_span = round_up(spec.max_block_frames, frame_granule);
     stride_ = round_up(halo_ + block_span + read_slack_frames, 32);
     out_stride_ = block_span;
-    channels_ = spec.channels;
 
     auto state = std::make_unique<DeviceState>();
     const std::size_t samples = spec.max_block_frames * spec.channels;
@@ -140,8 +171,95 @@ class CudaDirectEngine final : public Engine {
     state->pinned_out = PinnedBuffer<float>(samples);
     if (kernel_ == Kernel::basic) state->global_taps = DeviceBuffer<float>(max_constant_taps);
     state_ = std::move(state);
-    seconds_ = Seconds{};
     clear_carry();
+  }
+
+  // The period path's buffers: the ring (taps of the longest mask, padded, plus the largest
+  // block: reads and writes of one launch never meet), partial sums for the longest mask in
+  // either summation form, the pinned staging (a PeriodHeader in front of the block) and,
+  // for PeriodIo::copies, its device twins.
+  void prepare_period(const ProcessSpec& spec, std::size_t longest) {
+    auto state = std::make_unique<PeriodState>();
+    const std::size_t tiles = (spec.max_block_frames + period_tile_frames - 1) / period_tile_frames;
+    std::size_t ring = 1;
+    while (ring < halo_ + tiles * period_tile_frames) ring *= 2;
+    ring_frames_ = ring;
+    tiles_ = static_cast<int>(tiles);
+    const std::size_t partials = std::max(period_partials(PeriodSum::constant, longest),
+                                          period_partials(PeriodSum::fast_pipelined, padded_taps(Kernel::fast, longest)));
+    const std::size_t samples = spec.max_block_frames * spec.channels;
+    state->ring = DeviceBuffer<float>(ring * spec.channels);
+    state->partials = DeviceBuffer<float>(spec.channels * tiles * partials * period_tile_frames);
+    state->counters = DeviceBuffer<unsigned>(spec.channels * tiles);
+    state->tap_offsets = DeviceBuffer<int>(spec.channels);
+    const unsigned flags = tuning_.io == PeriodIo::mapped ? cudaHostAllocMapped : cudaHostAllocDefault;
+    state->in_host = PinnedBuffer<float>(header_floats + samples, flags);
+    state->out_host = PinnedBuffer<float>(samples, flags);
+    std::memset(state->in_host.get(), 0, state->in_host.size() * sizeof(float));
+    std::memset(state->out_host.get(), 0, state->out_host.size() * sizeof(float));
+    if (tuning_.io == PeriodIo::copies) {
+      state->in_dev = DeviceBuffer<float>(header_floats + samples);
+      state->out_dev = DeviceBuffer<float>(samples);
+    }
+    cudaStream_t s = state->stream.get();
+    HALO_CUDA_CHECK(cudaMemsetAsync(state->counters.get(), 0, state->counters.bytes(), s));
+    HALO_CUDA_CHECK(cudaMemsetAsync(state->partials.get(), 0, state->partials.bytes(), s));
+    if (state->in_dev.get()) HALO_CUDA_CHECK(cudaMemsetAsync(state->in_dev.get(), 0, state->in_dev.bytes(), s));
+    if (state->out_dev.get()) HALO_CUDA_CHECK(cudaMemsetAsync(state->out_dev.get(), 0, state->out_dev.bytes(), s));
+    period_state_ = std::move(state);
+    clear_ring();
+  }
+
+  // The period path's part of set_taps: the channels' mask offsets, then the graph.
+  void set_period_taps(const TapSet& taps, Kernel run, std::size_t padded, int base) {
+    PeriodState& d = *period_state_;
+    std::vector<int> offsets(taps.channels());
+    for (int c = 0; c < taps.channels(); ++c) offsets[c] = base + static_cast<int>(taps.mask_of(c) * padded);
+    HALO_CUDA_CHECK(cudaMemcpyAsync(d.tap_offsets.get(), offsets.data(), offsets.size() * sizeof(int),
+                                    cudaMemcpyHostToDevice, d.stream.get()));
+    HALO_CUDA_CHECK(cudaStreamSynchronize(d.stream.get()));
+
+    PeriodLaunch launch;
+    launch.ring = d.ring.get();
+    launch.ring_frames = ring_frames_;
+    launch.partials = d.partials.get();
+    launch.counters = d.counters.get();
+    launch.tap_offsets = d.tap_offsets.get();
+    launch.channels = channels_;
+    launch.tiles = tiles_;
+    if (run == Kernel::constant) {
+      launch.sum = PeriodSum::constant;
+      launch.taps = static_cast<int>(taps.mask_frames());
+    } else {
+      launch.sum = padded <= static_cast<std::size_t>(ShortPolicy::max_taps) ? PeriodSum::fast_short
+                                                                             : PeriodSum::fast_pipelined;
+      launch.taps = static_cast<int>(padded);
+    }
+    const std::size_t in_bytes = d.in_host.size() * sizeof(float), out_bytes = d.out_host.size() * sizeof(float);
+    if (tuning_.io == PeriodIo::copies) {
+      launch.header = reinterpret_cast<const PeriodHeader*>(d.in_dev.get());
+      launch.in = d.in_dev.get() + header_floats;
+      launch.out = d.out_dev.get();
+    } else {
+      float *in = nullptr, *out = nullptr;
+      HALO_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&in), d.in_host.get(), 0));
+      HALO_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&out), d.out_host.get(), 0));
+      launch.header = reinterpret_cast<const PeriodHeader*>(in);
+      launch.in = in + header_floats;
+      launch.out = out;
+    }
+    const PeriodIo io = tuning_.io;
+    d.graph = GraphExec();
+    const Graph graph = Graph::capture(d.stream.get(), [&](cudaStream_t s) {
+      if (io == PeriodIo::copies) {
+        const cudaError_t in_copy = cudaMemcpyAsync(d.in_dev.get(), d.in_host.get(), in_bytes, cudaMemcpyHostToDevice, s);
+        if (in_copy != cudaSuccess) return in_copy;
+      }
+      const cudaError_t launched = launch_period(launch, s);
+      if (launched != cudaSuccess || io != PeriodIo::copies) return launched;
+      return cudaMemcpyAsync(d.out_host.get(), d.out_dev.get(), out_bytes, cudaMemcpyDeviceToHost, s);
+    });
+    d.graph = GraphExec(graph, d.stream.get());
   }
 
   void do_set_taps(const TapSet& taps) override {
@@ -161,6 +279,14 @@ class CudaDirectEngine final : public Engine {
     BankLease lease;
     if (run != Kernel::basic) lease = device_.lease_bank(bank.size());
     const int base = static_cast<int>(lease.offset());
+
+    if (period_) {
+      upload_taps(lease.offset(), bank.data(), bank.size(), period_state_->stream.get());
+      set_period_taps(taps, run, padded, base);
+      lease_ = std::move(lease);
+      installed_ = true;
+      return;
+    }
 
     groups_.clear();
     bool all_distinct = true;
@@ -191,6 +317,7 @@ class CudaDirectEngine final : public Engine {
 
   Status do_process(const float* in, float* out, std::size_t frames) noexcept override {
     if (!installed_) return fail("%s: no taps installed (the last set_taps failed)", engine_name(kernel_).c_str());
+    if (period_) return process_period(in, out, frames);
     DeviceState& d = *state_;
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
     for (auto& stream : d.streams) HALO_CUDA_TRY(cudaStreamWaitEvent(stream.get(), d.carry_done.get(), 0));
@@ -283,13 +410,36 @@ class CudaDirectEngine final : public Engine {
     return Status::ok;
   }
 
+  // One period: header and block into pinned memory, the graph, its end, the outputs out.
+  Status process_period(const float* in, float* out, std::size_t frames) noexcept {
+    PeriodState& d = *period_state_;
+    HALO_CUDA_TRY(cudaSetDevice(device_.index()));
+    const auto start = Clock::now();
+    PeriodHeader& header = *reinterpret_cast<PeriodHeader*>(d.in_host.get());
+    header.position = position_;
+    header.frames = static_cast<int>(frames);
+    std::memcpy(d.in_host.get() + header_floats, in, frames * channels_ * sizeof(float));
+    const auto launch = Clock::now();
+    HALO_CUDA_TRY(cudaGraphLaunch(d.graph.get(), d.stream.get()));
+    HALO_CUDA_TRY(cudaStreamSynchronize(d.stream.get()));
+    const auto done = Clock::now();
+    std::memcpy(out, d.out_host.get(), frames * channels_ * sizeof(float));
+    position_ += static_cast<long long>(frames);
+    seconds_.waiting += std::chrono::duration<double>(done - launch).count();
+    seconds_.staging += std::chrono::duration<double>(launch - start).count() + seconds_since(done);
+    return Status::ok;
+  }
+
   void do_reset() override {
     device_.make_current();
+    if (period_) return clear_ring();
     for (auto& stream : state_->streams) stream.synchronize();
     clear_carry();
   }
 
-  std::size_t do_preferred_block_frames() const override { return max_slices * min_slice_frames; }
+  std::size_t do_preferred_block_frames() const override {
+    return period_ ? spec().max_block_frames : max_slices * min_slice_frames;
+  }
 
  private:
   static constexpr int max_slices = 4;
@@ -302,6 +452,14 @@ class CudaDirectEngine final : public Engine {
     state_->carry_done.record(s0);
     state_->streams[0].synchronize();
     cur_ = 0;
+  }
+
+  // The period path's history: zeros (the stream before frame 0), position 0.
+  void clear_ring() {
+    cudaStream_t s = period_state_->stream.get();
+    HALO_CUDA_CHECK(cudaMemsetAsync(period_state_->ring.get(), 0, period_state_->ring.bytes(), s));
+    HALO_CUDA_CHECK(cudaStreamSynchronize(s));
+    position_ = 0;
   }
 
   // Per slice: its samples are in planar[cur_] (in_ready); timing marks before the copy in,
@@ -323,6 +481,21 @@ class CudaDirectEngine final : public Engine {
     SliceEvents slices[max_slices];
     Event carry_done;  // the halo for the next chunk is in place
   };
+  // The period path's resources (prepare_period), released together.
+  static constexpr std::size_t header_floats = sizeof(PeriodHeader) / sizeof(float);
+  struct PeriodState {
+    Stream stream;
+    DeviceBuffer<float> ring;         // channels * ring_frames_: the input history
+    DeviceBuffer<float> partials;     // channels * tiles * partial sums * period_tile_frames
+    DeviceBuffer<unsigned> counters;  // channels * tiles: partial blocks finished (0 between periods)
+    DeviceBuffer<int> tap_offsets;    // channel c's mask in the bank
+    PinnedBuffer<float> in_host;      // PeriodHeader, then the block (interleaved)
+    PinnedBuffer<float> out_host;     // the outputs (interleaved)
+    DeviceBuffer<float> in_dev, out_dev;  // PeriodIo::copies: in_host's and out_host's twins
+    GraphExec graph;                  // one period, captured by set_taps
+  };
+  static_assert(sizeof(PeriodHeader) % (4 * sizeof(float)) == 0, "the block after the header stays 16-byte aligned");
+
   // Channels [first, first + channels) in one launch; channel first + i's mask at
   // tap_base + i * tap_stride.
   struct Group {
@@ -335,6 +508,12 @@ class CudaDirectEngine final : public Engine {
   const Kernel kernel_;        // the kernel asked for (names the engine)
   const int block_threads_;
   GpuDevice& device_;
+  const PeriodTuning tuning_;
+  bool period_ = false;           // prepare() chose the period path
+  std::unique_ptr<PeriodState> period_state_;
+  std::size_t ring_frames_ = 0;   // per channel, a power of two
+  int tiles_ = 0;                 // period kernel tiles for max_block_frames
+  long long position_ = 0;        // frames processed since prepare/reset (the period path's clock)
   int channels_ = 0;
   std::size_t carry_frames_ = 0;  // min(max_mask_frames, bank) - 1: frames carried per channel
   std::size_t halo_ = 0;          // halo frames in front of each channel's chunk
@@ -370,6 +549,15 @@ const char* summary(Kernel kernel) {
 bool device_usable(int gpu, std::string* why) { return GpuDevice::get(gpu).usable(why); }
 
 std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options) {
+  return make_engine(kernel, options, PeriodTuning{});
+}
+
+bool runs_period_path(const Engine& engine) {
+  const auto* direct = dynamic_cast<const CudaDirectEngine*>(&engine);
+  return direct && direct->runs_period_path();
+}
+
+std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options, const PeriodTuning& tuning) {
   GpuDevice& device = GpuDevice::get(options.gpu);
   std::string why;
   if (!device.usable(&why)) throw Error(engine_name(kernel) + ": " + why);
@@ -378,7 +566,7 @@ std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options)
                 " threads: give 1 to 1024");
   device.make_current();
   HALO_CUDA_CHECK(cudaFree(nullptr));  // start the context now, on the caller's thread
-  return std::make_unique<CudaDirectEngine>(kernel, options.block_threads, device);
+  return std::make_unique<CudaDirectEngine>(kernel, options.block_threads, device, tuning);
 }
 
 std::vector<EngineEntry> direct_engine_entries() {

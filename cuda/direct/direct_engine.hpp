@@ -38,6 +38,26 @@ bool device_usable(int gpu, std::string* why);
 // when the GPU is not usable.
 std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options = {});
 
+// cuda-fast's small-block path (the period path, for `play` and `live`): when prepare() gets
+// spec.max_block_frames <= max_frames, every process() is one CUDA graph launch (copies in,
+// the split-K period kernel, copies out) and one wait, and the input history stays in a ring
+// on the device. Results are the same bits as the chunk path's. The registry's engines use
+// the defaults; benchmarks and tests pick.
+enum class PeriodIo {
+  copies,  // pinned staging <-> device buffers by copies in the graph (its first and last nodes)
+  mapped,  // the kernel reads the block from and writes the outputs to mapped pinned memory
+};
+struct PeriodTuning {
+  std::size_t max_frames = 8192;  // largest max_block_frames that takes the period path; 0: never
+  PeriodIo io = PeriodIo::copies;
+};
+
+// make_engine with the period path tuned (cuda-fast only; other kernels ignore it).
+std::unique_ptr<Engine> make_engine(Kernel kernel, const EngineOptions& options, const PeriodTuning& tuning);
+
+// Whether `engine` (a CUDA direct engine, prepared) runs the period path; false for any other.
+bool runs_period_path(const Engine& engine);
+
 // One registry entry per kernel, in the order basic, constant, tiled, cached, fast.
 std::vector<EngineEntry> direct_engine_entries();
 

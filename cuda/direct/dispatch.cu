@@ -6,6 +6,7 @@
 #include "cuda/device/gpu_device.hpp"
 #include "cuda/direct/fast_kernels.cuh"
 #include "cuda/direct/kernels.cuh"
+#include "cuda/direct/period_kernels.cuh"
 #include "cuda/direct/textbook_kernels.cuh"
 
 namespace halo::cuda {
@@ -70,6 +71,17 @@ cudaError_t launch_convolution(const ConvolutionPlan& plan, const PlanarLaunch& 
   if (launch.frames == 0) return cudaSuccess;
   if (!plan.launch) return cudaErrorInvalidValue;
   return plan.launch(plan, launch, stream);
+}
+
+cudaError_t launch_period(const PeriodLaunch& launch, cudaStream_t stream) noexcept {
+  if (launch.taps <= 0 || launch.tiles <= 0 || launch.channels <= 0) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(period_partials(launch.sum, static_cast<std::size_t>(launch.taps))),
+                  static_cast<unsigned>(launch.tiles), static_cast<unsigned>(launch.channels));
+  if (launch.sum == PeriodSum::constant)
+    period_kernel<period_tile_frames, KernelPolicy::taps_per_partial><<<grid, period_tile_frames, 0, stream>>>(launch);
+  else
+    period_kernel<period_tile_frames, FastPolicy::taps_per_stage><<<grid, period_tile_frames, 0, stream>>>(launch);
+  return cudaGetLastError();
 }
 
 void upload_taps(std::size_t offset, const float* host_taps, std::size_t count, cudaStream_t stream) {

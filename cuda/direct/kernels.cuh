@@ -28,6 +28,8 @@
 // |          | uniform operands)  | a register window per thread       | outputs_per_thread |
 // | fast,    | __constant__ (tap  | as fast (<= 32 taps: the window    | ShortPolicy::      |
 // | short    | count compile-time)| slides across unrolled tap tiles)  | outputs_per_thread |
+// | fast,    | __constant__ (one  | a device ring of history + the     | 1 per partial sum; |
+// | period   | partial per block) | block from `in`, shared window     | split-K over taps  |
 //
 // Performance considerations:
 // - basic: every output reloads M samples and M taps through L1; the taps are the same
@@ -55,6 +57,11 @@
 //   (fully unrolled code outgrew the instruction cache). H100: 1.07x the copy floor at
 //   M = 15, 1.10x at M = 63; 72-80 % of the FMA peak at M = 95..127.
 //   bench/NOTES.md has the measurements.
+// - fast, period (cuda-fast's small-block path, period_kernels.cuh): for blocks of up to a
+//   few thousand frames the tiles above leave most SMs idle (64 frames x 2 channels is 2 of
+//   4096-output tiles); this kernel makes every partial sum of taps its own block (split-K),
+//   and the last one of each output tile adds them in order, so the result is the same bits.
+//   One launch per period, captured in a graph with its copies (direct_engine.cu).
 //
 // Where the taps are: a GPU's constant bank is shared by every engine on it; an engine leases
 // a region (GpuDevice::lease_bank) and the kernels read channel c's mask at
@@ -65,7 +72,8 @@
 //
 // Files: policy.hpp (tile sizes), block_primitives.cuh (device helpers shared by kernels),
 // tap_bank.cuh (the constant bank, one per translation unit), textbook_kernels.cuh,
-// fast_kernels.cuh, dispatch.cu (plans and launches; the library's only bank), layout.cu
+// fast_kernels.cuh, period_kernels.cuh (the small-block path), dispatch.cu (plans and
+// launches; the library's only bank), layout.cu
 // (deinterleave, interleave, carry); bench/fast_variants.cu holds the benchmark's other shapes.
 #include <cuda_runtime_api.h>
 
@@ -118,6 +126,63 @@ cudaError_t launch_convolution(const ConvolutionPlan& plan, const PlanarLaunch& 
 // Copies `count` floats into the library's constant tap bank at `offset` (a lease's region;
 // the current device), on `stream`, and waits for it. Throws halo::cuda::Error.
 void upload_taps(std::size_t offset, const float* host_taps, std::size_t count, cudaStream_t stream);
+
+// ---- the period kernel (period_kernels.cuh): cuda-fast's small-block path -----------------
+//
+// For blocks of up to a few thousand frames (an audio period), the engine keeps each
+// channel's input history in a ring on the device and computes a whole block in one launch
+// that splits the taps across blocks (split-K), as period_kernels.cuh explains. It reads the
+// block's frames and stream position from a PeriodHeader in memory (not from its arguments),
+// so one launch, captured once in a CUDA graph, serves every block size and every period.
+
+// Written by the host before each launch: the block's first frame in the stream, and its size.
+struct PeriodHeader {
+  long long position = 0;  // frames of the stream before this block (>= 0)
+  int frames = 0;          // 1 .. the launch's tiles * period_tile_frames
+  int unused = 0;          // (16 bytes: the samples after it stay 16-byte aligned)
+};
+
+// Outputs per block of the period kernel (one per thread).
+constexpr int period_tile_frames = 64;
+
+// How the period kernel adds its partial sums, to reproduce bit for bit the kernel that the
+// chunk path runs for the same taps (kernels.cuh's accuracy note: partials of a fixed number of
+// taps, summed in tap order):
+//   fast_short:     fast_short_kernel, padded taps <= ShortPolicy::max_taps: one partial,
+//                   stored as it is;
+//   fast_pipelined: fast_pipelined_kernel: partials of FastPolicy::taps_per_stage taps, added
+//                   in order into a total that starts at 0;
+//   constant:       the textbook kernels (cuda-fast's fallback when padded masks overflow the
+//                   bank): partials of KernelPolicy::taps_per_partial unpadded taps, likewise.
+enum class PeriodSum { fast_short, fast_pipelined, constant };
+
+// Taps per partial sum of each form (the fast kernels' stage, the textbook kernels' partial).
+constexpr int period_taps_per_partial(PeriodSum sum) {
+  return sum == PeriodSum::constant ? KernelPolicy::taps_per_partial : FastPolicy::taps_per_stage;
+}
+
+struct PeriodLaunch {
+  const PeriodHeader* header = nullptr;  // device-readable (device memory or mapped pinned)
+  const float* in = nullptr;             // the block's frames, interleaved (device-readable)
+  float* out = nullptr;                  // the block's outputs, interleaved (device-writable)
+  float* ring = nullptr;                 // channel c's history at ring + c * ring_frames
+  std::size_t ring_frames = 0;           // a power of two >= taps + the largest block
+  float* partials = nullptr;             // channels * tiles * partial sums * period_tile_frames
+  unsigned* counters = nullptr;          // channels * tiles, zero between launches
+  const int* tap_offsets = nullptr;      // channel c's mask at c_taps[tap_offsets[c]] (device)
+  int taps = 0;                          // taps per mask as the kernel reads them (padded for fast)
+  int channels = 1;
+  int tiles = 1;                         // ceil(largest block / period_tile_frames)
+  PeriodSum sum = PeriodSum::fast_pipelined;
+};
+
+// Partial sums per output for `taps` taps read in `sum`'s form (the size of `partials`).
+constexpr int period_partials(PeriodSum sum, std::size_t taps) {
+  return static_cast<int>((taps + period_taps_per_partial(sum) - 1) / period_taps_per_partial(sum));
+}
+
+// Launches the period kernel (capturable into a graph). Returns the launch's status.
+cudaError_t launch_period(const PeriodLaunch& launch, cudaStream_t stream) noexcept;
 
 // Interleaved <-> planar, on the device. planar channel c frame f is planar[c*stride + f].
 cudaError_t launch_deinterleave(const float* interleaved, std::size_t frames, int channels, float* planar,
