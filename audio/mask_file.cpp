@@ -521,6 +521,17 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
   return parse_text(name, bytes);
 }
 
+void check_mask_output(const std::string& path) {
+  const std::string extension = extension_of(path);
+  if (kind_of(path) == FileKind::sound && !writable_container(extension))
+    throw Error(path + ": ." + extension + " cannot hold a mask exactly; write .wav, .flac, .aiff, .caf, .w64 or .txt");
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat info {};
+  if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw Error(path + ": cannot create a file in " + folder + ": no such folder");
+}
+
 void write_mask(const std::string& path, const MaskSet& masks) {
   check_writable_set(path, masks);
   // Every format problem is found before a temporary file exists.

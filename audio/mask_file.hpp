@@ -36,4 +36,8 @@ filters::MaskSet parse_mask(const std::string& name, const std::string& bytes);
 // Throws audio::Error naming the file.
 void write_mask(const std::string& path, const filters::MaskSet& masks);
 
+// What write_mask would refuse from the name alone (a format that cannot hold a mask, a folder
+// that does not exist), checked before any work. Throws audio::Error naming the file.
+void check_mask_output(const std::string& path);
+
 }  // namespace halo::audio

@@ -60,6 +60,7 @@ int design_command(int argc, char** argv) {
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");
+  if (output != "-") audio::check_mask_output(output);  // before any design work
   const MaskSource source = parse_mask_options(parsed);
   filters::MaskSet masks = masks_for(source, rate_hz);
   filters::Spec spec = source.spec;

@@ -353,6 +353,18 @@ assert h.shape == r.shape and np.max(np.abs(h - r)) < 1e-7, np.max(np.abs(h - r)
   EXPECT_EQ(check.code, 0) << check.err;
 }
 
+// design's -o is checked before the design: with a spec that is also wrong (a cutoff past
+// Nyquist), the error names the output, so nothing was designed first.
+TEST_F(OutputSafety, DesignOutputIsCheckedBeforeTheDesign) {
+  for (const std::string output : {"mask.ogg", "no/such/folder/mask.txt"}) {
+    const Shell run = sh("$HALO design --lowpass 30k -o " + output);
+    EXPECT_EQ(run.code, 1) << run.err;
+    EXPECT_NE(run.err.find(output), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("--lowpass"), std::string::npos) << "the spec was looked at first: " << run.err;
+    EXPECT_FALSE(std::filesystem::exists(at(output)));
+  }
+}
+
 // ------------------------------------------------------------------------------- item 15
 
 TEST_F(OutputSafety, PipesCarryWhatTheReadmeSays) {
