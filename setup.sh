@@ -9,8 +9,11 @@ build=${BUILD_DIR:-build}
 
 # sox: the peer that bench/end_to_end.sh times halo against. clang and its runtime (libFuzzer,
 # ASan, UBSan): fuzz/run.sh.
+# portaudio19-dev, libsamplerate0-dev: play and live (devices; a file at another rate). jackd2: the
+# JACK server (dummy driver) and clients the real-time tests run against; jconvolver: the peer
+# bench/realtime_soak.sh measures live against.
 packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox
-  clang libclang-rt-14-dev)
+  clang libclang-rt-14-dev portaudio19-dev libsamplerate0-dev jackd2 jconvolver)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()

@@ -9,6 +9,9 @@ namespace halo::cli {
 int filter_command(int argc, char** argv);
 int design_command(int argc, char** argv);
 int info_command(int argc, char** argv);
+int devices_command(int argc, char** argv);  // src/cli/devices.cpp
+int play_command(int argc, char** argv);     // src/cli/play.cpp
+int live_command(int argc, char** argv);     // src/cli/live.cpp
 
 // A mistake in how the command was called: main() exits with 2 instead of 1.
 class UsageError : public std::runtime_error {

@@ -28,6 +28,10 @@ constexpr const char* usage =
     "                     [-t raw --rate HZ --channels N --encoding S]  (for a headerless IN)\n"
     "  halo design (mask options) [--rate HZ] [-o MASKFILE]\n"
     "  halo info FILE\n"
+    "  halo devices                                      (every audio device PortAudio finds)\n"
+    "  halo play FILE (mask options) [--mask A --mask B ...] [--device NAME|INDEX] [--frames N] [--engine E] [--loop]\n"
+    "  halo live (mask options) [--device D] [--input-device D] [--channels C] [--rate HZ] [--frames N] [--engine E]\n"
+    "            (play and live: keys b bypass, n/p next/previous mask, +/- gain, q quit)\n"
     "  halo --version | --help | COMMAND --help\n";
 
 std::string version_line() {
@@ -76,7 +80,10 @@ static int run_command(int argc, char** argv) {
     if (command == "filter") return halo::cli::filter_command(argc - 1, argv + 1);
     if (command == "design") return halo::cli::design_command(argc - 1, argv + 1);
     if (command == "info") return halo::cli::info_command(argc - 1, argv + 1);
-    halo::cli::notice("'" + command + "' is not a command (filter, design, info; see halo --help)");
+    if (command == "devices") return halo::cli::devices_command(argc - 1, argv + 1);
+    if (command == "play") return halo::cli::play_command(argc - 1, argv + 1);
+    if (command == "live") return halo::cli::live_command(argc - 1, argv + 1);
+    halo::cli::notice("'" + command + "' is not a command (filter, design, info, devices, play, live; see halo --help)");
     return 2;
   } catch (const halo::cli::UsageError& error) {
     halo::cli::notice(error.what());

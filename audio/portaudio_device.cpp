@@ -1,0 +1,211 @@
+#include "audio/portaudio_device.hpp"
+
+#include <fcntl.h>
+#include <pa_jack.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "audio/error.hpp"
+
+namespace halo::audio {
+namespace {
+
+// Points stderr at /dev/null while it lives.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = dup(STDERR_FILENO);
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) dup2(null, STDERR_FILENO);
+    if (null >= 0) close(null);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      dup2(saved_, STDERR_FILENO);
+      close(saved_);
+    }
+  }
+
+ private:
+  int saved_ = -1;
+};
+
+std::string pa_error(PaError error) { return Pa_GetErrorText(error); }
+
+DeviceInfo describe(int index) {
+  const PaDeviceInfo* info = Pa_GetDeviceInfo(index);
+  DeviceInfo device;
+  device.index = index;
+  if (info == nullptr) return device;
+  device.name = info->name ? info->name : "";
+  if (const PaHostApiInfo* api = Pa_GetHostApiInfo(info->hostApi)) device.host_api = api->name ? api->name : "";
+  device.max_input_channels = info->maxInputChannels;
+  device.max_output_channels = info->maxOutputChannels;
+  device.default_rate_hz = info->defaultSampleRate;
+  device.low_input_latency_s = info->defaultLowInputLatency;
+  device.high_input_latency_s = info->defaultHighInputLatency;
+  device.low_output_latency_s = info->defaultLowOutputLatency;
+  device.high_output_latency_s = info->defaultHighOutputLatency;
+  device.default_input = index == Pa_GetDefaultInputDevice();
+  device.default_output = index == Pa_GetDefaultOutputDevice();
+  return device;
+}
+
+std::string device_list(const std::vector<DeviceInfo>& devices, bool output) {
+  std::string list;
+  for (const auto& device : devices)
+    if ((output ? device.max_output_channels : device.max_input_channels) > 0)
+      list += (list.empty() ? "" : ", ") + std::to_string(device.index) + " '" + device.name + "'";
+  return list.empty() ? "none" : list;
+}
+
+}  // namespace
+
+PortAudio::PortAudio(const std::string& client_name) {
+  setenv("JACK_NO_START_SERVER", "1", 0);
+  PaError error;
+  {
+    QuietStderr quiet;
+    PaJack_SetClientName(client_name.c_str());
+    error = Pa_Initialize();
+  }
+  if (error != paNoError) throw Error("PortAudio: " + pa_error(error));
+}
+
+PortAudio::~PortAudio() {
+  QuietStderr quiet;
+  Pa_Terminate();
+}
+
+std::vector<DeviceInfo> PortAudio::devices() const {
+  std::vector<DeviceInfo> all;
+  const int count = Pa_GetDeviceCount();
+  for (int i = 0; i < count; ++i) all.push_back(describe(i));
+  return all;
+}
+
+DeviceInfo PortAudio::find(const std::string& which, bool output) const {
+  const std::vector<DeviceInfo> all = devices();
+  const char* kind = output ? "output" : "input";
+  auto channels = [&](const DeviceInfo& device) { return output ? device.max_output_channels : device.max_input_channels; };
+  if (which.empty()) {
+    const int index = output ? Pa_GetDefaultOutputDevice() : Pa_GetDefaultInputDevice();
+    if (index < 0 || index >= static_cast<int>(all.size()) || channels(all[index]) == 0)
+      throw Error(std::string("no ") + kind + " device (PortAudio finds " +
+                  (all.empty() ? std::string("no devices at all") : "no default " + std::string(kind)) +
+                  "; is a sound server such as JACK running? halo devices lists them)");
+    return all[index];
+  }
+  const bool numeric = which.find_first_not_of("0123456789") == std::string::npos && which.size() < 9;
+  if (numeric) {
+    const int index = std::stoi(which);
+    if (index >= static_cast<int>(all.size()))
+      throw Error(std::string("--device ") + which + ": no device with that index (" + kind + " devices: " +
+                  device_list(all, output) + ")");
+    if (channels(all[index]) == 0)
+      throw Error("device " + which + " '" + all[index].name + "' has no " + kind + "s (" + kind + " devices: " +
+                  device_list(all, output) + ")");
+    return all[index];
+  }
+  const DeviceInfo* found = nullptr;
+  int partial = 0;
+  for (const auto& device : all)
+    if (device.name == which && channels(device) > 0) return device;
+  for (const auto& device : all)
+    if (device.name.find(which) != std::string::npos && channels(device) > 0) {
+      found = &device;
+      ++partial;
+    }
+  if (partial == 1) return *found;
+  throw Error("device '" + which + "': " + (partial > 1 ? "more than one device matches" : "no such device") + " (" +
+              kind + " devices: " + device_list(all, output) + ")");
+}
+
+bool rate_supported(const DeviceInfo& device, bool output, int channels, double rate_hz) {
+  PaStreamParameters parameters{};
+  parameters.device = device.index;
+  parameters.channelCount = channels;
+  parameters.sampleFormat = paFloat32;
+  parameters.suggestedLatency = output ? device.low_output_latency_s : device.low_input_latency_s;
+  return Pa_IsFormatSupported(output ? nullptr : &parameters, output ? &parameters : nullptr, rate_hz) ==
+         paFormatIsSupported;
+}
+
+DeviceStream::DeviceStream(const StreamRequest& request, PaStreamCallback* callback, void* user) {
+  // float32 interleaved at the device's low latency.
+  auto parameters = [](int device, int channels, bool output) {
+    PaStreamParameters p{};
+    p.device = device;
+    p.channelCount = channels;
+    p.sampleFormat = paFloat32;
+    const PaDeviceInfo* info = Pa_GetDeviceInfo(device);
+    p.suggestedLatency = output ? info->defaultLowOutputLatency : info->defaultLowInputLatency;
+    return p;
+  };
+  PaStreamParameters in{}, out{};
+  PaStreamParameters* in_parameters = nullptr;
+  PaStreamParameters* out_parameters = nullptr;
+  if (request.input_device >= 0) {
+    in = parameters(request.input_device, request.input_channels, false);
+    in_parameters = &in;
+  }
+  if (request.output_device >= 0) {
+    out = parameters(request.output_device, request.output_channels, true);
+    out_parameters = &out;
+  }
+  auto name = [](int index) { return std::string("'") + Pa_GetDeviceInfo(index)->name + "'"; };
+  std::string what;
+  if (in_parameters) what += "input " + name(in.device) + " (" + std::to_string(in.channelCount) + " ch)";
+  if (out_parameters)
+    what += (what.empty() ? "" : ", ") + std::string("output ") + name(out.device) + " (" +
+            std::to_string(out.channelCount) + " ch)";
+  what += " at " + std::to_string(static_cast<long>(request.rate_hz)) + " Hz";
+  const PaError supported = Pa_IsFormatSupported(in_parameters, out_parameters, request.rate_hz);
+  if (supported != paFormatIsSupported) throw Error(what + ": not supported (" + pa_error(supported) + ")");
+  PaError error;
+  {
+    QuietStderr quiet;
+    error = Pa_OpenStream(&stream_, in_parameters, out_parameters, request.rate_hz,
+                          request.frames_per_buffer == 0 ? paFramesPerBufferUnspecified : request.frames_per_buffer,
+                          paClipOff | paDitherOff, callback, user);
+  }
+  if (error != paNoError) throw Error(what + ": cannot open (" + pa_error(error) + ")");
+}
+
+DeviceStream::~DeviceStream() {
+  stop();
+  if (stream_ != nullptr) Pa_CloseStream(stream_);
+}
+
+void DeviceStream::start() {
+  const PaError error = Pa_StartStream(stream_);
+  if (error != paNoError) throw Error("cannot start the audio stream (" + pa_error(error) + ")");
+  started_ = true;
+}
+
+void DeviceStream::stop() noexcept {
+  if (!started_) return;
+  Pa_StopStream(stream_);
+  started_ = false;
+}
+
+bool DeviceStream::active() const { return Pa_IsStreamActive(stream_) == 1; }
+
+double DeviceStream::input_latency_s() const {
+  const PaStreamInfo* info = Pa_GetStreamInfo(stream_);
+  return info ? info->inputLatency : 0;
+}
+double DeviceStream::output_latency_s() const {
+  const PaStreamInfo* info = Pa_GetStreamInfo(stream_);
+  return info ? info->outputLatency : 0;
+}
+double DeviceStream::rate_hz() const {
+  const PaStreamInfo* info = Pa_GetStreamInfo(stream_);
+  return info ? info->sampleRate : 0;
+}
+
+}  // namespace halo::audio

@@ -1,0 +1,22 @@
+// halo play FILE (mask options) [--device D] [--frames N] [--engine E] [--loop] [--mask A --mask B ...]
+#include <cstdio>
+#include <cxxopts.hpp>
+
+#include "src/cli/command.hpp"
+#include "src/cli/realtime_options.hpp"
+
+namespace halo::cli {
+
+int play_command(int argc, char** argv) {
+  cxxopts::Options options("halo play", "Play a sound file through an FIR mask, as filter would write it.\n"
+                                        "  halo play FILE (--lowpass F | ... | --mask FILE [--mask FILE2 ...] | --ir FILE) "
+                                        "[options]\nKeys on a terminal: b bypass (delay-matched), n/p next/previous "
+                                        "mask, +/- gain in 1 dB steps, q quit.");
+  options.positional_help("FILE");
+  RealtimeArguments arguments;
+  if (!parse_realtime_command(options, argc, argv, false, arguments)) return 0;
+  realtime::Session session(arguments.session, mask_source_for(arguments.masks));
+  return run_session(session, arguments, "play " + arguments.session.file, [](realtime::Session&) {});
+}
+
+}  // namespace halo::cli

@@ -1,0 +1,228 @@
+#include "src/cli/realtime_options.hpp"
+
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
+#include "src/cli/number_parser.hpp"
+#include "src/engine/registry.hpp"
+
+namespace halo::cli {
+
+void add_realtime_options(cxxopts::Options& options, bool live) {
+  add_mask_options(options);
+  std::string engines;
+  for (const auto& name : engine_names()) engines += (engines.empty() ? "" : "|") + name;
+  options.add_options("Device")
+      ("device", "output device: a name (or a unique part of one) or an index from halo devices; default: the "
+                 "default output", cxxopts::value<std::string>(), "NAME|INDEX")
+      ("frames", "frames per period (the device's buffer and the worker's block; default 64)",
+       cxxopts::value<std::string>()->default_value("64"), "N")
+      ("engine", std::string(live ? "default cpu-partitioned (low latency at any mask length); " : "default auto (as filter); ") +
+                     engines, cxxopts::value<std::string>(), "E")
+      ("no-realtime", "do not ask for realtime (SCHED_FIFO) priority for the worker")
+      ("q,quiet", "no status line, only the summary and errors")
+      ("h,help", "this help");
+  if (live) {
+    options.add_options("Device")
+        ("input-device", "input device (default: the output device, or the default input)", cxxopts::value<std::string>(),
+         "NAME|INDEX")
+        ("channels", "channels to filter (default: 2, or fewer where the devices have fewer)",
+         cxxopts::value<std::string>(), "C")
+        ("rate", "sample rate in Hz (default: the output device's)", cxxopts::value<std::string>(), "HZ");
+  } else {
+    options.add_options("Device")
+        ("loop", "play the file again and again until q or Ctrl-C")
+        ("files", "", cxxopts::value<std::vector<std::string>>());
+    options.parse_positional({"files"});
+  }
+}
+
+RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, bool live) {
+  refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime"});
+  RealtimeArguments arguments;
+  const MaskSource first = parse_mask_options(parsed);
+  if (parsed.count("mask") > 1) {
+    for (const auto& argument : parsed.arguments())
+      if (argument.key() == "mask") {
+        MaskSource source = first;
+        source.path = argument.value();
+        arguments.masks.push_back(source);
+      }
+  } else {
+    arguments.masks.push_back(first);
+  }
+  realtime::SessionOptions& session = arguments.session;
+  session.live = live;
+  session.mask_count = static_cast<int>(arguments.masks.size());
+  if (parsed.count("device")) session.output_device = parsed["device"].as<std::string>();
+  session.period_frames = static_cast<std::size_t>(parse_count("--frames", parsed["frames"].as<std::string>(), 16, 8192));
+  if (parsed.count("engine")) {
+    session.engine = parsed["engine"].as<std::string>();
+    try {
+      check_engine_name(session.engine);
+    } catch (const std::exception& error) {
+      throw UsageError(std::string("--engine: ") + error.what());
+    }
+  }
+  if (parsed.count("no-realtime")) session.realtime_priority = 0;
+  arguments.quiet = parsed.count("quiet") > 0;
+  if (live) {
+    session.client_name = "halo-live";
+    if (parsed.count("input-device")) session.input_device = parsed["input-device"].as<std::string>();
+    if (parsed.count("channels"))
+      session.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 64));
+    if (parsed.count("rate"))
+      session.rate_hz = static_cast<double>(parse_count("--rate", parsed["rate"].as<std::string>(), 1000, 768000));
+  } else {
+    session.client_name = "halo-play";
+    const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (files.size() != 1) throw UsageError("play needs one FILE (see halo play --help)");
+    session.file = files.front();
+    session.loop = parsed.count("loop") > 0;
+  }
+  return arguments;
+}
+
+bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bool live, RealtimeArguments& arguments) {
+  add_realtime_options(options, live);
+  cxxopts::ParseResult parsed;
+  try {
+    parsed = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& error) {
+    throw UsageError(std::string(live ? "live: " : "play: ") + error.what());
+  }
+  if (parsed.count("help")) {
+    std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Device"}).c_str());
+    return false;
+  }
+  if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");
+  arguments = parse_realtime_arguments(parsed, live);
+  return true;
+}
+
+realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
+  return [masks](int index, double rate_hz) {
+    const MaskSource& source = masks.at(static_cast<std::size_t>(index));
+    realtime::MaskEntry entry;
+    entry.masks = masks_for(source, rate_hz);
+    entry.label = describe_masks(entry.masks);
+    entry.centred = source.kind != MaskSource::Kind::impulse_response;
+    return entry;
+  };
+}
+
+void print_session_report(const realtime::SessionReport& r, const std::string& what) {
+  char line[768];
+  std::snprintf(line, sizeof line, "%s: %llu frames played (%.3f s) at %.0f Hz, %d ch%s; engine %s (%s)", what.c_str(),
+                static_cast<unsigned long long>(r.frames_played), static_cast<double>(r.frames_played) / r.rate_hz,
+                r.rate_hz, r.channels, r.device_channels != r.channels ? " (mono to two device channels)" : "",
+                r.engine.name.c_str(), r.engine.reason.c_str());
+  notice(line);
+  std::snprintf(line, sizeof line,
+                "underruns %llu (halo's own: the worker was late), overruns %llu; host xruns %llu (flagged by the "
+                "device or server; %llu of them left the ring short, %llu frames in all) in %llu periods",
+                static_cast<unsigned long long>(r.underruns), static_cast<unsigned long long>(r.overruns),
+                static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
+                static_cast<unsigned long long>(r.underrun_frames), static_cast<unsigned long long>(r.callbacks));
+  notice(line);
+  std::snprintf(line, sizeof line,
+                "latency: PortAudio reports output %.2f ms, input %.2f ms; halo adds %zu frames (%.2f ms: %s)",
+                r.output_latency_s * 1e3, r.input_latency_s * 1e3, r.added_latency_frames,
+                1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str());
+  notice(line);
+  std::snprintf(line, sizeof line,
+                "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline "
+                "(%llu of %llu late); realtime priority: %s",
+                r.p50_us / 1e3, r.p99_us / 1e3, r.p999_us / 1e3, r.worst_us / 1e3, r.deadline_us / 1e3,
+                static_cast<unsigned long long>(r.late_periods), static_cast<unsigned long long>(r.periods),
+                r.realtime.c_str());
+  notice(line);
+  notice("resampled: " + r.resampled + "; mask switches: " + std::to_string(r.switches > 0 ? r.switches - 1 : 0));
+  if (!r.warning.empty()) notice("warning: " + r.warning);
+}
+
+Keyboard::Keyboard() {
+  static_assert(sizeof(termios) <= sizeof saved_, "termios fits");
+  if (!isatty(STDIN_FILENO)) return;
+  termios current{};
+  if (tcgetattr(STDIN_FILENO, &current) != 0) return;
+  std::memcpy(saved_, &current, sizeof current);
+  current.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
+  current.c_cc[VMIN] = 0;
+  current.c_cc[VTIME] = 0;
+  active_ = tcsetattr(STDIN_FILENO, TCSANOW, &current) == 0;
+}
+
+Keyboard::~Keyboard() {
+  if (!active_) return;
+  termios saved{};
+  std::memcpy(&saved, saved_, sizeof saved);
+  tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+}
+
+char Keyboard::poll(int timeout_ms) {
+  if (!active_) {
+    if (timeout_ms > 0) usleep(static_cast<useconds_t>(timeout_ms) * 1000);
+    return 0;
+  }
+  pollfd descriptor{STDIN_FILENO, POLLIN, 0};
+  if (::poll(&descriptor, 1, timeout_ms) <= 0) return 0;
+  char key = 0;
+  return read(STDIN_FILENO, &key, 1) == 1 ? key : 0;
+}
+
+}  // namespace halo::cli
+
+namespace halo::cli {
+
+int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
+                const std::function<void(realtime::Session&)>& tick) {
+  Keyboard keys;
+  const bool status = !arguments.quiet && isatty(STDERR_FILENO);
+  if (status && keys.active()) notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
+  session.start();
+  int code = 0;
+  int passes = 0;
+  for (;;) {
+    if (interrupted()) {
+      code = interrupted_exit_code();
+      break;
+    }
+    if (session.finished()) break;
+    const char key = keys.poll(20);
+    try {
+      if (key == 'q' || key == 'Q') break;
+      if (key == 'b' || key == 'B') session.toggle_bypass();
+      if (key == '+' || key == '=') session.change_gain_db(+1);
+      if (key == '-' || key == '_') session.change_gain_db(-1);
+      if (key == 'n' || key == 'N') session.select_mask(session.mask_index() + 1);
+      if (key == 'p' || key == 'P') session.select_mask(session.mask_index() - 1);
+    } catch (const std::exception& error) {
+      if (status) std::fputs("\r\033[K", stderr);
+      notice(std::string("cannot switch: ") + error.what());
+    }
+    tick(session);
+    session.poll();
+    if (status && ++passes % 10 == 0) {
+      const auto& counters = session.counters();
+      std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu | worst %.2f ms",
+                   what.c_str(), session.mask_index() + 1, arguments.session.mask_count, session.mask_label().c_str(),
+                   session.bypass() ? "BYPASS" : "filtered", session.gain_db(),
+                   static_cast<unsigned long long>(counters.underruns.load()),
+                   static_cast<unsigned long long>(counters.host_xruns.load()), session.stats().worst_us() / 1e3);
+      std::fflush(stderr);
+    }
+  }
+  session.stop();
+  if (status) std::fputs("\r\033[K", stderr);
+  print_session_report(session.report(), what);
+  return code;
+}
+
+}  // namespace halo::cli

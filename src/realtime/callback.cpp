@@ -1,0 +1,48 @@
+#include "src/realtime/callback.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace halo::realtime {
+
+void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
+                  bool host_xrun) noexcept {
+  state.callbacks.fetch_add(1, std::memory_order_relaxed);
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // vDSO: no system call
+  const std::int64_t now_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  const double interval_ns = static_cast<double>(now_ns - state.last_callback_ns);
+  state.last_callback_ns = now_ns;
+  const bool back_to_back = interval_ns < 0.5e9 * static_cast<double>(frames) / state.rate_hz;
+  if (host_xrun) {
+    state.host_xruns.fetch_add(1, std::memory_order_relaxed);
+    state.since_host_xrun = 0;
+  } else if (state.since_host_xrun < 1000) {
+    ++state.since_host_xrun;
+  }
+  if (state.input != nullptr && input != nullptr) {
+    if (state.input->write(input, frames) < frames) state.overruns.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (state.output != nullptr && output != nullptr) {
+    FrameRing& ring = *state.output;
+    if (state.owed_frames > 0) state.owed_frames -= ring.discard(state.owed_frames);
+    const std::size_t got = ring.read(output, frames);
+    if (got < frames) {
+      const std::size_t channels = static_cast<std::size_t>(ring.channels());
+      std::fill(output + got * channels, output + frames * channels, 0.0f);
+      if (state.draining.load(std::memory_order_acquire)) {
+        state.finished.store(true, std::memory_order_release);
+      } else {
+        state.underruns.fetch_add(1, std::memory_order_relaxed);
+        if (state.since_host_xrun <= 1 || back_to_back) state.host_underruns.fetch_add(1, std::memory_order_relaxed);
+        state.underrun_frames.fetch_add(frames - got, std::memory_order_relaxed);
+        if (state.keep_latency) state.owed_frames += frames - got;
+      }
+    }
+    state.frames_out.fetch_add(got, std::memory_order_relaxed);
+  }
+  if (state.wake != nullptr) sem_post(state.wake);
+}
+
+}  // namespace halo::realtime

@@ -1,0 +1,60 @@
+#pragma once
+#include <semaphore.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "src/realtime/frame_ring.hpp"
+
+namespace halo::realtime {
+
+// What the audio callback touches, and what it counts. The faust/CamillaDSP idea: a thin
+// callback that always fills the device's buffer.
+//
+// Contract of run_callback (called by PortAudio's trampoline on the host's audio thread):
+// it only copies device input into `input` and `output` into the device buffer, fills
+// silence where `output` is short, counts, and posts `wake` (sem_post: a futex wake, no lock)
+// so the worker runs. It never allocates, locks, waits, does I/O, calls an engine or CUDA, or
+// logs.
+//
+// Two kinds of trouble are counted apart:
+//   underruns   the output ring held fewer frames than the device asked for (not counted
+//               once `draining` is set: the end); halo's own where the worker was late, the
+//               host's (host_underruns) where the host ran two periods back to back
+//   overruns    halo's own: the input ring had no room for the device's input
+//   host_xruns  what the host flagged (PortAudio's statusFlags: the server or driver missed
+//               a period), whatever halo did
+// With keep_latency (live), frames missing after an underrun are owed: as many frames are
+// dropped from the ring when they arrive late, so input-to-output latency stays what it was.
+// Without it (play), nothing of the file is skipped.
+struct CallbackState {
+  FrameRing* input = nullptr;   // device input -> worker; null without input
+  FrameRing* output = nullptr;  // worker -> device output; null without output
+  sem_t* wake = nullptr;        // posted after each callback; may be null
+  bool keep_latency = false;
+  std::atomic<bool> draining{false};  // set by the worker after its last frame (play)
+  std::atomic<bool> finished{false};  // set here: draining and the ring ran empty
+
+  std::atomic<std::uint64_t> callbacks{0};
+  std::atomic<std::uint64_t> frames_out{0};        // frames taken from the ring and played
+  std::atomic<std::uint64_t> underruns{0};         // callbacks that found the ring short
+  // Of those, the ones in a callback the host flagged, or right after one, or that came less
+  // than half a period after the one before: the server ran periods back to back (the dummy
+  // driver catching up), leaving the worker no time. They are the host's doing, and counted
+  // apart from halo's own (underruns - host_underruns).
+  std::atomic<std::uint64_t> host_underruns{0};
+  std::atomic<std::uint64_t> underrun_frames{0};
+  std::atomic<std::uint64_t> overruns{0};
+  std::atomic<std::uint64_t> host_xruns{0};
+
+  std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
+  std::uint64_t since_host_xrun = 1000;  // callback-only: callbacks since the last flagged one
+  double rate_hz = 48000;                // to tell a period's length
+  std::int64_t last_callback_ns = 0;     // callback-only: CLOCK_MONOTONIC of the last callback
+};
+
+void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
+                  bool host_xrun) noexcept;
+
+}  // namespace halo::realtime

@@ -1,0 +1,34 @@
+#include "src/realtime/period_stats.hpp"
+
+#include <cmath>
+
+namespace halo::realtime {
+
+PeriodStats::PeriodStats(double deadline_us) : deadline_us_(deadline_us), bins_(max_us + 1) {
+  for (auto& bin : bins_) bin.store(0, std::memory_order_relaxed);
+}
+
+void PeriodStats::record(double microseconds) noexcept {
+  if (!(microseconds >= 0)) microseconds = 0;
+  const std::size_t bin = microseconds >= static_cast<double>(max_us) ? max_us : static_cast<std::size_t>(microseconds);
+  bins_[bin].fetch_add(1, std::memory_order_relaxed);
+  periods_.fetch_add(1, std::memory_order_relaxed);
+  if (microseconds > deadline_us_) late_.fetch_add(1, std::memory_order_relaxed);
+  const auto ns = static_cast<std::uint64_t>(microseconds * 1000.0);
+  if (ns > worst_ns_.load(std::memory_order_relaxed)) worst_ns_.store(ns, std::memory_order_relaxed);  // one writer
+}
+
+double PeriodStats::percentile_us(double q) const noexcept {
+  std::uint64_t total = 0;
+  for (const auto& bin : bins_) total += bin.load(std::memory_order_relaxed);
+  if (total == 0) return 0;
+  const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(total)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < bins_.size(); ++i) {
+    seen += bins_[i].load(std::memory_order_relaxed);
+    if (seen >= rank && seen > 0) return static_cast<double>(i) + 1.0;  // the bin's upper edge
+  }
+  return static_cast<double>(max_us);
+}
+
+}  // namespace halo::realtime

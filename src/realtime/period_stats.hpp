@@ -1,0 +1,40 @@
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace halo::realtime {
+
+// The worker's time per period against its deadline, kept so that recording costs nothing:
+// a histogram of 1 µs bins (0 .. max_us, the last bin holding everything longer) allocated
+// once in the constructor, the worst time, and the count of periods that missed the deadline.
+//
+// Contract: record() is called by one thread (the worker) and is noexcept, lock-free and
+// allocation-free. worst_us(), periods() and late_periods() may be read from any thread at any
+// time (atomics); percentile_us() reads the histogram and is meant for after the worker has
+// stopped (while it runs, it reads a count that may be a period behind, never garbage).
+class PeriodStats {
+ public:
+  static constexpr std::size_t max_us = 100000;  // 100 ms; longer periods land in the last bin
+
+  explicit PeriodStats(double deadline_us);
+  double deadline_us() const noexcept { return deadline_us_; }
+
+  void record(double microseconds) noexcept;
+
+  std::uint64_t periods() const noexcept { return periods_.load(std::memory_order_relaxed); }
+  std::uint64_t late_periods() const noexcept { return late_.load(std::memory_order_relaxed); }
+  double worst_us() const noexcept { return static_cast<double>(worst_ns_.load(std::memory_order_relaxed)) / 1000.0; }
+  // The q-quantile (0 < q <= 1) of the recorded times, to the bin (1 µs); 0 before any.
+  double percentile_us(double q) const noexcept;
+
+ private:
+  double deadline_us_;
+  std::vector<std::atomic<std::uint32_t>> bins_;
+  std::atomic<std::uint64_t> periods_{0};
+  std::atomic<std::uint64_t> late_{0};
+  std::atomic<std::uint64_t> worst_ns_{0};
+};
+
+}  // namespace halo::realtime

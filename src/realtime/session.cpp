@@ -1,0 +1,452 @@
+#include "src/realtime/session.hpp"
+
+#include <samplerate.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "audio/error.hpp"
+#include "audio/portaudio_device.hpp"
+#include "audio/reader.hpp"
+#include "src/engine/error.hpp"
+#include "src/engine/tap_set.hpp"
+
+namespace halo::realtime {
+namespace {
+
+int portaudio_callback(const void* input, void* output, unsigned long frames, const PaStreamCallbackTimeInfo*,
+                       PaStreamCallbackFlags flags, void* user) {
+  constexpr PaStreamCallbackFlags xrun = paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow;
+  run_callback(*static_cast<CallbackState*>(user), static_cast<const float*>(input), static_cast<float*>(output),
+               frames, (flags & xrun) != 0);
+  return paContinue;
+}
+
+std::string device_label(const audio::DeviceInfo& device) {
+  return "'" + device.name + "' (" + device.host_api + ")";
+}
+
+std::string ms(double frames, double rate_hz) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", 1000.0 * frames / rate_hz);
+  return text;
+}
+
+// Live needs an engine whose latency keeps it live: at most this many frames (or 8 periods).
+constexpr std::size_t live_latency_limit_frames = 2048;
+// The direct CPU engine's budget in real time: multiply-adds per second it may take (about a
+// third of what one core of the 2-core development machine does: 27 s for 60 s of stereo
+// at 16383 taps is 3.5e9 per second).
+constexpr double direct_engine_macs_per_second = 1.2e9;
+
+}  // namespace
+
+// The play side's reader thread: reads the file in chunks, resamples it to the device's rate
+// where needed (libsamplerate), and writes the frames into the worker's input ring; at the
+// end, it tells the worker how many frames there were (or, with loop, opens the file again).
+struct Session::Reader {
+  std::string path;
+  bool loop = false;
+  double ratio = 1;  // device rate / file rate
+  int channels = 0;
+  FrameRing* ring = nullptr;
+  Worker* worker = nullptr;
+  std::unique_ptr<audio::Reader> file;
+  SRC_STATE* resampler = nullptr;
+  std::thread thread;
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::string error, warning;
+  std::uint64_t frames_written = 0;
+
+  ~Reader() {
+    stop();
+    if (resampler != nullptr) src_delete(resampler);
+  }
+  void stop() {
+    stopping.store(true);
+    if (thread.joinable()) thread.join();
+  }
+  // Writes all of `frames` into the ring, waiting while it is full; false when stopping.
+  bool push(const float* samples, std::size_t frames) {
+    while (frames > 0) {
+      const std::size_t written = ring->write(samples, frames);
+      samples += written * static_cast<std::size_t>(channels);
+      frames -= written;
+      frames_written += written;
+      if (written > 0) worker->wake();
+      if (frames > 0) {
+        if (stopping.load()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+    return true;
+  }
+  void run() {
+    try {
+      const std::size_t chunk = 4096;
+      std::vector<float> in(chunk * channels), out;
+      if (resampler != nullptr) out.resize((static_cast<std::size_t>(chunk * ratio) + 64) * channels);
+      for (;;) {
+        if (stopping.load()) return;
+        const std::size_t got = file->read(in.data(), chunk);
+        bool end = got < chunk;
+        if (end && file->declared_frames() > 0 &&
+            static_cast<std::int64_t>(frames_read_total + got) < file->declared_frames()) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          warning = path + " is truncated: its header declares " + std::to_string(file->declared_frames()) +
+                    " frames, " + std::to_string(frames_read_total + got) + " were read and played";
+        }
+        frames_read_total += got;
+        if (end && loop) {
+          file = std::make_unique<audio::Reader>(path);
+          frames_read_total = 0;
+          end = false;
+          if (got == 0 && file->format().frames == 0) throw audio::Error(path + ": no frames to loop");
+        }
+        if (resampler == nullptr) {
+          if (!push(in.data(), got)) return;
+        } else {
+          SRC_DATA data{};
+          data.data_in = in.data();
+          data.input_frames = static_cast<long>(got);
+          data.src_ratio = ratio;
+          data.end_of_input = end ? 1 : 0;
+          for (;;) {
+            data.data_out = out.data();
+            data.output_frames = static_cast<long>(out.size() / channels);
+            if (const int code = src_process(resampler, &data); code != 0)
+              throw audio::Error(std::string("resampling: ") + src_strerror(code));
+            if (!push(out.data(), static_cast<std::size_t>(data.output_frames_gen))) return;
+            data.data_in += data.input_frames_used * channels;
+            data.input_frames -= data.input_frames_used;
+            if (data.input_frames == 0 && (!end || data.output_frames_gen == 0)) break;
+          }
+        }
+        if (end) {
+          worker->end_of_input(frames_written);
+          worker->wake();
+          return;
+        }
+      }
+    } catch (const std::exception& caught) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      error = caught.what();
+      failed.store(true);
+    }
+  }
+  std::uint64_t frames_read_total = 0;
+};
+
+Session::Session(const SessionOptions& options, MaskSource masks) : options_(options), mask_source_(std::move(masks)) {
+  if (options_.period_frames < 1 || options_.period_frames > 8192)
+    throw Error("the period must be 1 to 8192 frames");
+  portaudio_ = std::make_unique<audio::PortAudio>(options_.client_name);
+  const audio::DeviceInfo out_device = portaudio_->find(options_.output_device, true);
+  report_.output_device = device_label(out_device);
+
+  audio::DeviceInfo in_device;
+  audio::Format file_format;
+  if (options_.live) {
+    if (options_.input_device.empty() && out_device.max_input_channels > 0) in_device = out_device;
+    else in_device = portaudio_->find(options_.input_device, false);
+    report_.input_device = device_label(in_device);
+    const int most = std::min(in_device.max_input_channels, out_device.max_output_channels);
+    channels_ = options_.channels > 0 ? options_.channels : std::min(2, most);
+    if (channels_ > in_device.max_input_channels)
+      throw audio::Error("--channels " + std::to_string(channels_) + ": input device " + device_label(in_device) +
+                         " has " + std::to_string(in_device.max_input_channels) + " input channels");
+    if (channels_ > out_device.max_output_channels)
+      throw audio::Error("--channels " + std::to_string(channels_) + ": output device " + device_label(out_device) +
+                         " has " + std::to_string(out_device.max_output_channels) + " output channels");
+    device_channels_ = channels_;
+    rate_hz_ = options_.rate_hz > 0 ? options_.rate_hz : out_device.default_rate_hz;
+    if (!audio::rate_supported(out_device, true, channels_, rate_hz_) ||
+        !audio::rate_supported(in_device, false, channels_, rate_hz_))
+      throw audio::Error("--rate " + std::to_string(static_cast<long>(rate_hz_)) + " Hz with " +
+                         std::to_string(channels_) + " channels: not supported by " + device_label(out_device) +
+                         " (its default: " + std::to_string(static_cast<long>(out_device.default_rate_hz)) + " Hz)");
+    report_.resampled = "no";
+  } else {
+    reader_ = std::make_unique<Reader>();
+    reader_->path = options_.file;
+    reader_->loop = options_.loop;
+    reader_->file = std::make_unique<audio::Reader>(options_.file);
+    file_format = reader_->file->format();
+    channels_ = file_format.channels;
+    if (channels_ <= out_device.max_output_channels) device_channels_ = channels_;
+    if (channels_ == 1 && out_device.max_output_channels >= 2) device_channels_ = 2;  // mono to both sides
+    if (channels_ > out_device.max_output_channels)
+      throw audio::Error(options_.file + " has " + std::to_string(channels_) + " channels; output device " +
+                         device_label(out_device) + " has " + std::to_string(out_device.max_output_channels) +
+                         " (halo maps mono to two channels, and refuses to drop or mix channels)");
+    rate_hz_ = file_format.rate_hz;
+    report_.resampled = "no";
+    if (!audio::rate_supported(out_device, true, device_channels_, rate_hz_)) {
+      rate_hz_ = out_device.default_rate_hz;
+      if (!audio::rate_supported(out_device, true, device_channels_, rate_hz_))
+        throw audio::Error("output device " + device_label(out_device) + " takes neither " +
+                           std::to_string(file_format.rate_hz) + " Hz nor its default rate with " +
+                           std::to_string(device_channels_) + " channels");
+      report_.resampled = std::to_string(file_format.rate_hz) + " -> " + std::to_string(static_cast<long>(rate_hz_)) +
+                          " Hz (libsamplerate, sinc medium quality)";
+    }
+  }
+  report_.rate_hz = rate_hz_;
+  report_.channels = channels_;
+  report_.device_channels = device_channels_;
+
+  // The masks, made at the rate the filtering runs at, and the engine.
+  std::vector<MaskEntry> entries;
+  entries.push_back(mask_source_(0, rate_hz_));
+  wanted_label_ = entries.front().label;
+  {
+    const TapSet taps = TapSet::from_masks(entries.front().masks, channels_);
+    ProcessSpec spec;
+    spec.channels = channels_;
+    spec.max_block_frames = options_.period_frames;
+    spec.max_mask_frames = taps.mask_frames();
+    spec.rate_hz = rate_hz_;
+    if (options_.live) {
+      const std::string requested = options_.engine.empty() ? "cpu-partitioned" : options_.engine;
+      report_.engine = choose_engine(requested, taps, spec, 0);
+      if (requested == "auto" && engine_entry(report_.engine.name).device == EngineDevice::cpu)
+        report_.engine = {"cpu-partitioned", "live: low latency at any mask length"};
+      else if (options_.engine.empty())
+        report_.engine = {"cpu-partitioned", "live: low latency at any mask length"};
+    } else {
+      const std::uint64_t samples = file_format.frames > 0 ? static_cast<std::uint64_t>(file_format.frames) * channels_ : 0;
+      report_.engine = choose_engine(options_.engine.empty() ? "auto" : options_.engine, taps, spec, samples);
+    }
+    engine_name_ = report_.engine.name;
+  }
+
+  // Play: every mask's voice lines up on the largest alignment delay + latency, trimmed at
+  // the start as filter trims it (one mask: exactly filter's trim).
+  std::unique_ptr<Voice> first = build_voice(entries.front(), 0);
+  report_.engine_latency_frames = first->engine().latency_frames();
+  if (!options_.live) {
+    common_delay_frames_ = first->dry_delay_frames();
+    for (int i = 1; i < options_.mask_count; ++i) {
+      entries.push_back(mask_source_(i, rate_hz_));
+      const std::unique_ptr<Voice> other = build_voice(entries.back(), i);
+      common_delay_frames_ = std::max(common_delay_frames_, other->dry_delay_frames());
+    }
+    if (options_.mask_count > 1) first = build_voice(entries.front(), 0);  // again, on the common delay
+  } else {
+    check_live_voice(*first, entries.front());
+  }
+
+  const std::size_t period = options_.period_frames;
+  slot_ = std::make_unique<EngineSlot>(channels_, period,
+                                       std::max<std::size_t>(1, static_cast<std::size_t>(options_.fade_ms * rate_hz_ / 1000.0)));
+  if (slot_->offer(std::move(first)) != nullptr) throw Error("internal: the slot refused the first voice");
+  stats_ = std::make_unique<PeriodStats>(1e6 * static_cast<double>(period) / rate_hz_);
+  callback_ = std::make_unique<CallbackState>();
+  if (options_.live) {
+    input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(1024, 8 * period));
+    output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(1024, 8 * period));
+  } else {
+    input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(1 << 16, 16 * period));
+    output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(1 << 13, 8 * period));
+  }
+  Worker::Config config;
+  config.channels = channels_;
+  config.output_channels = device_channels_;
+  config.block_frames = period;
+  config.rate_hz = rate_hz_;
+  config.play = !options_.live;
+  config.skip_frames = common_delay_frames_;
+  config.realtime_priority = options_.realtime_priority;
+  worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
+  callback_->input = options_.live ? input_.get() : nullptr;
+  callback_->output = output_.get();
+  callback_->wake = worker_->semaphore();
+  callback_->keep_latency = options_.live;
+  callback_->rate_hz = rate_hz_;
+
+  if (!options_.live) {
+    reader_->channels = channels_;
+    reader_->ring = input_.get();
+    reader_->worker = worker_.get();
+    reader_->ratio = rate_hz_ / file_format.rate_hz;
+    if (reader_->ratio != 1.0) {
+      int error = 0;
+      reader_->resampler = src_new(SRC_SINC_MEDIUM_QUALITY, channels_, &error);
+      if (reader_->resampler == nullptr) throw audio::Error(std::string("libsamplerate: ") + src_strerror(error));
+    }
+  }
+
+  audio::StreamRequest request;
+  request.output_device = out_device.index;
+  request.output_channels = device_channels_;
+  if (options_.live) {
+    request.input_device = in_device.index;
+    request.input_channels = channels_;
+  }
+  request.rate_hz = rate_hz_;
+  request.frames_per_buffer = static_cast<unsigned long>(period);
+  stream_ = std::make_unique<audio::DeviceStream>(request, portaudio_callback, callback_.get());
+
+  if (options_.live) {
+    report_.added_latency_frames = period + report_.engine_latency_frames;
+    report_.added_latency_note = "one period of ring + the engine's " + std::to_string(report_.engine_latency_frames);
+  } else {
+    report_.added_latency_frames = output_->capacity_frames();
+    report_.added_latency_note = "read ahead: the output ring";
+  }
+}
+
+Session::~Session() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
+  const TapSet taps = TapSet::from_masks(entry.masks, channels_);
+  ProcessSpec spec;
+  spec.channels = channels_;
+  spec.max_block_frames = options_.period_frames;
+  spec.max_mask_frames = taps.mask_frames();
+  spec.rate_hz = rate_hz_;
+  std::string engine_name = engine_name_;
+  if (!options_.live && (options_.engine.empty() || options_.engine == "auto"))
+    engine_name = choose_engine("auto", taps, spec, 0).name;  // per mask, as filter chooses
+  else
+    choose_engine(engine_name, taps, spec, 0);  // throws where the engine does not take this mask
+  std::unique_ptr<Engine> engine = make_engine(engine_name);
+  engine->prepare(spec);
+  engine->set_taps(taps);
+  if (options_.realtime_priority > 0) give_engine_threads_priority(*engine, options_.realtime_priority);
+  const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
+  const std::size_t latency = engine->latency_frames();
+  VoiceSetup setup;
+  if (options_.live) {
+    setup.wet_delay_frames = 0;
+    setup.dry_delay_frames = latency + align;
+  } else {
+    const std::size_t own = latency + align;
+    const std::size_t common = std::max(common_delay_frames_, own);
+    setup.wet_delay_frames = common - own;
+    setup.dry_delay_frames = common;
+  }
+  setup.engine = std::move(engine);
+  setup.label = entry.label;
+  setup.mask_index = index;
+  return std::make_unique<Voice>(std::move(setup), options_.period_frames);
+}
+
+void Session::check_live_voice(const Voice& voice, const MaskEntry& entry) const {
+  Voice& v = const_cast<Voice&>(voice);
+  const std::size_t latency = v.engine().latency_frames();
+  const std::size_t limit = std::max(live_latency_limit_frames, 8 * options_.period_frames);
+  const std::size_t taps = v.engine().mask_frames();
+  if (latency > limit)
+    throw Error("engine " + v.engine().name() + " adds " + std::to_string(latency) + " frames (" +
+                ms(static_cast<double>(latency), rate_hz_) + ") of latency with the " + std::to_string(taps) +
+                "-tap mask " + entry.label + ": too much for live (at most " + std::to_string(limit) +
+                "); cpu-partitioned adds 64 frames at any mask length");
+  if (v.engine().name() == "cpu") {
+    const double macs = static_cast<double>(taps) * channels_ * rate_hz_;
+    if (macs > direct_engine_macs_per_second)
+      throw Error("a " + std::to_string(taps) + "-tap mask is too long for real time on engine cpu (" +
+                  std::to_string(static_cast<long long>(macs / 1e6)) + " M multiply-adds a second); cpu-partitioned "
+                  "holds it");
+  }
+}
+
+void Session::start() {
+  if (started_) return;
+  started_ = true;
+  if (options_.live) {
+    output_->write_silence(options_.period_frames);  // the one period the worker runs behind
+    worker_->start();
+  } else {
+    reader_->thread = std::thread([this] { reader_->run(); });
+    worker_->start();
+    // Fill ahead before the device asks for the first frame.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (output_->writable_frames() >= options_.period_frames && !worker_->done() && !worker_->failed() &&
+           !reader_->failed.load() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (reader_->failed.load()) {
+      std::lock_guard<std::mutex> lock(reader_->error_mutex);
+      throw audio::Error(reader_->error);
+    }
+  }
+  stream_->start();
+}
+
+void Session::stop() {
+  if (stream_) stream_->stop();
+  if (worker_) worker_->stop();
+  if (reader_) reader_->stop();
+}
+
+void Session::poll() {
+  if (std::unique_ptr<Voice> retired = slot_->take_retired()) retired.reset();  // off the audio threads
+  if (pending_) pending_ = slot_->offer(std::move(pending_));
+}
+
+bool Session::finished() const {
+  if (worker_->failed()) throw Error(std::string("the engine failed: ") + slot_->failure());
+  if (reader_ && reader_->failed.load()) {
+    std::lock_guard<std::mutex> lock(reader_->error_mutex);
+    throw audio::Error(reader_->error);
+  }
+  return callback_->finished.load(std::memory_order_acquire);
+}
+
+void Session::change_gain_db(int steps) {
+  slot_->set_gain_db(std::clamp(slot_->gain_db() + steps, -60, 24));
+}
+
+void Session::select_mask(int index) {
+  const int count = std::max(1, options_.mask_count);
+  index = ((index % count) + count) % count;
+  const MaskEntry entry = mask_source_(index, rate_hz_);
+  replace_mask(index, entry);
+}
+
+void Session::replace_mask(int index, const MaskEntry& entry) {
+  std::unique_ptr<Voice> voice = build_voice(entry, index);
+  if (options_.live) check_live_voice(*voice, entry);
+  wanted_mask_ = index;
+  wanted_label_ = entry.label;
+  pending_ = std::move(voice);  // a voice still pending is replaced (destroyed here, never offered)
+  poll();
+}
+
+SessionReport Session::report() const {
+  SessionReport report = report_;
+  report.frames_played = callback_->frames_out.load();
+  report.host_underruns = callback_->host_underruns.load();
+  report.underruns = callback_->underruns.load() - report.host_underruns;
+  report.underrun_frames = callback_->underrun_frames.load();
+  report.overruns = callback_->overruns.load();
+  report.host_xruns = callback_->host_xruns.load();
+  report.callbacks = callback_->callbacks.load();
+  report.output_latency_s = stream_->output_latency_s();
+  report.input_latency_s = options_.live ? stream_->input_latency_s() : 0;
+  report.deadline_us = stats_->deadline_us();
+  report.p50_us = stats_->percentile_us(0.5);
+  report.p99_us = stats_->percentile_us(0.99);
+  report.p999_us = stats_->percentile_us(0.999);
+  report.worst_us = stats_->worst_us();
+  report.periods = stats_->periods();
+  report.late_periods = stats_->late_periods();
+  report.realtime = worker_->realtime_note();
+  report.switches = slot_->switches();
+  if (reader_) {
+    std::lock_guard<std::mutex> lock(reader_->error_mutex);
+    report.warning = reader_->warning;
+  }
+  return report;
+}
+
+}  // namespace halo::realtime

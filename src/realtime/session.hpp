@@ -1,0 +1,136 @@
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "filters/mask.hpp"
+#include "src/engine/registry.hpp"
+#include "src/realtime/callback.hpp"
+#include "src/realtime/engine_slot.hpp"
+#include "src/realtime/frame_ring.hpp"
+#include "src/realtime/period_stats.hpp"
+#include "src/realtime/worker.hpp"
+
+namespace halo::audio {
+class PortAudio;
+class DeviceStream;
+}  // namespace halo::audio
+
+namespace halo::realtime {
+
+// One mask a session can switch to, made for the session's rate by the caller (designed, or
+// read and validated from a file).
+struct MaskEntry {
+  filters::MaskSet masks;
+  std::string label;     // "lowpass 1000 Hz, ...", "file a.txt"
+  bool centred = true;   // alignment as filter's: centred (designed, --mask) or causal (--ir)
+};
+// Makes mask `index` of the session's list at `rate_hz`. Throws (a bad file, a bad design).
+using MaskSource = std::function<MaskEntry(int index, double rate_hz)>;
+
+struct SessionOptions {
+  bool live = false;
+  std::string file;               // play: the sound file
+  bool loop = false;              // play: start again at the end, forever
+  std::string output_device;      // name or index; "" the default
+  std::string input_device;       // live; "" the output device if it has inputs, else the default
+  int channels = 0;               // live: 0 = min(2, what the devices have)
+  double rate_hz = 0;             // live: 0 = the output device's default
+  std::size_t period_frames = 64; // the device's frames per buffer and the worker's block
+  std::string engine;             // "" = auto (play), cpu-partitioned (live)
+  int realtime_priority = 60;     // SCHED_FIFO priority of the worker (0: do not ask)
+  double fade_ms = 5;             // crossfades and gain ramps
+  std::string client_name = "halo";  // the JACK client's name
+  int mask_count = 1;             // masks reachable with next/previous
+};
+
+struct SessionReport {
+  std::string output_device, input_device;  // "name (host API)"
+  double rate_hz = 0;
+  int channels = 0, device_channels = 0;
+  std::uint64_t frames_played = 0;
+  std::uint64_t underruns = 0;       // halo's own: the worker was late
+  std::uint64_t host_underruns = 0;  // ring short in a period the host flagged (periods run back to back)
+  std::uint64_t underrun_frames = 0, overruns = 0, host_xruns = 0, callbacks = 0;
+  double output_latency_s = 0, input_latency_s = 0;  // as PortAudio reports them
+  std::size_t added_latency_frames = 0;              // what halo adds (live: period + engine latency)
+  std::string added_latency_note;                    // what those frames are
+  double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;
+  std::uint64_t periods = 0, late_periods = 0;
+  std::string realtime;            // "yes (SCHED_FIFO 60)" or "no (reason)"
+  std::string resampled;           // "no" or "44100 -> 48000 Hz (libsamplerate, ...)"
+  EngineChoice engine;
+  std::size_t engine_latency_frames = 0;
+  std::uint64_t switches = 0;
+  std::string warning;             // a truncated file, say
+};
+
+// `halo play` and `halo live` as one object: the device stream, the rings, the worker, the
+// engine slot, and (play) the reader thread that reads, resamples and maps the file ahead.
+// The thread that makes the session is its control thread: it builds voices (engines prepared
+// and given taps) for switches and reloads, offers them to the slot and destroys the ones the
+// worker retires, in poll(). Nothing of that happens on the audio or worker thread.
+class Session {
+ public:
+  // Opens the devices, reads the masks, chooses and prepares the engine, sizes everything.
+  // Throws halo::Error / audio::Error with a message for the user: no device, an unknown
+  // device, an unsupported rate or channel count, a mask or engine unfit for real time.
+  Session(const SessionOptions& options, MaskSource masks);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start();  // fills ahead (play), starts the worker, then the device stream
+  void stop();   // stops the stream, the worker, the reader; idempotent
+  // Control thread, now and then (every few ms): collects retired voices, offers pending ones.
+  void poll();
+  // Play: the file has been played to its end (or the worker failed). Throws a failure.
+  bool finished() const;
+
+  // Controls (control thread).
+  void toggle_bypass() { slot_->set_bypass(!slot_->bypass()); }
+  bool bypass() const { return slot_->bypass(); }
+  void change_gain_db(int steps);
+  int gain_db() const { return slot_->gain_db(); }
+  void select_mask(int index);                       // builds the voice and queues it
+  void replace_mask(int index, const MaskEntry& entry);  // a reloaded file: validated by the caller
+  int mask_index() const { return wanted_mask_; }
+  const std::string& mask_label() const { return wanted_label_; }
+  double rate_hz() const { return rate_hz_; }
+
+  const CallbackState& counters() const { return *callback_; }
+  const PeriodStats& stats() const { return *stats_; }
+  SessionReport report() const;
+
+ private:
+  struct Reader;
+  std::unique_ptr<Voice> build_voice(const MaskEntry& entry, int index);
+  void check_live_voice(const Voice& voice, const MaskEntry& entry) const;
+
+  SessionOptions options_;
+  MaskSource mask_source_;
+  std::unique_ptr<audio::PortAudio> portaudio_;
+  double rate_hz_ = 0;
+  int channels_ = 0, device_channels_ = 0;
+  std::string engine_name_;
+  std::size_t common_delay_frames_ = 0;  // play: every voice lines up on it; trimmed at the start
+  int wanted_mask_ = 0;
+  std::string wanted_label_;
+  std::unique_ptr<Voice> pending_;       // built, waiting for the slot's mailbox
+  std::unique_ptr<Reader> reader_;
+  std::unique_ptr<EngineSlot> slot_;
+  std::unique_ptr<FrameRing> input_, output_;
+  std::unique_ptr<PeriodStats> stats_;
+  std::unique_ptr<CallbackState> callback_;
+  std::unique_ptr<Worker> worker_;
+  std::unique_ptr<audio::DeviceStream> stream_;
+  SessionReport report_;
+  bool started_ = false;
+};
+
+}  // namespace halo::realtime

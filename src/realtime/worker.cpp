@@ -1,0 +1,162 @@
+#include "src/realtime/worker.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "src/engine/partitioned_engine.hpp"
+
+namespace halo::realtime {
+
+int make_thread_realtime(int priority) noexcept {
+  sched_param param{};
+  param.sched_priority = priority;
+  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+}
+
+void give_engine_threads_priority(Engine& engine, int priority) noexcept {
+  if (auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine))
+    partitioned->request_realtime_worker(std::max(1, priority - 1));
+}
+
+Worker::Worker(const Config& config, EngineSlot& slot, FrameRing& input, FrameRing& output, PeriodStats& stats,
+               std::atomic<bool>* draining)
+    : config_(config),
+      slot_(slot),
+      input_(input),
+      output_(output),
+      stats_(stats),
+      draining_(draining),
+      in_block_(config.block_frames * static_cast<std::size_t>(config.channels), 0.0f),
+      out_block_(config.block_frames * static_cast<std::size_t>(config.channels), 0.0f),
+      mapped_(config.block_frames * static_cast<std::size_t>(config.output_channels), 0.0f) {
+  sem_init(&wake_, 0, 0);
+}
+
+Worker::~Worker() {
+  stop();
+  sem_destroy(&wake_);
+}
+
+void Worker::start() {
+  stopping_.store(false);
+  thread_ = std::thread([this] { loop(); });
+  while (!priority_known_.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+void Worker::stop() noexcept {
+  if (!thread_.joinable()) return;
+  stopping_.store(true, std::memory_order_release);
+  sem_post(&wake_);
+  thread_.join();
+}
+
+std::string Worker::realtime_note() const {
+  if (realtime()) return "yes (SCHED_FIFO " + std::to_string(config_.realtime_priority) + ")";
+  if (config_.realtime_priority <= 0) return "no (not asked)";
+  return std::string("no (") + std::strerror(priority_error_) + ")";
+}
+
+void Worker::loop() noexcept {
+  if (config_.realtime_priority > 0) {
+    priority_error_ = make_thread_realtime(config_.realtime_priority);
+    realtime_.store(priority_error_ == 0, std::memory_order_release);
+  }
+  priority_known_.store(true, std::memory_order_release);
+  while (!stopping_.load(std::memory_order_acquire)) {
+    step();
+    timespec until{};
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 20 * 1000 * 1000;  // wake now and then even if nobody posts
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec += 1;
+      until.tv_nsec -= 1000000000;
+    }
+    while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
+    }
+  }
+}
+
+std::size_t Worker::put(const float* block, std::size_t frames) noexcept {
+  if (config_.output_channels == config_.channels) return output_.write(block, frames);
+  // Mono to the first two device channels, silence on the rest.
+  const std::size_t out_channels = static_cast<std::size_t>(config_.output_channels);
+  std::fill(mapped_.begin(), mapped_.begin() + frames * out_channels, 0.0f);
+  for (std::size_t f = 0; f < frames; ++f)
+    for (std::size_t c = 0; c < std::min<std::size_t>(out_channels, 2); ++c) mapped_[f * out_channels + c] = block[f];
+  return output_.write(mapped_.data(), frames);
+}
+
+std::size_t Worker::step() noexcept {
+  if (done_.load(std::memory_order_relaxed) || failed_.load(std::memory_order_relaxed)) return 0;
+  const std::size_t channels = static_cast<std::size_t>(config_.channels);
+  std::size_t total = 0;
+  for (;;) {
+    std::size_t frames = 0;
+    const std::int64_t end = end_frames_.load(std::memory_order_acquire);
+    if (config_.play) {
+      if (output_.writable_frames() < config_.block_frames) break;
+      const std::size_t readable = input_.readable_frames();
+      if (readable >= config_.block_frames) {
+        frames = input_.read(in_block_.data(), config_.block_frames);
+      } else if (end >= 0) {  // the input has ended: what is left, then zeros
+        frames = input_.read(in_block_.data(), readable);
+        std::fill(in_block_.begin() + frames * channels, in_block_.begin() + config_.block_frames * channels, 0.0f);
+        frames = config_.block_frames;
+      } else {
+        break;  // the reader is behind
+      }
+    } else {
+      frames = std::min({input_.readable_frames(), output_.writable_frames(), config_.block_frames});
+      if (frames == 0) break;
+      input_.read(in_block_.data(), frames);
+    }
+    in_frames_ += frames;
+    for (std::size_t i = 0; i < frames * channels; ++i)
+      if (!std::isfinite(in_block_[i])) in_block_[i] = 0.0f;
+
+    timespec begin{}, finish{};
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    const Status status = slot_.process(in_block_.data(), out_block_.data(), frames);
+    clock_gettime(CLOCK_MONOTONIC, &finish);
+    stats_.record(static_cast<double>(finish.tv_sec - begin.tv_sec) * 1e6 +
+                  static_cast<double>(finish.tv_nsec - begin.tv_nsec) / 1e3);
+    if (status != Status::ok) {
+      failed_.store(true, std::memory_order_release);
+      break;
+    }
+    for (std::size_t i = 0; i < frames * channels; ++i)
+      if (!std::isfinite(out_block_[i])) out_block_[i] = 0.0f;
+
+    // play: trim the delay from the start, stop at exactly `end` outputs.
+    std::size_t first = 0, last = frames;
+    if (config_.play) {
+      const std::uint64_t block_start = out_frames_;
+      if (block_start < config_.skip_frames)
+        first = static_cast<std::size_t>(std::min<std::uint64_t>(config_.skip_frames - block_start, frames));
+      if (end >= 0) {
+        const std::uint64_t stop = config_.skip_frames + static_cast<std::uint64_t>(end);
+        last = static_cast<std::size_t>(std::clamp<std::int64_t>(static_cast<std::int64_t>(stop - std::min(stop, block_start)), 0,
+                                                                 static_cast<std::int64_t>(frames)));
+        last = std::max(last, first);
+      }
+    }
+    out_frames_ += frames;
+    const std::size_t written = put(out_block_.data() + first * channels, last - first);
+    written_.fetch_add(written, std::memory_order_relaxed);
+    total += written;
+    if (config_.play && end >= 0 && out_frames_ >= config_.skip_frames + static_cast<std::uint64_t>(end)) {
+      done_.store(true, std::memory_order_release);
+      if (draining_ != nullptr) draining_->store(true, std::memory_order_release);
+      break;
+    }
+  }
+  return total;
+}
+
+}  // namespace halo::realtime

@@ -1,0 +1,310 @@
+// src/realtime/ without a device: the ring, the period statistics, the engine slot's
+// crossfades, bypass and gain, and the promise that neither the callback nor the worker's
+// process loop allocates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "engine/allocation_counter.hpp"
+#include "engine_harness.hpp"
+#include "src/engine/registry.hpp"
+#include "src/engine/tap_set.hpp"
+#include "src/realtime/callback.hpp"
+#include "src/realtime/engine_slot.hpp"
+#include "src/realtime/frame_ring.hpp"
+#include "src/realtime/period_stats.hpp"
+#include "src/realtime/worker.hpp"
+
+namespace halo::realtime {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+TEST(FrameRing, CapacityIsAPowerOfTwoAndWrapsFramesWhole) {
+  FrameRing ring(3, 5);
+  EXPECT_EQ(ring.capacity_frames(), 8u);
+  EXPECT_EQ(ring.writable_frames(), 8u);
+  std::vector<float> in(3 * 6), out(3 * 6, -1.0f);
+  float next = 0;
+  float expected = 0;
+  for (int round = 0; round < 50; ++round) {  // every wrap position
+    const std::size_t count = 1 + static_cast<std::size_t>(round % 6);
+    for (std::size_t i = 0; i < count * 3; ++i) in[i] = next++;
+    ASSERT_EQ(ring.write(in.data(), count), count);
+    ASSERT_EQ(ring.readable_frames(), count);
+    ASSERT_EQ(ring.read(out.data(), count), count);
+    for (std::size_t i = 0; i < count * 3; ++i) ASSERT_EQ(out[i], expected++) << "round " << round;
+  }
+  // Full and empty edges.
+  EXPECT_EQ(ring.write_silence(100), 8u);
+  EXPECT_EQ(ring.write(in.data(), 1), 0u);
+  EXPECT_EQ(ring.discard(3), 3u);
+  EXPECT_EQ(ring.readable_frames(), 5u);
+  EXPECT_EQ(ring.read(out.data(), 6), 5u);
+  EXPECT_EQ(ring.read(out.data(), 1), 0u);
+}
+
+TEST(FrameRing, TwoThreadsPassEveryFrameInOrder) {
+  FrameRing ring(2, 64);
+  constexpr std::size_t total = 1 << 20;
+  std::thread producer([&] {
+    std::vector<float> block(2 * 37);
+    std::size_t sent = 0;
+    while (sent < total) {
+      const std::size_t count = std::min<std::size_t>(37, total - sent);
+      for (std::size_t f = 0; f < count; ++f) block[2 * f] = block[2 * f + 1] = static_cast<float>(sent + f);
+      std::size_t done = 0;
+      while (done < count) done += ring.write(block.data() + 2 * done, count - done);
+      sent += count;
+    }
+  });
+  std::vector<float> block(2 * 29);
+  std::size_t received = 0;
+  bool in_order = true;
+  while (received < total) {
+    const std::size_t got = ring.read(block.data(), 29);
+    for (std::size_t f = 0; f < got; ++f)
+      in_order = in_order && block[2 * f] == static_cast<float>(received + f) && block[2 * f + 1] == block[2 * f];
+    received += got;
+  }
+  producer.join();
+  EXPECT_TRUE(in_order);
+}
+
+TEST(PeriodStats, PercentilesAndWorst) {
+  PeriodStats stats(1333.0);
+  for (int i = 0; i < 1000; ++i) stats.record(i < 990 ? 10.2 : 2000.0);
+  EXPECT_EQ(stats.periods(), 1000u);
+  EXPECT_EQ(stats.late_periods(), 10u);
+  EXPECT_NEAR(stats.percentile_us(0.5), 11.0, 1e-9);  // the bin's upper edge
+  EXPECT_NEAR(stats.percentile_us(0.999), 2001.0, 1e-9);
+  EXPECT_NEAR(stats.worst_us(), 2000.0, 1e-6);
+}
+
+// A voice: `engine` with `taps`, its dry path delayed by latency + the centred alignment.
+std::unique_ptr<Voice> make_voice(const std::string& engine_name, const std::vector<float>& taps, int channels,
+                                  std::size_t block, int index, bool centred = true) {
+  auto engine = make_engine(engine_name);
+  const TapSet set = TapSet::from_masks({halo::test::mask_of(taps)}, channels);
+  ProcessSpec spec;
+  spec.channels = channels;
+  spec.max_block_frames = block;
+  spec.max_mask_frames = set.mask_frames();
+  spec.rate_hz = 48000;
+  engine->prepare(spec);
+  engine->set_taps(set);
+  VoiceSetup setup;
+  setup.dry_delay_frames = engine->latency_frames() + (centred ? (taps.size() - 1) / 2 : 0);
+  setup.engine = std::move(engine);
+  setup.label = engine_name;
+  setup.mask_index = index;
+  return std::make_unique<Voice>(std::move(setup), block);
+}
+
+// Windowed-sinc low-pass taps (odd length, unit DC gain): smooth, linear phase.
+std::vector<float> lowpass(std::size_t taps, double cutoff) {
+  std::vector<float> h(taps);
+  double sum = 0;
+  const double centre = static_cast<double>(taps - 1) / 2;
+  for (std::size_t k = 0; k < taps; ++k) {
+    const double t = static_cast<double>(k) - centre;
+    const double sinc = t == 0 ? 2 * cutoff : std::sin(2 * pi * cutoff * t) / (pi * t);
+    const double window = 0.54 - 0.46 * std::cos(2 * pi * static_cast<double>(k) / static_cast<double>(taps - 1));
+    h[k] = static_cast<float>(sinc * window);
+    sum += h[k];
+  }
+  for (auto& v : h) v = static_cast<float>(v / sum);
+  return h;
+}
+
+double largest_step(const std::vector<float>& x, int channels, std::size_t from, std::size_t to) {
+  double worst = 0;
+  for (std::size_t f = std::max<std::size_t>(from, 1); f < to; ++f)
+    for (int c = 0; c < channels; ++c)
+      worst = std::max(worst, std::fabs(static_cast<double>(x[f * channels + c]) - x[(f - 1) * channels + c]));
+  return worst;
+}
+
+// Runs `signal` through the slot in blocks; before block `switch_block`, does `action`.
+template <typename Action>
+std::vector<float> run_slot(EngineSlot& slot, const std::vector<float>& signal, int channels, std::size_t block,
+                            std::size_t switch_block, Action action) {
+  std::vector<float> out(signal.size());
+  const std::size_t frames = signal.size() / channels;
+  for (std::size_t b = 0; b * block < frames; ++b) {
+    if (b == switch_block) action();
+    const std::size_t n = std::min(block, frames - b * block);
+    EXPECT_EQ(slot.process(signal.data() + b * block * channels, out.data() + b * block * channels, n), Status::ok);
+    slot.take_retired();  // the control thread's part, done here between blocks
+  }
+  return out;
+}
+
+std::vector<float> sine(std::size_t frames, int channels, double hz, float amplitude) {
+  std::vector<float> x(frames * channels);
+  for (std::size_t f = 0; f < frames; ++f)
+    for (int c = 0; c < channels; ++c)
+      x[f * channels + c] = amplitude * static_cast<float>(std::sin(2 * pi * hz * static_cast<double>(f) / 48000.0 + c));
+  return x;
+}
+
+TEST(EngineSlot, MaskSwitchCrossfadesWithoutAStep) {
+  // Two linear-phase masks of one length (as play lines every mask up on one delay): the
+  // outputs are in phase, and the crossfade adds no step of its own.
+  const int channels = 2;
+  const std::size_t block = 64;
+  for (const std::string engine : {"cpu", "cpu-fft", "cpu-partitioned"}) {
+    EngineSlot slot(channels, block, 240);  // 5 ms at 48 kHz
+    ASSERT_EQ(slot.offer(make_voice(engine, lowpass(1023, 4000.0 / 48000), channels, block, 0)), nullptr);
+    const std::vector<float> x = sine(48000, channels, 440, 0.5f);
+    std::unique_ptr<Voice> second = make_voice(engine, lowpass(1023, 2000.0 / 48000), channels, block, 1);
+    const std::size_t switch_block = 300;
+    const auto out = run_slot(slot, x, channels, block, switch_block, [&] { ASSERT_EQ(slot.offer(std::move(second)), nullptr); });
+    EXPECT_EQ(slot.current_mask(), 1) << engine;
+    EXPECT_EQ(slot.switches(), 2u);
+    // The crossfade starts once the new voice has warmed up (1022 taps + latency + delays).
+    const std::size_t at = switch_block * block;
+    // The signal's own largest step, away from the switch (after both filters have settled).
+    const double own = std::max(largest_step(out, channels, 4000, at - 100), largest_step(out, channels, at + 4000, 48000));
+    const double around = largest_step(out, channels, at - 100, at + 4000);
+    EXPECT_LE(around, own) << engine << ": a step of " << around << " at the switch; the signal's own largest is " << own;
+    EXPECT_GT(own, 0.01);
+  }
+}
+
+TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
+  const int channels = 2;
+  const std::size_t block = 64;
+  EngineSlot slot(channels, block, 240);
+  const std::vector<float> taps = lowpass(511, 8000.0 / 48000);  // passes 440 Hz unchanged, linear phase
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", taps, channels, block, 0)), nullptr);
+  const std::vector<float> x = sine(48000, channels, 440, 0.5f);
+  const std::size_t switch_block = 200;
+  const auto out = run_slot(slot, x, channels, block, switch_block, [&] { slot.set_bypass(true); });
+  const std::size_t at = switch_block * block;
+  // The signal's own largest step: filtered (A) before, dry (B) after.
+  const double own = std::max(largest_step(out, channels, 2000, at - 100), largest_step(out, channels, at + 1000, 48000));
+  EXPECT_LE(largest_step(out, channels, at - 100, at + 1000), own);
+  // After the ramp, the output is the dry input delayed by exactly latency + (M-1)/2 frames,
+  // which is where the filtered signal sits: A and B line up.
+  const std::size_t delay = 64 + (taps.size() - 1) / 2;
+  double wet_vs_dry = 0, dry_exact = 0;
+  for (std::size_t f = at + 1000; f < 48000; ++f)
+    for (int c = 0; c < channels; ++c)
+      dry_exact = std::max(dry_exact, std::fabs(static_cast<double>(out[f * channels + c]) - x[(f - delay) * channels + c]));
+  for (std::size_t f = 4000; f < at - 100; ++f)
+    for (int c = 0; c < channels; ++c)
+      wet_vs_dry = std::max(wet_vs_dry, std::fabs(static_cast<double>(out[f * channels + c]) - x[(f - delay) * channels + c]));
+  EXPECT_EQ(dry_exact, 0.0);
+  EXPECT_LT(wet_vs_dry, 0.01);  // the filtered 440 Hz sits on the delayed dry one
+}
+
+TEST(EngineSlot, GainMovesInRampedOneDecibelSteps) {
+  const int channels = 1;
+  EngineSlot slot(channels, 64, 240);
+  ASSERT_EQ(slot.offer(make_voice("cpu", {1.0f}, channels, 64, 0)), nullptr);
+  std::vector<float> x(48000, 0.5f);
+  const auto out = run_slot(slot, x, channels, 64, 100, [&] { slot.set_gain_db(-6); });
+  const std::size_t at = 6400;
+  EXPECT_FLOAT_EQ(out[at - 1], 0.5f);
+  EXPECT_NEAR(out[at + 1000], 0.5 * std::pow(10.0, -6 / 20.0), 1e-6);
+  EXPECT_LT(largest_step(out, 1, at - 1, at + 400), 0.5 / 240 + 1e-6);  // a ramp, not a jump
+}
+
+// The callback and the worker's process loop allocate nothing, through a mask switch, a
+// bypass and a gain change, with each CPU engine (the JUCE allocation-hook test's idea).
+TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
+  if (!halo::test::counts_malloc()) GTEST_LOG_(INFO) << "counting operator new only (no malloc hook here)";
+  const int channels = 2;
+  const std::size_t block = 64;
+  for (const std::string engine : {"cpu", "cpu-fft", "cpu-partitioned"}) {
+    FrameRing device_in(channels, 1024), device_out(channels, 1024);
+    EngineSlot slot(channels, block, 240);
+    PeriodStats stats(1333);
+    CallbackState state;
+    state.input = &device_in;
+    state.output = &device_out;
+    state.keep_latency = true;
+    Worker::Config config;
+    config.channels = channels;
+    config.output_channels = channels;
+    config.block_frames = block;
+    config.rate_hz = 48000;
+    Worker worker(config, slot, device_in, device_out, stats, &state.draining);
+    device_out.write_silence(block);  // the one period the worker runs behind, as live starts
+    ASSERT_EQ(slot.offer(make_voice(engine, lowpass(4095, 0.1), channels, block, 0)), nullptr);
+    std::unique_ptr<Voice> next = make_voice(engine, lowpass(1023, 0.05), channels, block, 1);
+
+    const std::vector<float> input = sine(block, channels, 1000, 0.5f);
+    std::vector<float> output(block * channels);
+    std::atomic<int> turn{0};  // 0: callback's, 1: worker's
+    std::size_t callback_allocations = 0, worker_allocations = 0;
+    constexpr int periods = 400;
+    std::thread callback([&] {
+      halo::test::AllocationCounter counter;
+      for (int p = 0; p < periods; ++p) {
+        while (turn.load() != 0) std::this_thread::yield();
+        run_callback(state, input.data(), output.data(), block, p % 97 == 0);
+        turn.store(1);
+      }
+      callback_allocations = counter.allocations();
+    });
+    std::thread work([&] {
+      halo::test::AllocationCounter counter;
+      for (int p = 0; p < periods; ++p) {
+        while (turn.load() != 1) std::this_thread::yield();
+        worker.step();
+        turn.store(0);
+      }
+      worker_allocations = counter.allocations();
+    });
+    // The control thread: a switch, a bypass and a gain change while they run.
+    while (stats.periods() < 100) std::this_thread::yield();
+    ASSERT_EQ(slot.offer(std::move(next)), nullptr);
+    while (stats.periods() < 200) std::this_thread::yield();
+    slot.set_bypass(true);
+    slot.set_gain_db(-3);
+    callback.join();
+    work.join();
+    auto retired = slot.take_retired();
+    EXPECT_NE(retired, nullptr) << engine << ": the old voice comes back to the control thread";
+    EXPECT_EQ(slot.current_mask(), 1);
+    EXPECT_EQ(callback_allocations, 0u) << engine;
+    EXPECT_EQ(worker_allocations, 0u) << engine;
+    EXPECT_EQ(state.underruns.load(), 0u) << engine;
+    EXPECT_EQ(state.host_xruns.load(), 5u);
+  }
+}
+
+TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
+  FrameRing out(1, 256);
+  CallbackState state;
+  state.output = &out;
+  state.keep_latency = true;
+  std::vector<float> buffer(64, 1.0f);
+  std::vector<float> ones(64, 1.0f);
+  run_callback(state, nullptr, buffer.data(), 64, true);  // empty: an underrun, and a host xrun
+  EXPECT_EQ(state.underruns.load(), 1u);
+  EXPECT_EQ(state.host_xruns.load(), 1u);
+  EXPECT_EQ(*std::max_element(buffer.begin(), buffer.end()), 0.0f);  // silence
+  // The late period arrives with the next: it is dropped, so the latency stays one period.
+  out.write(ones.data(), 64);
+  std::vector<float> two(64, 2.0f);
+  out.write(two.data(), 64);
+  run_callback(state, nullptr, buffer.data(), 64, false);
+  EXPECT_EQ(buffer[0], 2.0f);
+  EXPECT_EQ(state.underruns.load(), 1u);
+  // Draining (the end of a file): a short ring is the end, not an underrun.
+  state.draining.store(true);
+  run_callback(state, nullptr, buffer.data(), 64, false);
+  EXPECT_EQ(state.underruns.load(), 1u);
+  EXPECT_TRUE(state.finished.load());
+}
+
+}  // namespace
+}  // namespace halo::realtime
