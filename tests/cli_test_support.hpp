@@ -1,10 +1,12 @@
 #pragma once
 // Helpers for the tests that run the built `halo` binary and the tests that need real sound
 // files: a temporary directory, running a command with its exit code, stdout and stderr
-// captured, and writing/reading sound files with libsndfile directly (not through halo's
-// audio/ code, which is what is under test).
+// captured (also under a memory limit), the expectations on a failed run, a numpy check with
+// /usr/bin/python3, and writing/reading sound files with libsndfile directly (not through
+// halo's audio/ code, which is what is under test).
 #include <fcntl.h>
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <sndfile.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,38 +32,12 @@
 #include <utility>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "test_signals.hpp"
 
 namespace halo::test {
 
 // ------------------------------------------------------------------ files and directories
-
-// A fresh directory under /tmp, removed (with everything in it) on destruction.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/halo-test-XXXXXX";
-    if (!mkdtemp(pattern)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    // Undo any chmod a test made so that everything can be removed.
-    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
-         it != std::filesystem::recursive_directory_iterator(); it.increment(ignored))
-      if (it->is_directory(ignored)) chmod(it->path().c_str(), 0755);
-    chmod(path_.c_str(), 0755);
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 inline bool file_exists(const std::string& path) {
   struct stat status {};
@@ -80,11 +56,12 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-// Names in `directory` (not . and ..).
+// Names in `directory` (not . and ..), sorted: two listings of the same names compare equal.
 inline std::vector<std::string> list_directory(const std::string& directory) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(directory))
     names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -420,13 +397,27 @@ inline Result halo(std::initializer_list<std::string> args, const RunOptions& op
   return run(halo_args(args), options);
 }
 
-// For failure messages: the command line and what it printed.
-inline std::string describe(const std::vector<std::string>& args, const Result& result) {
+// RunOptions for a run in `cwd`, stdin from `stdin_path` (/dev/null when empty).
+inline RunOptions in_directory(const std::string& cwd, const std::string& stdin_path = "") {
+  RunOptions options;
+  options.cwd = cwd;
+  options.stdin_path = stdin_path;
+  return options;
+}
+
+// For failure messages: the command (a shell command line) and what it printed.
+inline std::string describe_command(const std::string& command, const Result& result) {
   std::ostringstream text;
-  text << "command:";
-  for (const auto& arg : args) text << " " << arg;
+  text << "command: " << command;
   text << "\nexit code: " << result.exit_code << " signal: " << result.signal << "\nstderr:\n" << result.err;
   return text.str();
+}
+
+// For failure messages: the command line and what it printed.
+inline std::string describe(const std::vector<std::string>& args, const Result& result) {
+  std::string command;
+  for (const auto& arg : args) command += (command.empty() ? "" : " ") + arg;
+  return describe_command(command, result);
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {
@@ -436,9 +427,38 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// `halo ARGS` with its address space limited to `limit_mib` (ulimit -v): a run that would need
+// gigabytes fails there instead of taking the test machine's memory.
+inline Result halo_limited(long limit_mib, const std::vector<std::string>& args, const RunOptions& options = {}) {
+  std::string command = "ulimit -v " + std::to_string(limit_mib * 1024) + " && exec \"$0\" \"$@\"";
+  std::vector<std::string> all = {"/bin/sh", "-c", command, HALO_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  return run(all, options);
+}
+
+// Runs a python3 script (numpy, scipy, soundfile) in `cwd`: its stdout and stderr come back,
+// a failed assertion as a non-zero exit.
+inline Result python(const std::string& cwd, const std::string& script) {
+  return run({"/usr/bin/python3", "-c", script}, in_directory(cwd));
+}
+
 // The unprivileged user a root test run drops to, when the binary is usable by it.
 inline uid_t nobody_uid() { return 65534; }
 
 inline bool running_as_root() { return geteuid() == 0; }
+
+// ------------------------------------------------------------------ expectations
+
+// The failure contract: non-zero exit `code`, exactly one line on stderr, a `halo:` line that
+// contains `words`, and nothing new in the directory.
+inline void expect_one_line_failure(const Result& result, int code, const std::string& words,
+                                    const DirectorySnapshot& directory, const std::string& context) {
+  EXPECT_EQ(result.exit_code, code) << context << "\n" << result.err;
+  const auto lines = lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1u) << context << "\n" << result.err;
+  EXPECT_EQ(lines[0].rfind("halo: ", 0), 0u) << context << "\n" << result.err;
+  EXPECT_NE(lines[0].find(words), std::string::npos) << context << ": expected \"" << words << "\" in\n" << result.err;
+  EXPECT_TRUE(directory.added().empty()) << context << ": left " << joined(directory.added());
+}
 
 }  // namespace halo::test

@@ -18,6 +18,7 @@
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/mask_file.hpp"
+#include "support/temp_dir.hpp"
 
 namespace halo::audio {
 namespace {
@@ -49,14 +50,7 @@ Mask mask_of(std::vector<float> taps, double rate_hz, const std::string& provena
 
 class MaskFile : public testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/halo_mask_test_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return dir_ / name; }
 
   std::string write_file(const std::string& name, const std::string& bytes) const {
     std::ofstream out(path(name), std::ios::binary);
@@ -67,7 +61,7 @@ class MaskFile : public testing::Test {
   // The names in the folder: a failed write must leave neither target nor temporary.
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename());
+    for (const auto& entry : fs::directory_iterator(dir_.path())) names.push_back(entry.path().filename());
     return names;
   }
 
@@ -93,7 +87,7 @@ class MaskFile : public testing::Test {
     }
   }
 
-  std::string dir_;
+  test::TempDir dir_;
 };
 
 // ---------------------------------------------------------------- round trips

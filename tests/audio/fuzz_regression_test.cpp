@@ -25,6 +25,7 @@
 #include "audio/error.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/reader.hpp"
+#include "support/temp_dir.hpp"
 #include "../../fuzz/fuzz_support.hpp"  // the split the cli fuzzer makes, so a kept input means the same
 
 extern char** environ;
@@ -83,13 +84,7 @@ void expect_masks_or_clean_error(const std::function<filters::MaskSet()>& parse,
 
 class FuzzRegression : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/halo-fuzz-regression-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  test::TempDir dir_;
 };
 
 TEST_F(FuzzRegression, InputsAreKept) {
@@ -112,7 +107,7 @@ TEST_F(FuzzRegression, MaskFileInputsGiveMasksOrOneCleanLine) {
 
 TEST_F(FuzzRegression, ReaderInputsReadToTheEndOrOneCleanLine) {
   for (const fs::path& input : inputs_of("reader")) {
-    const fs::path file = dir_ / input.filename();
+    const fs::path file = dir_ / input.filename().string();
     write_file(file, bytes_of(input));
     try {
       Reader reader(file.string());
@@ -144,7 +139,7 @@ TEST_F(FuzzRegression, CommandLineInputsExitWithOneLine) {
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addchdir_np(&actions, dir_.c_str());
+    posix_spawn_file_actions_addchdir_np(&actions, dir_.path().c_str());
     pid_t pid = 0;
     const int spawned = posix_spawn(&pid, HALO_BINARY, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);

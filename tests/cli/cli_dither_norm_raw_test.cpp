@@ -7,21 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "cli/issue13_support.hpp"
+#include "cli_test_support.hpp"
 
-namespace halo::test13 {
+namespace halo::test {
 namespace {
 
 class DitherNormRaw : public ::testing::Test {
  protected:
-  Ran halo(std::vector<std::string> args) {
+  Result halo(std::vector<std::string> args) {
     args.insert(args.begin(), HALO_BINARY);
-    Ran ran = run_command(args, dir.path());
+    Result ran = run(args, in_directory(dir.path()));
     last = describe(args, ran);
     return ran;
   }
   void check(const std::string& script) {
-    const Ran ran = python(dir.path(), "import numpy as np, soundfile as sf\n" + script);
+    const Result ran = python(dir.path(), "import numpy as np, soundfile as sf\n" + script);
     EXPECT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   }
 
@@ -84,15 +84,15 @@ TEST_F(DitherNormRaw, DitherIsReproducibleAndChunkSizeChangesNoByte) {
   check(quiet_sine);
   for (const char* name : {"a.wav", "b.wav"})
     ASSERT_EQ(halo({"filter", "quiet.wav", name, "--mask", "unit.txt", "--subtype", "pcm16", "-q"}).exit_code, 0) << last;
-  EXPECT_EQ(read_file(dir / "a.wav"), read_file(dir / "b.wav")) << "two runs differ";
+  EXPECT_EQ(read_bytes(dir / "a.wav"), read_bytes(dir / "b.wav")) << "two runs differ";
   ASSERT_EQ(halo({"filter", "short.wav", "c1.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "1", "-q"})
                 .exit_code, 0) << last;
   ASSERT_EQ(halo({"filter", "short.wav", "c64k.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "65536", "-q"})
                 .exit_code, 0) << last;
   ASSERT_EQ(halo({"filter", "short.wav", "c777.wav", "--lowpass", "5k", "--subtype", "pcm16", "--chunk", "777", "-q"})
                 .exit_code, 0) << last;
-  EXPECT_EQ(read_file(dir / "c1.wav"), read_file(dir / "c64k.wav")) << "--chunk 1 and --chunk 65536 differ";
-  EXPECT_EQ(read_file(dir / "c777.wav"), read_file(dir / "c64k.wav")) << "--chunk 777 and --chunk 65536 differ";
+  EXPECT_EQ(read_bytes(dir / "c1.wav"), read_bytes(dir / "c64k.wav")) << "--chunk 1 and --chunk 65536 differ";
+  EXPECT_EQ(read_bytes(dir / "c777.wav"), read_bytes(dir / "c64k.wav")) << "--chunk 777 and --chunk 65536 differ";
 }
 
 TEST_F(DitherNormRaw, OnlyOutputsBelow24BitsAreDithered) {
@@ -102,7 +102,7 @@ TEST_F(DitherNormRaw, OnlyOutputsBelow24BitsAreDithered) {
                   .exit_code, 0) << last;
     ASSERT_EQ(halo({"filter", "quiet.wav", std::string(subtype) + "-nd.wav", "--mask", "unit.txt", "--subtype", subtype,
                     "--no-dither", "-q"}).exit_code, 0) << last;
-    EXPECT_EQ(read_file(dir / (std::string(subtype) + ".wav")), read_file(dir / (std::string(subtype) + "-nd.wav")))
+    EXPECT_EQ(read_bytes(dir / (std::string(subtype) + ".wav")), read_bytes(dir / (std::string(subtype) + "-nd.wav")))
         << subtype << " output was dithered";
   }
   check(R"(
@@ -124,9 +124,9 @@ TEST_F(DitherNormRaw, NormReachesThePeakAskedFor) {
   std::filesystem::create_directory(dir / "spool");
   const std::string pipeline = "TMPDIR=" + (dir / "spool") + " " + HALO_BINARY +
                                " filter loud.wav - --mask unit.txt --type au --subtype pcm24 --norm=-6 -q | cat > n6.au";
-  const Ran piped = run_command({"/bin/sh", "-c", pipeline}, dir.path());
+  const Result piped = run({"/bin/sh", "-c", pipeline}, in_directory(dir.path()));
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
-  EXPECT_TRUE(listing(dir / "spool").empty()) << "--norm left its temporary";
+  EXPECT_TRUE(list_directory(dir / "spool").empty()) << "--norm left its temporary";
   check(R"(
 x, _ = sf.read('loud.wav', dtype='float64')
 def peak_db(name):
@@ -166,8 +166,8 @@ TEST_F(DitherNormRaw, RawInputReadsAsTheWavOfTheSameSamples) {
   ASSERT_EQ(halo(with({"filter", "in.raw", "unit.wav", "--mask", "unit.txt", "--subtype", "float", "-q"}, raw16)).exit_code,
             0) << last;
   // From a pipe too.
-  const Ran piped = run_command(with({HALO_BINARY, "filter", "-", "pipe.wav", "--mask", "unit.txt", "--subtype", "float",
-                                      "-q"}, raw16), dir.path(), dir / "in.raw");
+  const Result piped = run(with({HALO_BINARY, "filter", "-", "pipe.wav", "--mask", "unit.txt", "--subtype", "float",
+                                 "-q"}, raw16), in_directory(dir.path(), dir / "in.raw"));
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   ASSERT_EQ(halo({"filter", "in.f32raw", "f.wav", "--mask", "unit.txt", "-t", "raw", "--rate", "22050", "--channels", "3",
                   "--encoding", "float", "-q"}).exit_code, 0) << last;
@@ -197,4 +197,4 @@ assert rf == 22050 and np.array_equal(f, g), 'float raw input'
 }
 
 }  // namespace
-}  // namespace halo::test13
+}  // namespace halo::test

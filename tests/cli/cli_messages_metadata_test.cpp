@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hardening_support.hpp"
+#include "cli_test_support.hpp"
 
 namespace halo::test {
 namespace {

@@ -8,7 +8,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,58 +17,29 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli_test_support.hpp"
+
+namespace halo::test {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+// The lines of stderr that start with "halo:" (design's summary also goes to stderr).
+std::vector<std::string> halo_lines(const Result& result) {
+  std::vector<std::string> lines;
+  for (const std::string& line : lines_of(result.err))
+    if (line.rfind("halo:", 0) == 0) lines.push_back(line);
+  return lines;
 }
 
-std::vector<std::string> names_in(const std::string& directory) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(directory))
-    names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : " ") + name;
-  return text;
-}
-
-struct Shell {
-  int code = -1;
-  std::string out, err;
-  // The lines of stderr that start with "halo:" (design's summary also goes to stderr).
-  std::vector<std::string> halo_lines() const {
-    std::vector<std::string> lines;
-    std::istringstream in(err);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("halo:", 0) == 0) lines.push_back(line);
-    return lines;
-  }
-  std::string describe(const std::string& command) const {
-    return "command: " + command + "\nexit " + std::to_string(code) + "\nstderr:\n" + err;
-  }
-};
-
-// A work directory for the files under test and a separate one for captured output, so that
-// "nothing left behind" can be checked on the work directory's listing.
+// A work directory for the files under test; output is captured outside it, so that "nothing
+// left behind" can be checked on its listing.
 class OutputSafety : public ::testing::Test {
  protected:
   void SetUp() override {
-    work_ = make_directory();
-    captures_ = make_directory();
     // Inputs made by soundfile: float stereo noise, and copies as pcm16 FLAC and CAF.
-    const Shell made = python(R"(
+    const Result made = python(R"(
 import numpy as np, soundfile as sf
 x = np.random.default_rng(13).uniform(-0.5, 0.5, (4800, 2)).astype(np.float32)
 sf.write('in.wav', x, 48000, subtype='FLOAT')
@@ -78,73 +48,51 @@ sf.write('in16.flac', q, 48000, subtype='PCM_16')
 sf.write('in16.caf', q, 48000, subtype='PCM_16')
 open('half.txt', 'w').write('0.5\n')
 )");
-    ASSERT_EQ(made.code, 0) << made.err;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(work_, ignored);
-    std::filesystem::remove_all(captures_, ignored);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
   }
 
-  static std::string make_directory() {
-    char pattern[] = "/tmp/halo-output-XXXXXX";
-    if (!mkdtemp(pattern)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-    return pattern;
-  }
-
-  std::string at(const std::string& name) const { return work_ + "/" + name; }
+  std::string at(const std::string& name) const { return work_ / name; }
 
   // Runs `command` with /bin/sh in the work directory; $HALO is the binary under test. stdout
   // and stderr are captured unless the command redirects them itself.
-  Shell sh(const std::string& command) const {
-    const std::string out = captures_ + "/stdout", err = captures_ + "/stderr";
-    const std::string full = "cd '" + work_ + "' && HALO='" + HALO_BINARY + "' && export HALO && { " + command +
-                             "\n} >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(full.c_str());
-    Shell shell;
-    shell.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    shell.out = slurp(out);
-    shell.err = slurp(err);
-    return shell;
+  Result sh(const std::string& command) const {
+    const std::string full = std::string("HALO='") + HALO_BINARY + "' && export HALO && { " + command + "\n}";
+    return run({"/bin/sh", "-c", full}, in_directory(work_.path()));
   }
 
   // A Python script (numpy, scipy, soundfile) run in the work directory; a failed assert is a
   // non-zero exit with the reason on stderr.
-  Shell python(const std::string& script) const {
-    std::ofstream(captures_ + "/check.py") << script;
-    return sh("/usr/bin/python3 '" + captures_ + "/check.py'");
-  }
+  Result python(const std::string& script) const { return test::python(work_.path(), script); }
 
   // `out` (read by soundfile) is half of `in`: frames, channels and every sample, exactly or
   // within `tolerance`.
   void expect_half(const std::string& in, const std::string& out, double tolerance = 0) const {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.17g", tolerance);
-    const Shell check = python("import numpy as np, soundfile as sf\n"
-                               "x, rx = sf.read('" + in + "', dtype='float64', always_2d=True)\n"
-                               "y, ry = sf.read('" + out + "', dtype='float64', always_2d=True)\n"
-                               "assert rx == ry and x.shape == y.shape, (rx, ry, x.shape, y.shape)\n"
-                               "assert np.max(np.abs(y - 0.5 * x)) <= " + std::string(limit) +
-                               ", np.max(np.abs(y - 0.5 * x))\n");
-    EXPECT_EQ(check.code, 0) << in << " -> " << out << ":\n" << check.err;
+    const Result check = python("import numpy as np, soundfile as sf\n"
+                                "x, rx = sf.read('" + in + "', dtype='float64', always_2d=True)\n"
+                                "y, ry = sf.read('" + out + "', dtype='float64', always_2d=True)\n"
+                                "assert rx == ry and x.shape == y.shape, (rx, ry, x.shape, y.shape)\n"
+                                "assert np.max(np.abs(y - 0.5 * x)) <= " + std::string(limit) +
+                                ", np.max(np.abs(y - 0.5 * x))\n");
+    EXPECT_EQ(check.exit_code, 0) << in << " -> " << out << ":\n" << check.err;
   }
 
   // One `halo:` line on stderr that contains `words`, exit code `code`, nothing new in the work
   // directory (`before` is its listing before the run).
   void expect_refused(const std::string& command, int code, const std::string& words,
                       const std::vector<std::string>& before) const {
-    const Shell run = sh(command);
-    EXPECT_EQ(run.code, code) << run.describe(command);
-    const auto lines = run.halo_lines();
-    ASSERT_EQ(lines.size(), 1u) << run.describe(command);
-    EXPECT_NE(lines[0].find(words), std::string::npos) << "expected \"" << words << "\"\n" << run.describe(command);
-    EXPECT_EQ(joined(names_in(work_)), joined(before)) << run.describe(command);
+    const Result run = sh(command);
+    EXPECT_EQ(run.exit_code, code) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
+    EXPECT_NE(lines[0].find(words), std::string::npos) << "expected \"" << words << "\"\n"
+                                                       << describe_command(command, run);
+    EXPECT_EQ(list_directory(work_.path()), before) << describe_command(command, run);
   }
 
-  std::string work_, captures_;
+  TempDir work_;
 };
-
-bool is_root() { return geteuid() == 0; }
 
 // ------------------------------------------------------------------------------- item 1
 
@@ -157,8 +105,8 @@ TEST_F(OutputSafety, SymbolicLinkIsWrittenThroughAndStaysALink) {
 
   for (const std::string link : {"link.wav", "dangling.wav"}) {
     const std::string command = "$HALO filter in.wav " + link + " --mask half.txt -q";
-    const Shell run = sh(command);
-    ASSERT_EQ(run.code, 0) << run.describe(command);
+    const Result run = sh(command);
+    ASSERT_EQ(run.exit_code, 0) << describe_command(command, run);
     struct stat status {};
     ASSERT_EQ(lstat(at(link).c_str(), &status), 0);
     EXPECT_TRUE(S_ISLNK(status.st_mode)) << link << " was replaced by a plain file";
@@ -168,18 +116,19 @@ TEST_F(OutputSafety, SymbolicLinkIsWrittenThroughAndStaysALink) {
   struct stat target {};
   ASSERT_EQ(stat(at("sub/target.wav").c_str(), &target), 0);
   EXPECT_EQ(target.st_mode & 07777, 0640u);
-  EXPECT_EQ(joined(names_in(at("sub"))), "new.wav target.wav") << "a temporary was left beside the target";
+  EXPECT_EQ(list_directory(at("sub")), (std::vector<std::string>{"new.wav", "target.wav"}))
+      << "a temporary was left beside the target";
 }
 
 TEST_F(OutputSafety, ReplacedFileKeepsItsModeAndOwner) {
   std::ofstream(at("private.wav")) << "old";
   ASSERT_EQ(chmod(at("private.wav").c_str(), 0600), 0);
-  const uid_t owner = is_root() ? 65534 : geteuid();  // root may give it away: nobody
-  const gid_t group = is_root() ? 65534 : getegid();
+  const uid_t owner = running_as_root() ? 65534 : geteuid();  // root may give it away: nobody
+  const gid_t group = running_as_root() ? 65534 : getegid();
   ASSERT_EQ(chown(at("private.wav").c_str(), owner, group), 0);
 
-  const Shell run = sh("$HALO filter in.wav private.wav --mask half.txt -q && $HALO design --lowpass 1k -o private.txt");
-  ASSERT_EQ(run.code, 0) << run.err;
+  const Result run = sh("$HALO filter in.wav private.wav --mask half.txt -q && $HALO design --lowpass 1k -o private.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_half("in.wav", "private.wav");
   struct stat status {};
   ASSERT_EQ(stat(at("private.wav").c_str(), &status), 0);
@@ -191,18 +140,18 @@ TEST_F(OutputSafety, ReplacedFileKeepsItsModeAndOwner) {
 TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   ASSERT_EQ(mkfifo(at("pipe.au").c_str(), 0644), 0);
   const std::string fifo = "cat pipe.au > got.au & $HALO filter in.wav pipe.au --mask half.txt -q; code=$?; wait; exit $code";
-  const Shell run = sh(fifo);
-  ASSERT_EQ(run.code, 0) << run.describe(fifo);
+  const Result run = sh(fifo);
+  ASSERT_EQ(run.exit_code, 0) << describe_command(fifo, run);
   struct stat status {};
   ASSERT_EQ(lstat(at("pipe.au").c_str(), &status), 0);
   EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
   expect_half("in.wav", "got.au");
 
-  if (!is_root()) GTEST_SKIP() << "mknod needs root: the device-node half is not run";
+  if (!running_as_root()) GTEST_SKIP() << "mknod needs root: the device-node half is not run";
   ASSERT_EQ(mknod(at("null").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);  // /dev/null
   for (const std::string command : {"$HALO design --lowpass 1k -o null", "$HALO filter in.wav null --mask half.txt -q"}) {
-    const Shell device = sh(command);
-    EXPECT_EQ(device.code, 0) << device.describe(command);
+    const Result device = sh(command);
+    EXPECT_EQ(device.exit_code, 0) << describe_command(command, device);
     ASSERT_EQ(lstat(at("null").c_str(), &status), 0);
     EXPECT_TRUE(S_ISCHR(status.st_mode)) << "a plain file was renamed over the device node: " << command;
   }
@@ -228,29 +177,29 @@ class SmallDisk {
 };
 
 TEST_F(OutputSafety, FullDiskFailsCleanlyForEveryContainer) {
-  const Shell made = python(R"(
+  const Result made = python(R"(
 import numpy as np, soundfile as sf
 x = np.random.default_rng(2).uniform(-0.4, 0.4, (48000 * 20, 2))
 sf.write('noise.wav', x, 48000, subtype='PCM_16')
 )");
-  ASSERT_EQ(made.code, 0) << made.err;
+  ASSERT_EQ(made.exit_code, 0) << made.err;
   SmallDisk disk(at("small"));
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
   for (const std::string extension : {"mp3", "ogg", "opus", "wav", "flac", "caf", "aiff", "w64", "au"}) {
     // On a roomy disk the output is larger than the small one: the failure below is the disk's.
     const std::string roomy = "$HALO filter noise.wav roomy." + extension + " --lowpass 10k -q";
-    const Shell fits = sh(roomy);
-    ASSERT_EQ(fits.code, 0) << fits.describe(roomy);
+    const Result fits = sh(roomy);
+    ASSERT_EQ(fits.exit_code, 0) << describe_command(roomy, fits);
     EXPECT_GT(std::filesystem::file_size(at("roomy." + extension)), 64u * 1024) << extension;
 
     const std::string command = "$HALO filter noise.wav small/out." + extension + " --lowpass 10k -q";
-    const Shell run = sh(command);
-    EXPECT_EQ(run.code, 1) << run.describe(command);
-    const auto lines = run.halo_lines();
-    ASSERT_EQ(lines.size(), 1u) << run.describe(command);
+    const Result run = sh(command);
+    EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
     EXPECT_NE(lines[0].find("small/out." + extension), std::string::npos) << lines[0];
     EXPECT_NE(lines[0].find("No space left on device"), std::string::npos) << lines[0];
-    EXPECT_EQ(joined(names_in(at("small"))), "") << "left on the full disk after " << command;
+    EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{}) << "left on the full disk after " << command;
   }
 }
 
@@ -260,20 +209,20 @@ sf.write('noise.wav', x, 48000, subtype='PCM_16')
 // right after "WAVE"); from a pipe, RF64 at first and plain RIFF after close. Both read back
 // whole by scipy's own WAV parser. (The > 4 GiB run is tests/large/large_wav.cpp.)
 TEST_F(OutputSafety, SmallWavStaysPlainWav) {
-  const Shell run = sh("$HALO filter in.wav known.wav --mask half.txt -q && "
+  const Result run = sh("$HALO filter in.wav known.wav --mask half.txt -q && "
                        "cat in.wav | $HALO filter - piped.wav --mask half.txt -q");
-  ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(slurp(at("known.wav")).substr(0, 4), "RIFF");
-  EXPECT_EQ(slurp(at("known.wav")).substr(8, 8), "WAVEfmt ");
-  EXPECT_EQ(slurp(at("piped.wav")).substr(0, 4), "RIFF");
-  const Shell check = python(R"(
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_bytes(at("known.wav")).substr(0, 4), "RIFF");
+  EXPECT_EQ(read_bytes(at("known.wav")).substr(8, 8), "WAVEfmt ");
+  EXPECT_EQ(read_bytes(at("piped.wav")).substr(0, 4), "RIFF");
+  const Result check = python(R"(
 import numpy as np, scipy.io.wavfile as w, warnings
 warnings.simplefilter('ignore')
 for name in ('known.wav', 'piped.wav'):
     rate, y = w.read(name)
     assert rate == 48000 and y.shape == (4800, 2), (name, rate, y.shape)
 )");
-  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_EQ(check.exit_code, 0) << check.err;
   expect_half("in.wav", "piped.wav");
 }
 
@@ -283,29 +232,29 @@ TEST_F(OutputSafety, StandardOutputOnAFullDeviceIsAnError) {
   for (const std::string command :
        {"$HALO design --lowpass 1k > /dev/full", "$HALO info in.wav > /dev/full", "$HALO --help > /dev/full",
         "$HALO filter in.wav - --type au --mask half.txt -q > /dev/full"}) {
-    const Shell run = sh(command);
-    EXPECT_EQ(run.code, 1) << run.describe(command);
-    const auto lines = run.halo_lines();
-    ASSERT_EQ(lines.size(), 1u) << run.describe(command);
-    EXPECT_NE(lines[0].find("standard output"), std::string::npos) << run.describe(command);
-    EXPECT_NE(lines[0].find("No space left on device"), std::string::npos) << run.describe(command);
+    const Result run = sh(command);
+    EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
+    EXPECT_NE(lines[0].find("standard output"), std::string::npos) << describe_command(command, run);
+    EXPECT_NE(lines[0].find("No space left on device"), std::string::npos) << describe_command(command, run);
   }
 }
 
 // ------------------------------------------------------------------------------- item 6
 
 TEST_F(OutputSafety, OutputThatIsTheInputThroughStandardStreamsIsRefused) {
-  ASSERT_EQ(sh("cp in.wav x.wav && ln x.wav hard.wav && ln -s x.wav soft.wav").code, 0);
-  const std::string original = slurp(at("x.wav"));
-  const auto before = names_in(work_);
+  ASSERT_EQ(sh("cp in.wav x.wav && ln x.wav hard.wav && ln -s x.wav soft.wav").exit_code, 0);
+  const std::string original = read_bytes(at("x.wav"));
+  const auto before = list_directory(work_.path());
   expect_refused("$HALO filter - x.wav --mask half.txt -q < x.wav", 1, "standard input", before);
   expect_refused("$HALO filter - hard.wav --mask half.txt -q < x.wav", 1, "hard.wav", before);
   expect_refused("$HALO filter x.wav - --type au --mask half.txt -q >> x.wav", 1, "standard output", before);
   expect_refused("$HALO filter soft.wav - --type au --mask half.txt -q >> x.wav", 1, "soft.wav", before);
-  EXPECT_TRUE(slurp(at("x.wav")) == original) << "the input was changed";
+  EXPECT_TRUE(read_bytes(at("x.wav")) == original) << "the input was changed";
   // Another file through the same streams is fine.
-  const Shell other = sh("$HALO filter - other.wav --mask half.txt -q < x.wav");
-  ASSERT_EQ(other.code, 0) << other.err;
+  const Result other = sh("$HALO filter - other.wav --mask half.txt -q < x.wav");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
   expect_half("x.wav", "other.wav");
 }
 
@@ -313,7 +262,7 @@ TEST_F(OutputSafety, OutputThatIsTheInputThroughStandardStreamsIsRefused) {
 
 TEST_F(OutputSafety, OutputNamesAreCheckedBeforeAnyWork) {
   ASSERT_EQ(mkdir(at("folder").c_str(), 0755), 0);
-  const auto before = names_in(work_);
+  const auto before = list_directory(work_.path());
   // The input does not exist: a message about OUT shows that OUT was checked first.
   expect_refused("$HALO filter missing.wav '' --mask half.txt", 2, "empty output name", before);
   expect_refused("$HALO filter missing.wav out.xyz --mask half.txt", 2, "out.xyz", before);
@@ -322,43 +271,43 @@ TEST_F(OutputSafety, OutputNamesAreCheckedBeforeAnyWork) {
   expect_refused("$HALO design --lowpass 1k -o ''", 2, "empty output name", before);
 
   // An extension halo does not know, with the container named: written as asked.
-  Shell run = sh("$HALO filter in.wav out.xyz --type au --mask half.txt -q");
-  ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(slurp(at("out.xyz")).substr(0, 4), ".snd");
+  Result run = sh("$HALO filter in.wav out.xyz --type au --mask half.txt -q");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_bytes(at("out.xyz")).substr(0, 4), ".snd");
   // A 250-character name: its temporary must still be a valid name.
   const std::string long_name = std::string(246, 'n') + ".wav";
   run = sh("$HALO filter in.wav " + long_name + " --mask half.txt -q");
-  ASSERT_EQ(run.code, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_half("in.wav", long_name);
   // Names that start with '-', after "--".
   run = sh("cp in.wav ./-in.wav && $HALO filter --mask half.txt -q -- -in.wav -out.wav");
-  ASSERT_EQ(run.code, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_half("in.wav", "-out.wav");
   std::vector<std::string> expected = before;
   expected.insert(expected.end(), {"out.xyz", long_name, "-in.wav", "-out.wav"});
   std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(joined(names_in(work_)), joined(expected)) << "a temporary was left";
+  EXPECT_EQ(list_directory(work_.path()), expected) << "a temporary was left";
 }
 
 TEST_F(OutputSafety, DesignDashOWritesToStandardOutput) {
-  const Shell run = sh("$HALO design --lowpass 1k -o - > taps.txt");
-  ASSERT_EQ(run.code, 0) << run.err;
+  const Result run = sh("$HALO design --lowpass 1k -o - > taps.txt");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_FALSE(std::filesystem::exists(at("-"))) << "a file named '-' was made";
-  const Shell check = python(R"(
+  const Result check = python(R"(
 import numpy as np, scipy.signal as s
 h = np.loadtxt('taps.txt')
 r = s.firwin(255, 1000, fs=48000, window='hamming')
 assert h.shape == r.shape and np.max(np.abs(h - r)) < 1e-7, np.max(np.abs(h - r))
 )");
-  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
 // design's -o is checked before the design: with a spec that is also wrong (a cutoff past
 // Nyquist), the error names the output, so nothing was designed first.
 TEST_F(OutputSafety, DesignOutputIsCheckedBeforeTheDesign) {
   for (const std::string output : {"mask.ogg", "no/such/folder/mask.txt"}) {
-    const Shell run = sh("$HALO design --lowpass 30k -o " + output);
-    EXPECT_EQ(run.code, 1) << run.err;
+    const Result run = sh("$HALO design --lowpass 30k -o " + output);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
     EXPECT_NE(run.err.find(output), std::string::npos) << run.err;
     EXPECT_EQ(run.err.find("--lowpass"), std::string::npos) << "the spec was looked at first: " << run.err;
     EXPECT_FALSE(std::filesystem::exists(at(output)));
@@ -373,49 +322,49 @@ TEST_F(OutputSafety, PipesCarryWhatTheReadmeSays) {
        {"cat in16.flac | $HALO filter - flac.wav --mask half.txt --subtype float -q",
         "cat in16.caf | $HALO filter - caf.wav --mask half.txt --subtype float -q",
         "mkfifo in.fifo && { cat in16.flac > in.fifo & } && $HALO filter in.fifo fifo.wav --mask half.txt --subtype float -q"}) {
-    const Shell run = sh(command);
-    ASSERT_EQ(run.code, 0) << run.describe(command);
+    const Result run = sh(command);
+    ASSERT_EQ(run.exit_code, 0) << describe_command(command, run);
   }
   expect_half("in16.flac", "flac.wav");
   expect_half("in16.caf", "caf.wav");
   expect_half("in16.flac", "fifo.wav");
 
   // The README's example, with `play -t au -` stood in for by sox reading AU from the pipe.
-  Shell run = sh("$HALO filter in.wav - --mask half.txt --type au -q | sox -t au - via_sox.wav");
-  ASSERT_EQ(run.code, 0) << run.err;
+  Result run = sh("$HALO filter in.wav - --mask half.txt --type au -q | sox -t au - via_sox.wav");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_half("in.wav", "via_sox.wav", 1e-7);  // sox carries samples as 32-bit integers
   run = sh("$HALO filter in.wav - --mask half.txt --type ogg -q | cat > piped.ogg");
-  ASSERT_EQ(run.code, 0) << run.err;
-  const Shell frames = python("import soundfile as sf; assert sf.info('piped.ogg').frames == 4800\n");
-  EXPECT_EQ(frames.code, 0) << frames.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Result frames = python("import soundfile as sf; assert sf.info('piped.ogg').frames == 4800\n");
+  EXPECT_EQ(frames.exit_code, 0) << frames.err;
 
   // What does not go to a pipe says so in one line, and puts no byte into it.
   for (const std::string type : {"wav", "aiff", "flac", "mp3"}) {
     const std::string command = "$HALO filter in.wav - --mask half.txt --type " + type + " -q | wc -c";
     run = sh(command);
-    EXPECT_EQ(std::atoi(run.out.c_str()), 0) << run.describe(command);
-    const auto lines = run.halo_lines();
-    ASSERT_EQ(lines.size(), 1u) << run.describe(command);
-    EXPECT_NE(lines[0].find("pipe"), std::string::npos) << run.describe(command);
-    EXPECT_NE(lines[0].find("--type au"), std::string::npos) << run.describe(command);
+    EXPECT_EQ(std::atoi(run.out.c_str()), 0) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
+    EXPECT_NE(lines[0].find("pipe"), std::string::npos) << describe_command(command, run);
+    EXPECT_NE(lines[0].find("--type au"), std::string::npos) << describe_command(command, run);
   }
 }
 
 TEST_F(OutputSafety, LossyInputBecomesPcm16ElsewhereAsSoxDoes) {
-  const Shell made = python(R"(
+  const Result made = python(R"(
 import numpy as np, soundfile as sf
 x, r = sf.read('in.wav')
 sf.write('in.mp3', x, r, format='MP3')
 sf.write('in.ogg', x, r, subtype='VORBIS')
 )");
-  ASSERT_EQ(made.code, 0) << made.err;
+  ASSERT_EQ(made.exit_code, 0) << made.err;
   for (const std::string command : {"$HALO filter in.mp3 mp3.wav --mask half.txt -q",
                                     "$HALO filter in.ogg ogg.flac --mask half.txt -q"}) {
-    const Shell run = sh(command);
-    ASSERT_EQ(run.code, 0) << run.describe(command);
+    const Result run = sh(command);
+    ASSERT_EQ(run.exit_code, 0) << describe_command(command, run);
   }
   // pcm16, and half of what soundfile decodes, within pcm16's rounding and dither (1.5 LSB).
-  const Shell check = python(R"(
+  const Result check = python(R"(
 import numpy as np, soundfile as sf
 for src, out in (('in.mp3', 'mp3.wav'), ('in.ogg', 'ogg.flac')):
     assert sf.info(out).subtype == 'PCM_16', (out, sf.info(out).subtype)
@@ -425,7 +374,8 @@ for src, out in (('in.mp3', 'mp3.wav'), ('in.ogg', 'ogg.flac')):
     err = np.max(np.abs(y - 0.5 * x)) * 32768
     assert err <= 1.5, (src, err)
 )");
-  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
 }  // namespace
+}  // namespace halo::test

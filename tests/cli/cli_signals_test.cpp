@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "hardening_support.hpp"
+#include "cli_test_support.hpp"
 
 namespace halo::test {
 namespace {

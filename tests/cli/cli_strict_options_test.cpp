@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/issue13_support.hpp"
+#include "cli_test_support.hpp"
 
-namespace halo::test13 {
+namespace halo::test {
 namespace {
 
 class StrictOptions : public ::testing::Test {
@@ -26,19 +26,19 @@ class StrictOptions : public ::testing::Test {
   void expect_refused(const std::vector<std::string>& args, int code, const std::string& names) {
     const std::string output = dir / "out.wav";
     const std::string existing = "an existing OUT\n";
-    write_file(output, existing);
-    const auto before = listing(dir.path());
+    write_bytes(output, existing);
+    const auto before = list_directory(dir.path());
     std::vector<std::string> all = {HALO_BINARY, "filter", input, output};
     all.insert(all.end(), args.begin(), args.end());
-    const Ran ran = run_command(all, dir.path());
+    const Result ran = run(all, in_directory(dir.path()));
     const std::string context = describe(all, ran);
     EXPECT_EQ(ran.exit_code, code) << context;
     const auto lines = lines_of(ran.err);
     ASSERT_EQ(lines.size(), 1u) << context;
     EXPECT_EQ(lines[0].rfind("halo: ", 0), 0u) << context;
     EXPECT_NE(lines[0].find(names), std::string::npos) << "should name " << names << "\n" << context;
-    EXPECT_EQ(read_file(output), existing) << context;
-    EXPECT_EQ(listing(dir.path()), before) << context;
+    EXPECT_EQ(read_bytes(output), existing) << context;
+    EXPECT_EQ(list_directory(dir.path()), before) << context;
   }
 
   TempDir dir;
@@ -67,7 +67,7 @@ TEST_F(StrictOptions, DesignMistakesExitTwoToo) {
         {"--lowpass", "1k", "--rate", "0x100"}}) {
     std::vector<std::string> all = {HALO_BINARY, "design"};
     all.insert(all.end(), args.begin(), args.end());
-    const Ran ran = run_command(all, dir.path());
+    const Result ran = run(all, in_directory(dir.path()));
     EXPECT_EQ(ran.exit_code, 2) << describe(all, ran);
     EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(all, ran);
   }
@@ -75,8 +75,8 @@ TEST_F(StrictOptions, DesignMistakesExitTwoToo) {
 
 // File and data errors are not usage errors: they stay 1.
 TEST_F(StrictOptions, FileAndDataErrorsStayOne) {
-  write_file(dir / "bad.txt", "0.5\nnot-a-number\n");
-  write_file(dir / "notsound.wav", "this is not a sound file\n");
+  write_bytes(dir / "bad.txt", "0.5\nnot-a-number\n");
+  write_bytes(dir / "notsound.wav", "this is not a sound file\n");
   std::vector<std::vector<std::string>> runs = {
       {HALO_BINARY, "filter", dir / "missing.wav", dir / "o.wav", "--lowpass", "1k"},
       {HALO_BINARY, "filter", dir / "notsound.wav", dir / "o.wav", "--lowpass", "1k"},
@@ -84,7 +84,7 @@ TEST_F(StrictOptions, FileAndDataErrorsStayOne) {
       {HALO_BINARY, "filter", input, dir / "o.wav", "--mask", dir / "missing.txt"},
   };
   for (const auto& args : runs) {
-    const Ran ran = run_command(args, dir.path());
+    const Result ran = run(args, in_directory(dir.path()));
     EXPECT_EQ(ran.exit_code, 1) << describe(args, ran);
     EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(args, ran);
   }
@@ -114,7 +114,7 @@ TEST_F(StrictOptions, RepeatedSingleValuedOptionsAreRefused) {
   expect_refused({"--lowpass", "1k", "--taps", "101", "--taps=201"}, 2, "--taps");
   expect_refused({"--lowpass", "1k", "--engine", "cpu", "--engine", "cpu-fft"}, 2, "--engine");
   const std::vector<std::string> design = {HALO_BINARY, "design", "--lowpass", "1k", "--rate", "44100", "--rate", "48k"};
-  const Ran ran = run_command(design, dir.path());
+  const Result ran = run(design, in_directory(dir.path()));
   EXPECT_EQ(ran.exit_code, 2) << describe(design, ran);
   EXPECT_NE(ran.err.find("--rate"), std::string::npos) << describe(design, ran);
 }
@@ -124,7 +124,7 @@ TEST_F(StrictOptions, RepeatedSingleValuedOptionsAreRefused) {
 TEST_F(StrictOptions, DecimalNumbersWithSuffixesStillWork) {
   auto design = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {HALO_BINARY, "design", "--rate", "48000"});
-    const Ran ran = run_command(args, dir.path());
+    const Result ran = run(args, in_directory(dir.path()));
     EXPECT_EQ(ran.exit_code, 0) << describe(args, ran);
     return ran.out;
   };
@@ -135,10 +135,10 @@ TEST_F(StrictOptions, DecimalNumbersWithSuffixesStillWork) {
   EXPECT_EQ(design({"--lowpass", "1500Hz", "--taps", "101"}), plain);
   EXPECT_EQ(design({"--lowpass", "1.5e3", "--taps", "1.01e2"}), plain);
   EXPECT_EQ(design({"--lowpass", "+1500", "--taps", "+101"}), plain);
-  const Ran gain = run_command({HALO_BINARY, "filter", input, dir / "g.wav", "--lowpass", "1k", "--gain", "-6.5", "-q"},
-                               dir.path());
+  const Result gain = run({HALO_BINARY, "filter", input, dir / "g.wav", "--lowpass", "1k", "--gain", "-6.5", "-q"},
+                          in_directory(dir.path()));
   EXPECT_EQ(gain.exit_code, 0) << gain.err;
 }
 
 }  // namespace
-}  // namespace halo::test13
+}  // namespace halo::test

@@ -322,13 +322,6 @@ TEST_F(Jack, IodelayMeasuresTheReportedLatency) {
   RecordProperty("reported_frames", std::to_string(latency));
 }
 
-double largest_step(const std::vector<float>& x, int channels, int column, long from, long to) {
-  double worst = 0;
-  for (long f = std::max(from, 1L); f < to; ++f)
-    worst = std::max(worst, std::fabs(static_cast<double>(x[f * channels + column]) - x[(f - 1) * channels + column]));
-  return worst;
-}
-
 // A mask switch (n) and bypass (b) pressed on live's terminal mid-stream leave no step larger
 // than the signal's own largest sample-to-sample change, on the recording.
 TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
