@@ -12,8 +12,11 @@ build=${BUILD_DIR:-build}
 # portaudio19-dev, libsamplerate0-dev: play and live (devices; a file at another rate). jackd2: the
 # JACK server (dummy driver) and clients the real-time tests run against; jconvolver: the peer
 # bench/realtime_soak.sh measures live against.
+# python3-numpy, -scipy, -soundfile and strace: the tests' independent oracles (golden values,
+# decoded outputs, system-call counts), run with /usr/bin/python3.
 packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox
-  clang libclang-rt-14-dev portaudio19-dev libsamplerate0-dev jackd2 jconvolver)
+  clang libclang-rt-14-dev portaudio19-dev libsamplerate0-dev jackd2 jconvolver
+  python3-numpy python3-scipy python3-soundfile strace)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()
