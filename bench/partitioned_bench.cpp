@@ -32,6 +32,7 @@
 
 #include "src/engine/cpu_fft_engine.hpp"
 #include "src/engine/partitioned_engine.hpp"
+#include "bench_signals.hpp"
 
 namespace {
 
@@ -43,16 +44,7 @@ constexpr int realtime_priority = 80;
 bool realtime = false;          // --realtime asked
 bool realtime_granted = true;   // every request so far granted
 
-std::vector<float> random_values(std::size_t count, std::uint64_t seed, float scale) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  std::vector<float> values(count);
-  for (float& v : values) {
-    v = uniform(rng);
-    if (v == 0.0f) v = scale / 2;
-  }
-  return values;
-}
+using halo::bench::random_values;
 
 double thread_cpu_seconds() {
   timespec now{};

@@ -35,6 +35,7 @@
 
 #include "cuda/direct/direct_engine.hpp"
 #include "src/engine/tap_set.hpp"
+#include "bench_signals.hpp"
 
 namespace {
 
@@ -45,16 +46,7 @@ using halo::cuda::PeriodTuning;
 constexpr int channels = 2;
 constexpr double rate_hz = 48000;
 
-std::vector<float> random_values(std::size_t count, std::uint64_t seed, float scale) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  std::vector<float> values(count);
-  for (float& v : values) {
-    v = uniform(rng);
-    if (v == 0.0f) v = scale / 2;
-  }
-  return values;
-}
+using halo::bench::random_values;
 
 struct Variant {
   const char* name;
