@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audio/error.hpp"
+#include "audio/scratch_file.hpp"
 
 namespace halo::audio {
 namespace {
@@ -117,13 +118,11 @@ int seekable_stream(int fd, const std::string& name) {
   if (lseek(fd, 0, SEEK_CUR) >= 0 || !peek_pipe(fd, magic)) return fd;
   if (std::memcmp(magic, "fLaC", 4) != 0 && std::memcmp(magic, "caff", 4) != 0 && std::memcmp(magic, "Crea", 4) != 0)
     return fd;
-  const char* directory = std::getenv("TMPDIR");
-  std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/halo-stdin-XXXXXX";
-  const int spool = mkostemp(pattern.data(), O_CLOEXEC);
+  std::string directory;
+  const int spool = open_scratch_file("halo-stdin", &directory);
   if (spool < 0)
-    throw Error(name + ": cannot make a temporary in " + pattern.substr(0, pattern.rfind('/')) +
+    throw Error(name + ": cannot make a temporary in " + directory +
                 " to read it from (FLAC and CAF need a seekable file): " + std::strerror(errno));
-  unlink(pattern.c_str());  // gone with the descriptor, whatever happens
   std::vector<char> block(1 << 16);
   for (;;) {
     const ssize_t got = read(fd, block.data(), block.size());

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "audio/error.hpp"
+#include "audio/scratch_file.hpp"
 
 namespace halo::audio {
 namespace {
@@ -78,15 +79,13 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);
   if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(max_chunk_frames * format.channels);
   if (options_.norm_peak > 0) {
-    const char* directory = std::getenv("TMPDIR");
-    std::string pattern = std::string(directory && *directory ? directory : "/tmp") + "/halo-norm-XXXXXX";
-    spool_fd_ = mkstemp(pattern.data());
+    std::string directory;
+    spool_fd_ = open_scratch_file("halo-norm", &directory);
     if (spool_fd_ < 0) {
       const std::string reason = std::strerror(errno);
       discard();
-      throw Error("--norm: cannot make its temporary " + pattern + ": " + reason);
+      throw Error("--norm: cannot make its temporary in " + directory + ": " + reason);
     }
-    unlink(pattern.c_str());  // gone with the descriptor, whatever happens
   }
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/engine/nonfinite.hpp"
 #include "src/offline/chunk_queue.hpp"
 
 namespace halo {
@@ -51,19 +52,6 @@ class Failure {
   std::mutex mutex_;
   std::exception_ptr error_;
 };
-
-// Replaces NaN and Inf by 0 and returns how many there were: one rule for every engine (the
-// direct engine would carry a NaN through M outputs, an FFT engine through its whole block).
-std::uint64_t zero_nonfinite(float* samples, std::size_t count) {
-  std::uint64_t found = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!std::isfinite(samples[i])) {
-      samples[i] = 0.0f;
-      ++found;
-    }
-  }
-  return found;
-}
 
 // At the end of the input: fewer frames than the header declares is a truncated file.
 void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short) {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "src/engine/partitioned_engine.hpp"
+#include "src/engine/nonfinite.hpp"
 
 namespace halo::realtime {
 
@@ -117,8 +118,7 @@ std::size_t Worker::step() noexcept {
       input_.read(in_block_.data(), frames);
     }
     in_frames_ += frames;
-    for (std::size_t i = 0; i < frames * channels; ++i)
-      if (!std::isfinite(in_block_[i])) in_block_[i] = 0.0f;
+    zero_nonfinite(in_block_.data(), frames * channels);
 
     timespec begin{}, finish{};
     clock_gettime(CLOCK_MONOTONIC, &begin);
@@ -130,8 +130,7 @@ std::size_t Worker::step() noexcept {
       failed_.store(true, std::memory_order_release);
       break;
     }
-    for (std::size_t i = 0; i < frames * channels; ++i)
-      if (!std::isfinite(out_block_[i])) out_block_[i] = 0.0f;
+    zero_nonfinite(out_block_.data(), frames * channels);
 
     // play: trim the delay from the start, stop at exactly `end` outputs.
     std::size_t first = 0, last = frames;
