@@ -34,7 +34,7 @@ struct PartitionLevel {
 };
 
 struct PartitionPlan {
-  std::size_t base_frames = 0;             // B, the engine's latency and the step it runs at
+  std::size_t base_frames = 0;             // B: the direct head's taps, and the step the levels run at
   std::vector<PartitionLevel> levels;      // level 0 first; taps covered without gap or overlap
 };
 

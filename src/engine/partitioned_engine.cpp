@@ -54,9 +54,12 @@ std::vector<std::pair<std::string, double>> CpuPartitionedEngine::time_breakdown
 
 void CpuPartitionedEngine::do_prepare(const ProcessSpec& spec) {
   stop_worker();
-  plan_ = plan_partitions(spec.max_mask_frames);
+  // The FFT levels take the taps after the direct head: [B, Mmax) of the mask.
+  plan_ = plan_partitions(std::max<std::size_t>(1, spec.max_mask_frames > base_frames ? spec.max_mask_frames - base_frames : 1));
   channel_count_ = spec.channels;
   const auto channels = static_cast<std::size_t>(spec.channels);
+  head_taps_.assign(channels * plan_.base_frames, 0.0f);
+  head_frames_ = 0;
 
   level_count_ = plan_.levels.size();
   levels_.reset(new Level[level_count_]);
@@ -77,6 +80,7 @@ void CpuPartitionedEngine::do_prepare(const ProcessSpec& spec) {
   for (Scratch* scratch : {&process_scratch_, &worker_scratch_}) {
     allocate(scratch->time, 2 * longest);
     allocate(scratch->sum, round_up(longest + 1, complex_alignment));
+    allocate(scratch->block, longest);
   }
   {
     std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
@@ -226,33 +230,9 @@ float* CpuPartitionedEngine::result_block(Level& level, int channel, std::uint64
 // The base block before `position` is complete: its B outputs into ready_, then the short
 // levels' blocks that are due, then the worker is told.
 void CpuPartitionedEngine::boundary(std::uint64_t position) noexcept {
-  const std::size_t base = plan_.base_frames;
-  Level& head = levels_[0];
-  const std::uint64_t head_task = position / base - 1;
-  for (int c = 0; c < channel_count_; ++c) {
-    transform_input(head, c, head_task, process_scratch_);
-    synthesize(head, c, head_task, process_scratch_, ready_[c].data());
-  }
-  // Mix in B frames of each longer level's output block that covers [position - B, position).
-  const std::uint64_t first = position - base;
-  for (std::size_t l = 1; l < level_count_; ++l) {
-    Level& level = levels_[l];
-    const std::size_t size = level.shape.partition_frames;
-    const std::uint64_t block = first / size;
-    if (block < level.shape.delay_blocks()) continue;  // before any input reached this level
-    const std::uint64_t needed = block - level.shape.delay_blocks() + 1;
-    if (level.shape.on_worker && level.done.load(std::memory_order_acquire) < needed) {
-      // The worker is late: wait for it (see the class comment), and count it.
-      late_waits_.fetch_add(1, std::memory_order_relaxed);
-      while (level.done.load(std::memory_order_acquire) < needed) std::this_thread::yield();
-    }
-    const std::size_t offset = static_cast<std::size_t>(first - block * size);
-    for (int c = 0; c < channel_count_; ++c) {
-      const float* from = result_block(level, c, block) + offset;
-      float* to = ready_[c].data();
-      for (std::size_t i = 0; i < base; ++i) to[i] += from[i];
-    }
-  }
+  const std::uint64_t head_task = position / plan_.base_frames - 1;
+  for (int c = 0; c < channel_count_; ++c) transform_input(levels_[0], c, head_task, process_scratch_);
+  mix_ready(position, process_scratch_, false);
   // Blocks of the short levels whose input just completed; after the mixing above, which has
   // read the last of the block they replace.
   for (std::size_t l = 1; l < level_count_; ++l) {
@@ -264,6 +244,39 @@ void CpuPartitionedEngine::boundary(std::uint64_t position) noexcept {
   if (first_worker_partition_ > 0 && position % first_worker_partition_ == 0) sem_post(&wake_);
 }
 
+// ready_ for the base block after `position`: level 0's output block from its FDL, plus B
+// frames of each longer level's output block that covers [position - B, position).
+// process() (recompute false) takes those blocks from the levels' results, waiting for a
+// worker level that is late. set_taps (recompute true) synthesizes them again from the FDLs
+// with the new spectra: their result slot may already hold the block two ahead.
+void CpuPartitionedEngine::mix_ready(std::uint64_t position, Scratch& scratch, bool recompute) noexcept {
+  const std::size_t base = plan_.base_frames;
+  Level& head = levels_[0];
+  const std::uint64_t head_task = position / base - 1;
+  for (int c = 0; c < channel_count_; ++c) synthesize(head, c, head_task, scratch, ready_[c].data());
+  // Mix in B frames of each longer level's output block that covers [position - B, position).
+  const std::uint64_t first = position - base;
+  for (std::size_t l = 1; l < level_count_; ++l) {
+    Level& level = levels_[l];
+    const std::size_t size = level.shape.partition_frames;
+    const std::uint64_t block = first / size;
+    if (block < level.shape.delay_blocks()) continue;  // before any input reached this level
+    const std::uint64_t needed = block - level.shape.delay_blocks() + 1;
+    if (!recompute && level.shape.on_worker && level.done.load(std::memory_order_acquire) < needed) {
+      // The worker is late: wait for it (see the class comment), and count it.
+      late_waits_.fetch_add(1, std::memory_order_relaxed);
+      while (level.done.load(std::memory_order_acquire) < needed) std::this_thread::yield();
+    }
+    const std::size_t offset = static_cast<std::size_t>(first - block * size);
+    for (int c = 0; c < channel_count_; ++c) {
+      const float* from = offset + (recompute ? scratch.block.get() : result_block(level, c, block));
+      if (recompute) synthesize(level, c, needed - 1, scratch, scratch.block.get());
+      float* to = ready_[c].data();
+      for (std::size_t i = 0; i < base; ++i) to[i] += from[i];
+    }
+  }
+}
+
 Status CpuPartitionedEngine::do_process(const float* in, float* out, std::size_t frames) noexcept {
   const std::size_t base = plan_.base_frames;
   const std::size_t channels = static_cast<std::size_t>(channel_count_);
@@ -272,12 +285,19 @@ Status CpuPartitionedEngine::do_process(const float* in, float* out, std::size_t
     const std::size_t span = std::min(frames - done, base - phase);
     // ring_frames_ is a multiple of B, so a span within one base block does not wrap.
     const std::size_t at = static_cast<std::size_t>(position_ & (ring_frames_ - 1));
+    const std::size_t wrap = ring_frames_ - 1;
     for (std::size_t c = 0; c < channels; ++c) {
       float* ring = input_[c].data() + at;
       const float* ready = ready_[c].data() + phase;
+      const float* head = head_taps_.data() + mask_of_channel_[c] * base;
+      const float* history = input_[c].data();
       for (std::size_t i = 0; i < span; ++i) {
         ring[i] = in[(done + i) * channels + c];
-        out[(done + i) * channels + c] = ready[i];
+        // The head, directly: taps [0, B) against the newest B input frames, this one included.
+        const std::uint64_t now = position_ + i;
+        float sum = 0.0f;
+        for (std::size_t k = 0; k < head_frames_; ++k) sum += head[k] * history[(now - k) & wrap];
+        out[(done + i) * channels + c] = ready[i] + sum;
       }
     }
     done += span;
@@ -293,7 +313,16 @@ void CpuPartitionedEngine::do_set_taps(const TapSet& taps) {
   std::lock_guard<std::mutex> lock(worker_mutex_);
   run_pending_worker_tasks(worker_scratch_);
 
-  const std::size_t mask_frames = taps.mask_frames();
+  const std::size_t base = plan_.base_frames;
+  head_frames_ = std::min(base, taps.mask_frames());
+  for (int c = 0; c < channel_count_; ++c) mask_of_channel_[c] = taps.mask_of(c);
+  std::fill(head_taps_.begin(), head_taps_.end(), 0.0f);
+  for (std::size_t m = 0; m < taps.distinct_masks(); ++m)
+    std::copy_n(taps.taps(m).data(), head_frames_, head_taps_.begin() + static_cast<std::ptrdiff_t>(m * base));
+
+  // The levels hold the taps after the head, h[B + n], and emit them B frames late: exactly
+  // where they fall in the causal convolution, so the engine as a whole has no latency.
+  const std::size_t mask_frames = taps.mask_frames() > base ? taps.mask_frames() - base : 0;
   float* time = worker_scratch_.time.get();
   for (std::size_t l = 0; l < level_count_; ++l) {
     Level& level = levels_[l];
@@ -307,13 +336,11 @@ void CpuPartitionedEngine::do_set_taps(const TapSet& taps) {
         const std::size_t from = offset + j * size;
         const std::size_t count = std::min(size, mask_frames - from);
         std::fill_n(time, 2 * size, 0.0f);
-        for (std::size_t k = 0; k < count; ++k) time[k] = h[from + k] * scale;
+        for (std::size_t k = 0; k < count; ++k) time[k] = h[base + from + k] * scale;
         fftwf_execute_dft_r2c(level.forward.get(), time, level.spectrum(level.spectra, m, j));
       }
     }
   }
-  for (int c = 0; c < channel_count_; ++c) mask_of_channel_[c] = taps.mask_of(c);
-
   // The output blocks already computed and not yet (wholly) emitted, again with the new taps.
   for (std::size_t l = 1; l < level_count_; ++l) {
     Level& level = levels_[l];
@@ -324,6 +351,10 @@ void CpuPartitionedEngine::do_set_taps(const TapSet& taps) {
         synthesize(level, c, task, worker_scratch_, result_block(level, c, task + level.shape.delay_blocks()));
     }
   }
+  // And the base block being emitted now: from this call on the output is the new taps' (the
+  // levels' part of it needs only input before the last boundary, which the FDLs hold).
+  const std::uint64_t boundary_position = position_ / base * base;
+  if (boundary_position > 0) mix_ready(boundary_position, worker_scratch_, true);
 }
 
 void CpuPartitionedEngine::do_reset() {

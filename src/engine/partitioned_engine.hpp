@@ -20,14 +20,19 @@ namespace halo {
 // Non-uniformly partitioned overlap-save convolution on the CPU (FFTW, single precision), for
 // long masks at short periods: the engine of `halo live`.
 //
-// The mask is cut as partition_plan.hpp says: four partitions of the base size B, then pairs of
-// partitions that double in size up to 16384 frames. Each level is a uniformly partitioned
+// The first B = 64 taps (the head) are applied directly, sample by sample, so the engine adds
+// no latency: the issue's `live` may add at most one period, and the ring between the callback
+// and the worker is that period. The taps after the head, h[B..M), are cut as
+// partition_plan.hpp says: four partitions of the base size B, then pairs of partitions that
+// double in size up to 16384 frames. Each level is a uniformly partitioned
 // convolver of its own: every P frames (at stream positions that are multiples of P, whatever
 // the blocks are) it transforms the last 2P input frames into its frequency-domain delay line
 // (FDL), multiplies the FDL by the spectra of its partitions, sums, and transforms back.
 //
-// Latency: B = 64 frames (latency_frames()), whatever the blocks: a base block is transformed
-// once it is complete, and its outputs are emitted during the next B frames. B does not follow
+// Latency: none (latency_frames() is 0). A base block is transformed once it is complete and
+// its outputs are emitted during the next B frames, B frames late: just right for taps that
+// start B into the mask. (The head costs B multiply-adds per frame and channel, 6 M/s for
+// stereo at 48 kHz: less than the FFT level it replaces would cost per frame.) B does not follow
 // max_block_frames, so that engines prepared for different block sizes give the same bits
 // (partition_plan.hpp); blocks longer than B are cut into base blocks inside.
 //
@@ -52,11 +57,12 @@ namespace halo {
 //               and process() waits for it before it writes past (q+2)P + B: 3P + B frames
 //               later, so the ring never overwrites what the worker still reads
 //   position_   frames received (and emitted) since the start or reset()
-//   ready_      per channel, B outputs of the last complete base block: the frame
-//               position_ % B is the next to emit
-//   a level's history (FDL): per channel count + 1 spectra, X_q (the FFT of input
-//               [(q-1)P, (q+1)P)) in slot q % (count + 1); one more than the partitions, so
-//               that set_taps can recompute the last two blocks with the new taps
+//   ready_      per channel, the FFT levels' B outputs for the base block being emitted (the
+//               taps after the head, from input before the block): frame position_ % B is next;
+//               the head's part is added as each frame arrives
+//   a level's history (FDL): per channel count + 2 spectra, X_q (the FFT of input
+//               [(q-1)P, (q+1)P)) in slot q % (count + 2); two more than the partitions, so
+//               that set_taps can recompute the last three blocks with the new taps
 //   a level's results (levels >= 1): per channel two output blocks of P frames; block Q
 //               (outputs [QP, QP+P)) in slot Q % 2, read B frames at a time by process().
 //               Two suffice: block Q + 2 is computed from input published at the boundary
@@ -68,7 +74,8 @@ namespace halo {
 //
 // set_taps keeps the stream: the FDLs hold input spectra, not outputs, so it recomputes the
 // output blocks not yet emitted from them with the new spectra; from the stream position of
-// the call on, output frame t + B equals a fresh engine's given the new taps from the start.
+// the call on, output frame t equals a fresh engine's given the new taps from the start (the
+// head switches at once, and ready_ is mixed again from the FDLs with the new spectra).
 // set_taps() and reset() take a mutex that only the worker and they use (the worker holds it
 // while it computes), never process().
 //
@@ -99,7 +106,7 @@ class CpuPartitionedEngine final : public Engine {
   void do_set_taps(const TapSet& taps) override;
   Status do_process(const float* in, float* out, std::size_t frames) noexcept override;
   void do_reset() override;
-  std::size_t do_latency_frames() const override { return plan_.base_frames; }
+  std::size_t do_latency_frames() const override { return 0; }
   std::size_t do_preferred_block_frames() const override { return plan_.base_frames; }
 
  private:
@@ -112,7 +119,7 @@ class CpuPartitionedEngine final : public Engine {
     std::size_t spectrum_stride = 0;  // complex values between spectra (P + 1, rounded up for alignment)
     std::size_t active = 0;           // partitions the installed taps reach (the rest are zeros)
     FftwArray<fftwf_complex> spectra;  // [mask][partition]: the taps' spectra
-    FftwArray<fftwf_complex> history;  // [channel][count + 1]: the FDL (see above)
+    FftwArray<fftwf_complex> history;  // [channel][count + 2]: the FDL (see above)
     FftwArray<float> results;          // [channel][2][P]: output blocks (levels >= 1)
     Plan forward, inverse;             // 2P real <-> P + 1 complex
     std::atomic<std::uint64_t> done{0};
@@ -120,13 +127,14 @@ class CpuPartitionedEngine final : public Engine {
     fftwf_complex* spectrum(FftwArray<fftwf_complex>& array, std::size_t row, std::size_t column) const {
       return array.get() + (row * slots() + column) * spectrum_stride;
     }
-    std::size_t slots() const { return shape.count + 1; }
+    std::size_t slots() const { return shape.count + 2; }
   };
   // One thread's FFT workspace: the process thread has one, the worker (and set_taps/reset,
   // which run while the worker is held off by the mutex) the other.
   struct Scratch {
     FftwArray<float> time;              // 2 Pmax frames
     FftwArray<fftwf_complex> sum;       // Pmax + 1 bins
+    FftwArray<float> block;             // Pmax frames: one output block (set_taps)
   };
 
   void start_worker();
@@ -134,6 +142,7 @@ class CpuPartitionedEngine final : public Engine {
   void worker_loop() noexcept;
   void run_pending_worker_tasks(Scratch& scratch) noexcept;
   void boundary(std::uint64_t position) noexcept;
+  void mix_ready(std::uint64_t position, Scratch& scratch, bool recompute) noexcept;
   void run_task(Level& level, std::uint64_t task, Scratch& scratch) noexcept;
   void transform_input(Level& level, int channel, std::uint64_t task, Scratch& scratch) noexcept;
   void synthesize(Level& level, int channel, std::uint64_t task, Scratch& scratch, float* out) noexcept;
@@ -147,6 +156,8 @@ class CpuPartitionedEngine final : public Engine {
   std::vector<std::vector<float>> input_;           // [channel][ring_frames_]
   std::vector<std::vector<float>> ready_;           // [channel][B]
   std::vector<std::size_t> mask_of_channel_;        // distinct mask of each channel
+  std::vector<float> head_taps_;                    // [mask][B]: taps [0, B) of each distinct mask
+  std::size_t head_frames_ = 0;                     // min(B, M): head taps in use
   int channel_count_ = 0;                           // spec.channels (the worker reads it, not spec())
   std::uint64_t position_ = 0;
   Scratch process_scratch_, worker_scratch_;

@@ -350,7 +350,7 @@ void Session::check_live_voice(const Voice& voice, const MaskEntry& entry) const
     throw Error("engine " + v.engine().name() + " adds " + std::to_string(latency) + " frames (" +
                 ms(static_cast<double>(latency), rate_hz_) + ") of latency with the " + std::to_string(taps) +
                 "-tap mask " + entry.label + ": too much for live (at most " + std::to_string(limit) +
-                "); cpu-partitioned adds 64 frames at any mask length");
+                "); cpu-partitioned adds none at any mask length");
   if (v.engine().name() == "cpu") {
     const double macs = static_cast<double>(taps) * channels_ * rate_hz_;
     if (macs > direct_engine_macs_per_second)
