@@ -32,9 +32,9 @@ for step in $steps; do
         --gtest_filter='-CliCuda.*' > "$out/sanitizer_memcheck.log" 2>&1
       echo "sanitizer memcheck rc=$?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_memcheck.log"
       compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/halo_cuda_tests \
-        --gtest_filter='CudaSanitizerSubset.*' > "$out/sanitizer_racecheck.log" 2>&1
+        --gtest_filter='CudaSanitizerSubset.*:CudaFftSanitizer.*' > "$out/sanitizer_racecheck.log" 2>&1
       echo "sanitizer racecheck rc=$?"; grep -E "RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer_racecheck.log" ;;
-    bench) bash bench/run_gpu_bench.sh $build "$out" small blocks large short stream > "$out/bench_stdout.log" 2>&1
+    bench) bash bench/run_gpu_bench.sh $build "$out" small blocks large short stream fft > "$out/bench_stdout.log" 2>&1
       echo "bench rc=$?" ;;
     e2e) bash bench/end_to_end.sh $build/halo /tmp/halo_e2e 2>&1 | tee "$out/end_to_end.md" ;;
   esac

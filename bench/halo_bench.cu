@@ -15,6 +15,8 @@
 //   blocks: N = 51200, block sizes 32..1024 at masks 63 and 255, the seeds' kernels
 //   large:  N = 2^26 resident on the device, M in 15 63 255 1023 4095 16383, every kernel
 //   stream: the cuda-fast engine host to host (pinned staging, streams), stereo, 255 taps
+//   fft:    cuda-fft and cuda-fft-fused on N = 2^26 resident on the device, M in 255 1023
+//           4095 16383 65535 2^20 (fused: up to 8192)
 //   variants: other shapes of the fast kernel at N = 2^26 (tuning)
 //   short:  every fast shape at N = 2^26, masks 15 31 63 95 127 (the short-mask kernel)
 //   profile: one untimed cuda-fast launch at 63 and 255 taps (for ncu)
@@ -35,6 +37,7 @@
 #include "cuda/device/resources.hpp"
 #include "cuda/direct/direct_engine.hpp"
 #include "cuda/direct/kernels.cuh"
+#include "cuda/fft/fft_engine.hpp"
 #include "fast_variants.hpp"
 #include "src/engine/cpu_direct_engine.hpp"
 
@@ -348,6 +351,48 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
       add({"large", engine_name(k), m, n, k == Kernel::fast ? 0 : 256, time_kernel(k, res, m, 256, gtaps), true});
 }
 
+// cuda-fft and cuda-fft-fused on the same N = 2^26 samples resident on the device (one
+// channel): the engines' whole device pass (into the input ring, transforms, out of the output
+// ring; process_on_device), in calls of 2^24 frames (the engines' largest block), timed with
+// events around the four calls (each is ms long, so its launches overlap the work), median of
+// 5 after 2 warm-ups. The input is
+// random; the output buffer is random too until the first call writes it.
+void experiment_fft() {
+  const std::size_t n = std::size_t{1} << 26;
+  DeviceBuffer<float> in(n), out(n);
+  fill_random(in.get(), n, 11);
+  fill_random(out.get(), n, 12);
+  HALO_CUDA_CHECK(cudaDeviceSynchronize());
+  for (std::size_t m : {std::size_t{255}, std::size_t{1023}, std::size_t{4095}, std::size_t{16383}, std::size_t{65535},
+                        std::size_t{1} << 20}) {
+    for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+      if (method == FftMethod::fused && m > max_fused_mask_frames) continue;
+      halo::filters::Mask mask;
+      mask.taps = random_taps(m, static_cast<unsigned>(m));
+      auto engine = make_fft_engine(method);
+      const std::size_t call = std::size_t{1} << 24;
+      engine->prepare({1, call, m, 48000});
+      engine->set_taps(halo::TapSet::from_masks({mask}, 1));
+      Event start(true), stop(true);
+      std::vector<double> times;
+      for (int r = 0; r < 7; ++r) {
+        start.record(bench_stream);
+        for (std::size_t at = 0; at < n; at += call)
+          check(*engine, process_on_device(*engine, in.get() + at, out.get() + at, call, bench_stream));
+        stop.record(bench_stream);
+        stop.synchronize();
+        float ms = 0;
+        HALO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        if (r >= 2) times.push_back(ms);
+      }
+      const Geometry& g = geometry_of(*engine);
+      std::printf("fft: %s, %zu taps: L %lld, hop %lld, %lld steps a batch, latency %lld frames\n",
+                  engine->name().c_str(), m, g.fft_frames, g.hop_frames, g.batch_steps, g.step_frames);
+      add({"fft", engine->name(), m, n, 0, median(times), true});
+    }
+  }
+}
+
 // The engine as the pipeline uses it: pageable host memory in and out, stereo, chunks.
 void experiment_stream() {
   const int channels = 2;
@@ -392,7 +437,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> what;
     for (int i = 1; i < argc; ++i) what.push_back(argv[i]);
     if (what.empty() || std::find(what.begin(), what.end(), "all") != what.end())
-      what = {"small", "blocks", "large", "stream"};
+      what = {"small", "blocks", "large", "stream", "fft"};
     std::string why;
     if (!device_usable(0, &why)) {
       std::fprintf(stderr, "halo_bench: %s\n", why.c_str());
@@ -414,11 +459,12 @@ int main(int argc, char** argv) {
       else if (w == "blocks") experiment_blocks(prop, gtaps);
       else if (w == "large") experiment_large(prop, gtaps);
       else if (w == "stream") experiment_stream();
+      else if (w == "fft") experiment_fft();
       else if (w == "variants") experiment_variants(prop, {15, 63, 255, 1023, 16383}, "variants");
       else if (w == "short") experiment_variants(prop, {15, 31, 63, 95, 127}, "short");
       else if (w == "profile") experiment_profile(prop);
       else {
-        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|variants|short|profile|all)\n", w.c_str());
+        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|fft|variants|short|profile|all)\n", w.c_str());
         return 2;
       }
     }

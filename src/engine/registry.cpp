@@ -4,6 +4,7 @@
 
 #ifdef HALO_HAVE_CUDA
 #include "cuda/direct/direct_engine.hpp"
+#include "cuda/fft/fft_engine.hpp"
 #endif
 
 namespace halo {
@@ -47,6 +48,7 @@ const std::vector<EngineEntry>& registered_engines() {
     std::vector<EngineEntry> all = cpu_engine_entries();
 #ifdef HALO_HAVE_CUDA
     for (auto& entry : cuda::direct_engine_entries()) all.push_back(std::move(entry));
+    for (auto& entry : cuda::fft_engine_entries()) all.push_back(std::move(entry));
 #endif
     return all;
   }();

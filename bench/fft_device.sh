@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One call on the GPU machine for cuda-fft and cuda-fft-fused (issue 15): build, the FFT
+# engine tests and the engine contract suite's rows for both engines, compute-sanitizer
+# memcheck over the FFT engine tests and racecheck over every FFT kernel once, then the
+# benchmark rows (N = 2^26 on the device; 255 ... 2^20 taps). About 6-8 minutes.
+#   bash bench/fft_device.sh [steps: build tests sanitizer bench]     (default: all)
+# Needs .devdeps carried (../shared/device/README.md). Logs: $OUT/fft_logs.tar.gz (every log)
+# and $OUT/summary.txt (what the reply's tail shows too).
+set -uo pipefail
+results=${OUT:-$PWD/device_out}; mkdir -p "$results"
+out=/tmp/halo_fft_logs; rm -rf "$out"; mkdir -p "$out"
+trap 'tar -czf "$results/fft_logs.tar.gz" -C "$out" . ; cp "$out/summary.txt" "$out/fft_bench.md" "$results/" 2>/dev/null' EXIT
+steps=${*:-build tests sanitizer bench}
+eval "$(bash .devdeps/deps.sh install .devdeps)"
+build=/tmp/halo_build
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+for step in $steps; do
+  case $step in
+    build)
+      start=$SECONDS
+      cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_BENCH=ON > "$out/configure.log" 2>&1
+      cmake --build $build -j 16 --target halo_cuda_tests halo_bench > "$out/build.log" 2>&1
+      [ -x $build/tests/halo_cuda_tests ] && [ -x $build/bench/halo_bench ] || { tail -40 "$out/build.log"; exit 1; }
+      cmake --build $build -j 16 --target halo_tests >> "$out/build.log" 2>&1 || say "halo_tests did not build (contract rows skipped)"
+      say "build: $((SECONDS - start)) s" ;;
+    tests)
+      start=$SECONDS
+      timeout 300 $build/tests/halo_cuda_tests --gtest_filter='FftHost.*:CudaFft*' > "$out/fft_tests.log" 2>&1
+      say "fft tests rc=$? ($((SECONDS - start)) s)"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|error:|Expected|Which is|fft_engine_test" "$out/fft_tests.log" | head -40 | tee -a "$out/summary.txt"
+      if [ -x $build/tests/halo_tests ]; then
+        start=$SECONDS
+        timeout 240 $build/tests/halo_tests --gtest_filter='Registered/*cuda_fft*' > "$out/contract.log" 2>&1
+        say "contract rows (cuda-fft, cuda-fft-fused) rc=$? ($((SECONDS - start)) s)"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/contract.log" | head -30 | tee -a "$out/summary.txt"
+      fi ;;
+    sanitizer)
+      # memcheck over the GPU FFT tests but the 2^20-tap one (minutes under the tool); racecheck
+      # (slower) over one run of every kernel (the fused kernel's shared-memory stages).
+      start=$SECONDS
+      timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/halo_cuda_tests \
+        --gtest_filter='CudaFft*:-CudaFft.MasksFromOneTapTo2To20' > "$out/sanitizer_memcheck.log" 2>&1
+      say "memcheck rc=$? ($((SECONDS - start)) s)"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_memcheck.log" | tee -a "$out/summary.txt"
+      start=$SECONDS
+      timeout 180 compute-sanitizer --tool racecheck --error-exitcode 9 $build/tests/halo_cuda_tests \
+        --gtest_filter='CudaFftSanitizer.*' > "$out/sanitizer_racecheck.log" 2>&1
+      say "racecheck rc=$? ($((SECONDS - start)) s)"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_racecheck.log" | tee -a "$out/summary.txt" ;;
+    bench)
+      timeout 150 $build/bench/halo_bench fft > "$out/fft_bench.md" 2>&1; say "bench rc=$?"
+      cat "$out/fft_bench.md" | tee -a "$out/summary.txt" ;;
+  esac
+done

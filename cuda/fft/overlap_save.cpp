@@ -1,0 +1,108 @@
+#include "cuda/fft/overlap_save.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/engine/error.hpp"
+
+namespace halo::cuda {
+namespace {
+
+std::size_t power_of_two_at_least(std::size_t n) {
+  std::size_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+long long power_of_two_at_least(long long n) {
+  long long p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+const char* method_name(FftMethod method) { return method == FftMethod::cufft ? "cuda-fft" : "cuda-fft-fused"; }
+
+// Why `method` cannot run a geometry for max_mask_frames taps on `channels`; empty when it can.
+std::string refusal(FftMethod method, std::size_t mask_frames, int channels) {
+  if (method == FftMethod::cufft) {
+    if (mask_frames > max_cufft_mask_frames)
+      return "a mask of " + std::to_string(mask_frames) + " taps is longer than cuda-fft's " +
+             std::to_string(max_cufft_mask_frames) + "; the CPU engines take any length";
+    const std::size_t samples = static_cast<std::size_t>(channels) * cufft_fft_frames(mask_frames);
+    if (samples > max_cufft_channel_samples)
+      return std::to_string(channels) + " channels of " + std::to_string(cufft_fft_frames(mask_frames)) +
+             "-point segments need more than " + std::to_string(max_cufft_channel_samples * 12 >> 20) +
+             " MiB of GPU memory; the CPU engines take them";
+    return {};
+  }
+  if (mask_frames > max_fused_mask_frames)
+    return "a mask of " + std::to_string(mask_frames) + " taps is longer than cuda-fft-fused's " +
+           std::to_string(max_fused_mask_frames) + " (its FFT lives in shared memory); cuda-fft takes up to " +
+           std::to_string(max_cufft_mask_frames);
+  return {};
+}
+
+}  // namespace
+
+std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
+  const std::size_t at_four = power_of_two_at_least(4 * max_mask_frames);
+  std::size_t best = 0;
+  double best_cost = 0;
+  for (std::size_t candidate : {at_four, 2 * at_four}) {
+    const std::size_t l = std::clamp(candidate, min_cufft_fft_frames, max_cufft_fft_frames);
+    if (l < max_mask_frames) continue;
+    const double hop = static_cast<double>(l - max_mask_frames + 1);
+    const double cost = static_cast<double>(l) * (std::log2(static_cast<double>(l)) + 6.0) / hop;
+    if (best == 0 || cost < best_cost) best = l, best_cost = cost;
+  }
+  return best == 0 ? max_cufft_fft_frames : best;
+}
+
+std::size_t fused_fft_frames(std::size_t max_mask_frames) {
+  return std::clamp(power_of_two_at_least(4 * max_mask_frames), min_fused_fft_frames, max_fused_fft_frames);
+}
+
+bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {
+  std::string why;
+  if (taps.channels() != spec.channels)
+    why = "taps for " + std::to_string(taps.channels()) + " channels, but the stream has " + std::to_string(spec.channels);
+  if (why.empty()) why = refusal(method, std::max(taps.mask_frames(), spec.max_mask_frames), spec.channels);
+  if (why.empty()) return true;
+  if (why_not) *why_not = why;
+  return false;
+}
+
+Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTuning& tuning) {
+  validate(spec);
+  if (const std::string why = refusal(method, spec.max_mask_frames, spec.channels); !why.empty())
+    throw Error(std::string(method_name(method)) + ": " + why);
+  Geometry g;
+  g.method = method;
+  g.channels = spec.channels;
+  g.mask_frames = static_cast<long long>(spec.max_mask_frames);
+  g.halo_frames = g.mask_frames - 1;
+  g.fft_frames = static_cast<long long>(method == FftMethod::cufft ? cufft_fft_frames(spec.max_mask_frames)
+                                                                    : fused_fft_frames(spec.max_mask_frames));
+  g.hop_frames = g.fft_frames - g.halo_frames;
+  g.segments_per_step = method == FftMethod::fused ? 2 : 1;
+  g.step_frames = g.segments_per_step * g.hop_frames;
+  // Depends on L and the channels only, never on the block size: every engine with the same
+  // mask length and channels runs the same cuFFT plan (the same batch), so the same bits.
+  const long long per_step = g.fft_frames * g.segments_per_step * g.channels;
+  g.batch_steps = std::max<long long>(1, static_cast<long long>(tuning.batch_samples) / per_step);
+  const long long block = static_cast<long long>(spec.max_block_frames);
+  g.piece_frames = std::min(block, g.batch_steps * g.step_frames);
+  // Input ring: a piece at position P (P - step + 1 <= its first segment's end) reads back to
+  // its first completed segment's input, at least P - (step - 1) - (Mmax - 1), while the
+  // newest frame written is P + piece - 1: R >= step + Mmax + piece keeps every slot it reads.
+  g.ring_frames = power_of_two_at_least(g.step_frames + g.mask_frames + g.piece_frames);
+  // Output ring: a piece writes y up to its completed steps' end E <= P + piece and reads y
+  // from P - step on: Ry >= piece + step keeps every slot it reads.
+  g.out_ring_frames = power_of_two_at_least(g.piece_frames + g.step_frames + 1);
+  g.max_pieces = static_cast<int>((block + g.piece_frames - 1) / g.piece_frames);
+  g.fused_threads = g.fft_frames >= 8192 ? 512 : 256;
+  g.graph = g.max_pieces == 1 && spec.max_block_frames <= graph_max_block_frames;
+  return g;
+}
+
+}  // namespace halo::cuda

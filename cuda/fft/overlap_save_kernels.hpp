@@ -1,0 +1,61 @@
+#pragma once
+// The overlap-save kernels of cuda-fft and cuda-fft-fused, and the host functions that launch
+// them (overlap_save_kernels.cu). Plain C++ declarations: the engine includes it.
+//
+// Every kernel reads its piece (PieceHeader) from device memory, so a CUDA graph captured
+// once runs any piece; `grid_frames` / `grid_segments` size the grid (the piece's own counts
+// for a direct launch, the largest for a graph) and threads past the piece's counts return.
+// Channels are planar in the rings: channel c's input ring at ring + c R, its output ring at
+// out_ring + c Ry. Segment slot b = c * batch_segments + s (s < batch_segments) holds segment
+// first_segment + s of channel c, in the cuFFT path's buffers.
+//
+// Memory traffic per input sample (one channel), in floats:
+//   to_ring:   1 read (interleaved chunk) + 1 write (input ring)
+//   gather:    L/H reads of the ring + L/H writes of segments   (cuda-fft)
+//   R2C, C2R:  cuFFT's passes over L/H reals and (L/2+1)/H complex values each way (cuda-fft)
+//   multiply:  (L/2+1)/H complex reads and writes + the mask spectrum's (L2-resident) reads
+//   crop:      1 read of segments + 1 write of the output ring  (cuda-fft)
+//   fused:     L/H reads of the ring + 1 write of the output ring; the FFTs stay in shared
+//              memory (cuda-fft-fused)
+//   from_ring: 1 read of the output ring + 1 write (interleaved output)
+#include <cuda_runtime_api.h>
+#include <cufft.h>
+
+#include "cuda/fft/block_fft.hpp"
+#include "cuda/fft/overlap_save.hpp"
+
+namespace halo::cuda {
+
+class GpuDevice;
+
+// The piece's frames (interleaved, `in`) into the input ring.
+cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
+                           long long grid_frames, cudaStream_t stream) noexcept;
+// Its outputs, y[t - step_frames] for each of its stream frames t (0 before the stream's
+// start), from the output ring into `out` (interleaved).
+cudaError_t launch_from_ring(const PieceHeader* header, const Geometry& g, const float* out_ring, float* out,
+                             long long grid_frames, cudaStream_t stream) noexcept;
+
+// cuda-fft: the completed segments' L inputs each, from the input ring into `segments`.
+cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* ring, float* segments,
+                          long long grid_segments, cudaStream_t stream) noexcept;
+// cuda-fft: spectrum of slot b times the spectrum of channel c's mask (mask_of_channel[c]
+// indexes `masks`, bins() values each, already scaled by 1/L).
+cudaError_t launch_multiply(const PieceHeader* header, const Geometry& g, cufftComplex* spectra,
+                            const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
+                            cudaStream_t stream) noexcept;
+// cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the output ring.
+cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out_ring,
+                        long long grid_segments, cudaStream_t stream) noexcept;
+
+// cuda-fft-fused: every completed step of every channel, one block each: input ring ->
+// shared-memory FFT -> product with the mask's bit-reversed spectrum (masks +
+// mask_of_channel[c] * L) -> inverse -> output ring.
+cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* ring, float* out_ring,
+                         const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
+                         long long grid_steps, cudaStream_t stream) noexcept;
+// Lets the fused kernel take 8 L bytes of shared memory on `device` (above 48 KiB a kernel
+// must opt in). Throws halo::cuda::Error.
+void allow_fused_kernel(GpuDevice& device, const Geometry& g);
+
+}  // namespace halo::cuda

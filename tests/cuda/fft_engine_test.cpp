@@ -1,0 +1,490 @@
+// cuda-fft and cuda-fft-fused (cuda/fft/) against the float64 reference (tests/test_signals.hpp).
+//
+// Two halves:
+//   - FftHost.*: no GPU needed (they run here and in CI). The fused kernel's shared-memory
+//     FFT stages against a plain DFT, and the whole overlap-save pipeline emulated on the host
+//     through the very element functions the kernels run (overlap_save.hpp, block_fft.hpp):
+//     pieces, both rings, gather/crop, the fused step; FFTW stands in for cuFFT. So the
+//     indexing is checked where no kernel can run.
+//   - CudaFft*: the engines on a GPU (skip with the reason where none is usable): masks 1 to
+//     2^20 taps, inputs shorter and longer than the mask, odd lengths, 1/2/6 channels with
+//     shared and per-channel masks, chunks smaller than the mask; chunked equals whole bit
+//     for bit; the graph path and the device entry point equal the chunk path.
+// Tolerance: ||out - ref|| / ||ref|| <= 1e-5 per channel (the issue's). Inputs are seeded
+// random signals (no zeros); outputs are poisoned with NaN first (run_in_chunks), so a sample
+// never written fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/device/resources.hpp"
+#include "cuda/direct/direct_engine.hpp"
+#include "cuda/fft/block_fft.hpp"
+#include "cuda/fft/fft_engine.hpp"
+#include "cuda/fft/overlap_save.hpp"
+#include "engine_harness.hpp"
+#include "src/engine/fftw.hpp"
+#include "test_signals.hpp"
+
+namespace halo::cuda {
+namespace {
+
+constexpr double tolerance = 1e-5;
+
+#define SKIP_WITHOUT_DEVICE()                                                      \
+  do {                                                                             \
+    std::string why;                                                               \
+    if (!device_usable(0, &why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
+  } while (0)
+
+const char* name_of(FftMethod method) { return method == FftMethod::cufft ? "cuda-fft" : "cuda-fft-fused"; }
+
+// One mask for every channel, or one per channel of lengths up to `taps` (the last the longest).
+filters::MaskSet masks_for(std::size_t taps, int channels, bool per_channel, std::uint64_t seed) {
+  if (!per_channel) return {test::mask_of(test::random_taps(taps, seed))};
+  filters::MaskSet masks;
+  for (int c = 0; c < channels; ++c)
+    masks.push_back(test::mask_of(test::random_taps(std::max<std::size_t>(1, taps * (c + 1) / channels), seed + c)));
+  return masks;
+}
+
+std::string describe(FftMethod method, std::size_t taps, int channels, bool per_channel, std::size_t frames) {
+  return std::string(name_of(method)) + ", " + std::to_string(taps) + " taps, " + std::to_string(channels) +
+         (per_channel ? " channels (a mask each), " : " channels (one mask), ") + std::to_string(frames) + " frames";
+}
+
+// ------------------------------------------------------------------ the transforms, on the host
+
+// X[k] = sum_n x[n] exp(-2 pi i k n / L), in double.
+std::vector<std::complex<double>> plain_dft(const std::vector<Complex>& x, int sign) {
+  const std::size_t n = x.size();
+  std::vector<std::complex<double>> out(n);
+  const double pi = 3.14159265358979323846;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::complex<double> sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double angle = sign * 2.0 * pi * static_cast<double>((k * j) % n) / static_cast<double>(n);
+      sum += std::complex<double>(x[j].re, x[j].im) * std::complex<double>(std::cos(angle), std::sin(angle));
+    }
+    out[k] = sum;
+  }
+  return out;
+}
+
+std::vector<Complex> random_points(std::size_t n, std::uint64_t seed) {
+  const auto re = test::random_signal(n, seed), im = test::random_signal(n, seed + 1);
+  std::vector<Complex> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = {re[i], im[i]};
+  return z;
+}
+
+double relative_error(const std::vector<Complex>& got, const std::vector<std::complex<double>>& want,
+                      std::size_t (*order)(std::size_t, std::size_t)) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::complex<double> w = want[order(i, got.size())];
+    diff += std::norm(std::complex<double>(got[i].re, got[i].im) - w);
+    norm += std::norm(w);
+  }
+  return std::sqrt(diff / norm);
+}
+
+std::size_t natural(std::size_t i, std::size_t) { return i; }
+
+// The forward stages leave bin k at bit_reversed(k); the inverse stages take that order back
+// to natural order; both equal the plain DFT, whatever the thread count splits.
+TEST(FftHost, BlockTransformsMatchAPlainDft) {
+  for (const std::size_t l : {std::size_t{2}, std::size_t{8}, std::size_t{512}, std::size_t{2048}}) {
+    const auto twiddles = make_twiddles(l);
+    for (const int threads : {1, 3, 256}) {
+      const auto x = random_points(l, 10 * l + threads);
+      auto z = x;
+      forward_transform_on_host(z.data(), l, twiddles.data(), threads);
+      EXPECT_LE(relative_error(z, plain_dft(x, -1), bit_reversed), 1e-6) << "forward, L " << l << ", threads " << threads;
+
+      // Inverse: from a spectrum in bit-reversed order to L x the signal, in natural order.
+      std::vector<Complex> spectrum(l);
+      for (std::size_t k = 0; k < l; ++k) spectrum[bit_reversed(k, l)] = x[k];
+      inverse_transform_on_host(spectrum.data(), l, twiddles.data(), threads);
+      auto want = plain_dft(x, +1);
+      EXPECT_LE(relative_error(spectrum, want, natural), 1e-6) << "inverse, L " << l << ", threads " << threads;
+    }
+  }
+}
+
+TEST(FftHost, BitReversal) {
+  EXPECT_EQ(bit_reversed(1, 8), 4u);
+  EXPECT_EQ(bit_reversed(3, 8), 6u);
+  EXPECT_EQ(bit_reversed(6, 16), 6u);
+  EXPECT_EQ(bit_reversed(1, 2), 1u);
+  for (std::size_t i = 0; i < 1024; ++i) EXPECT_EQ(bit_reversed(bit_reversed(i, 1024), 1024), i);
+}
+
+// ------------------------------------------------------------------ geometry
+
+TEST(FftHost, GeometryHoldsItsInvariants) {
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const std::size_t m : {1, 2, 64, 255, 1000, 4095, 8192, 16383, 65535, 1 << 20, 1 << 22}) {
+      if (method == FftMethod::fused && m > max_fused_mask_frames) continue;
+      for (const std::size_t block : {1, 64, 4096, 16384, 16385, 1 << 18, 1 << 24}) {
+        for (const int channels : {1, 6}) {
+          const ProcessSpec spec{channels, block, m, 48000};
+          const Geometry g = plan_geometry(method, spec);
+          const std::string what = describe(method, m, channels, false, block);
+          EXPECT_EQ(g.fft_frames & (g.fft_frames - 1), 0) << what;
+          EXPECT_GE(g.fft_frames, static_cast<long long>(2 * m) - 1) << what;
+          EXPECT_EQ(g.hop_frames + g.halo_frames, g.fft_frames) << what;
+          EXPECT_GE(g.hop_frames, 1) << what;
+          EXPECT_EQ(g.step_frames, g.segments_per_step * g.hop_frames) << what;
+          EXPECT_LE(g.piece_frames, g.batch_steps * g.step_frames) << what;
+          EXPECT_LE(g.piece_frames, static_cast<long long>(block)) << what;
+          EXPECT_GE(g.ring_frames, g.step_frames + g.mask_frames + g.piece_frames) << what;
+          EXPECT_GE(g.out_ring_frames, g.piece_frames + g.step_frames) << what;
+          EXPECT_GE(static_cast<long long>(g.max_pieces) * g.piece_frames, static_cast<long long>(block)) << what;
+          if (method == FftMethod::cufft) {
+            const long long l = g.fft_frames, mm = static_cast<long long>(m);
+            EXPECT_TRUE(l == std::max<long long>(256, mm) || (l >= 4 * mm && l <= 16 * mm) || l == (1 << 23)) << what << ": L " << l;
+          }
+          // A piece never completes more steps than the batch holds, wherever it starts.
+          for (const long long position : {0LL, 1LL, g.step_frames - 1, g.step_frames, 12345678LL}) {
+            const PieceHeader piece = plan_piece(g, position, static_cast<int>(g.piece_frames));
+            EXPECT_LE(piece.segments, g.batch_segments()) << what << ", position " << position;
+            EXPECT_EQ(piece.segments % g.segments_per_step, 0) << what;
+          }
+        }
+      }
+    }
+  }
+  // The registry's answers (no device needed).
+  const TapSet long_mask = TapSet::from_masks({test::mask_of(test::random_taps(1 << 20, 3))}, 2);
+  std::string why;
+  EXPECT_TRUE(fft_accepts(FftMethod::cufft, long_mask, {2, 4096, 1 << 20, 48000}, &why)) << why;
+  EXPECT_FALSE(fft_accepts(FftMethod::fused, long_mask, {2, 4096, 1 << 20, 48000}, &why));
+  EXPECT_NE(why.find("8192"), std::string::npos) << why;
+  const TapSet short_mask = TapSet::from_masks({test::mask_of(test::random_taps(100, 4))}, 2);
+  EXPECT_FALSE(fft_accepts(FftMethod::cufft, short_mask, {2, 4096, (1 << 22) + 1, 48000}, &why));
+  EXPECT_FALSE(fft_accepts(FftMethod::cufft, short_mask, {3, 4096, 100, 48000}, &why));
+  EXPECT_TRUE(fft_accepts(FftMethod::fused, short_mask, {2, 4096, 100, 48000}, &why)) << why;
+}
+
+// ------------------------------------------------------------------ the pipeline, on the host
+
+// The engine's device pass, done on the host with the kernels' own element functions
+// (FFTW for cuFFT's transforms): the same pieces, rings, segments and steps.
+class HostOverlapSave {
+ public:
+  HostOverlapSave(FftMethod method, const ProcessSpec& spec, const filters::MaskSet& masks, const FftTuning& tuning)
+      : method_(method), g_(plan_geometry(method, spec, tuning)), taps_(TapSet::from_masks(masks, spec.channels)) {
+    const long long c = g_.channels, l = g_.fft_frames;
+    ring_.assign(c * g_.ring_frames, 0.0f);
+    out_ring_.assign(c * g_.out_ring_frames, 0.0f);
+    const float scale = 1.0f / static_cast<float>(l);
+    if (method == FftMethod::cufft) {
+      segments_.assign(c * g_.batch_segments() * l, 0.0f);
+      block_ = fftw::allocate<float>(l);
+      spectrum_ = fftw::allocate<fftwf_complex>(g_.bins());
+      {
+        std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
+        forward_.reset(fftwf_plan_dft_r2c_1d(static_cast<int>(l), block_.get(), spectrum_.get(), FFTW_ESTIMATE));
+        inverse_.reset(fftwf_plan_dft_c2r_1d(static_cast<int>(l), spectrum_.get(), block_.get(), FFTW_ESTIMATE));
+      }
+      for (std::size_t m = 0; m < taps_.distinct_masks(); ++m) {
+        std::fill_n(block_.get(), l, 0.0f);
+        const auto& h = taps_.taps(m);
+        for (std::size_t k = 0; k < h.size(); ++k) block_[k] = h[k] * scale;
+        fftwf_execute(forward_.get());
+        spectra_.emplace_back(reinterpret_cast<std::complex<float>*>(spectrum_.get()),
+                              reinterpret_cast<std::complex<float>*>(spectrum_.get()) + g_.bins());
+      }
+    } else {
+      twiddles_ = make_twiddles(static_cast<std::size_t>(l));
+      for (std::size_t m = 0; m < taps_.distinct_masks(); ++m)
+        fused_masks_.push_back(fused_mask_spectrum(taps_.taps(m), static_cast<std::size_t>(l), twiddles_));
+      z_.resize(l);
+    }
+  }
+
+  std::size_t latency_frames() const { return static_cast<std::size_t>(g_.step_frames); }
+  const Geometry& geometry() const { return g_; }
+
+  void process(const float* in, float* out, std::size_t frames) {
+    const long long c = g_.channels;
+    for (long long done = 0; done < static_cast<long long>(frames);) {
+      const int n = static_cast<int>(std::min<long long>(g_.piece_frames, static_cast<long long>(frames) - done));
+      const PieceHeader h = plan_piece(g_, position_, n);
+      for (long long i = 0; i < n * c; ++i) to_ring_sample(g_, h, i, in + done * c, ring_.data());
+      if (h.segments > 0) transform(h);
+      for (long long i = 0; i < n * c; ++i) from_ring_sample(g_, h, i, out_ring_.data(), out + done * c);
+      position_ += n;
+      done += n;
+    }
+  }
+
+ private:
+  void transform(const PieceHeader& h) {
+    const long long l = g_.fft_frames;
+    for (long long c = 0; c < g_.channels; ++c) {
+      const std::size_t mask = taps_.mask_of(static_cast<int>(c));
+      if (method_ == FftMethod::fused) {
+        for (long long step = 0; step < h.segments / 2; ++step)
+          fused_step_on_host(g_, h.first_segment / 2 + step, ring_.data() + c * g_.ring_frames,
+                             out_ring_.data() + c * g_.out_ring_frames, fused_masks_[mask].data(), twiddles_.data(),
+                             z_.data(), 64);
+        continue;
+      }
+      for (long long s = 0; s < h.segments; ++s) {
+        for (long long i = 0; i < l; ++i) gather_point(g_, h, c, s, i, ring_.data(), segments_.data());
+        float* slot = segments_.data() + (c * g_.batch_segments() + s) * l;
+        std::copy_n(slot, l, block_.get());
+        fftwf_execute(forward_.get());
+        auto* x = reinterpret_cast<std::complex<float>*>(spectrum_.get());
+        for (long long k = 0; k < g_.bins(); ++k) x[k] *= spectra_[mask][k];
+        fftwf_execute(inverse_.get());
+        std::copy_n(block_.get(), l, slot);
+        for (long long i = 0; i < g_.hop_frames; ++i) crop_point(g_, h, c, s, i, segments_.data(), out_ring_.data());
+      }
+    }
+  }
+
+  FftMethod method_;
+  Geometry g_;
+  TapSet taps_;
+  long long position_ = 0;
+  std::vector<float> ring_, out_ring_, segments_;
+  fftw::Array<float> block_;
+  fftw::Array<fftwf_complex> spectrum_;
+  fftw::Plan forward_, inverse_;
+  std::vector<std::vector<std::complex<float>>> spectra_;
+  std::vector<Complex> twiddles_, z_;
+  std::vector<std::vector<Complex>> fused_masks_;
+};
+
+// Feeds `in`, then zeros for the latency and the tail, in blocks of the given sizes (cycled);
+// returns the output with the latency dropped: frames [0, N + M - 1) of the convolution.
+std::vector<float> run_emulated(HostOverlapSave& engine, const std::vector<float>& in, int channels, std::size_t taps,
+                                const std::vector<std::size_t>& sizes) {
+  const std::size_t frames = in.size() / channels, latency = engine.latency_frames();
+  std::vector<float> padded = in;
+  padded.resize((latency + frames + taps - 1) * channels, 0.0f);
+  std::vector<float> out(padded.size(), std::nanf(""));
+  const std::size_t total = padded.size() / channels;
+  for (std::size_t done = 0, i = 0; done < total; ++i) {
+    const std::size_t n = std::min(sizes[i % sizes.size()], total - done);
+    engine.process(padded.data() + done * channels, out.data() + done * channels, n);
+    done += n;
+  }
+  return std::vector<float>(out.begin() + static_cast<std::ptrdiff_t>(latency * channels), out.end());
+}
+
+struct EmulatedCase {
+  std::size_t taps;
+  int channels;
+  bool per_channel;
+  std::size_t frames;
+};
+
+// Both methods, the registry's batch and a batch of one step (pieces of one step: the rings
+// wrap many times), whole and in random blocks (some shorter than the mask): the float64
+// reference, and chunked equal to whole bit for bit.
+TEST(FftHost, EmulatedPipelineEqualsTheReference) {
+  const EmulatedCase cases[] = {
+      {1, 1, false, 3001},    {2, 2, true, 1999},     {7, 2, true, 5003},   {64, 6, true, 4001},
+      {255, 2, false, 9001},  {256, 1, false, 300},   {1000, 3, true, 7777}, {4095, 2, false, 20011},
+      {8192, 1, false, 9000}, {20000, 1, false, 5001},
+  };
+  std::uint64_t seed = 500;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const EmulatedCase& k : cases) {
+      if (method == FftMethod::fused && k.taps > max_fused_mask_frames) continue;
+      const filters::MaskSet masks = masks_for(k.taps, k.channels, k.per_channel, ++seed);
+      const auto in = test::random_signal(k.frames * k.channels, ++seed);
+      const std::size_t total = k.frames + k.taps - 1;
+      const auto ref = test::reference_output(in, k.channels, masks, total);
+      for (const std::size_t batch : {cufft_batch_samples, std::size_t{1}}) {
+        const std::string what = describe(method, k.taps, k.channels, k.per_channel, k.frames) +
+                                 (batch == 1 ? ", one step per piece" : ", the registry's batch");
+        const std::size_t whole_block = 1 << 22;
+        HostOverlapSave whole(method, {k.channels, whole_block, k.taps, 48000}, masks, FftTuning{batch});
+        const auto whole_out = run_emulated(whole, in, k.channels, k.taps, {whole_block});
+        EXPECT_LE(test::worst_channel_error(whole_out, ref, k.channels, total), tolerance) << what << ", whole";
+
+        const std::size_t max_block = 2 * k.taps + 100;
+        const auto sizes = test::random_chunks(k.taps, max_block, seed);
+        HostOverlapSave chunked(method, {k.channels, max_block, k.taps, 48000}, masks, FftTuning{batch});
+        const auto chunked_out = run_emulated(chunked, in, k.channels, k.taps, sizes);
+        EXPECT_LE(test::worst_channel_error(chunked_out, ref, k.channels, total), tolerance)
+            << what << ", " << test::describe_chunks(sizes, seed);
+        EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what << ", " << test::describe_chunks(sizes, seed);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ on the GPU
+
+std::unique_ptr<Engine> prepared(FftMethod method, const filters::MaskSet& masks, int channels, std::size_t max_block,
+                                 const FftTuning& tuning = {}) {
+  auto engine = make_fft_engine(method, EngineOptions{}, tuning);
+  test::prepare_with(*engine, masks, channels, max_block);
+  return engine;
+}
+
+void expect_matches_reference(Engine& engine, const std::vector<float>& in, int channels, const filters::MaskSet& masks,
+                              const std::vector<std::size_t>& sizes, const std::string& what,
+                              std::vector<float>* output = nullptr) {
+  const std::size_t taps = test::longest(masks), total = in.size() / channels + taps - 1;
+  const auto out = test::run_aligned(engine, in, channels, sizes);
+  const auto ref = test::reference_output(in, channels, masks, total);
+  EXPECT_LE(test::worst_channel_error(out, ref, channels, total), tolerance) << what;
+  if (output) *output = out;
+}
+
+// Masks of 1 to 2^20 taps, inputs shorter and longer than the mask (odd lengths). The
+// longest masks take short inputs: the float64 reference costs N x M.
+TEST(CudaFft, MasksFromOneTapTo2To20) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t lengths[] = {1, 2, 7, 64, 255, 1000, 4095, 8192, 16383, 65535, 262143, 1 << 20};
+  std::uint64_t seed = 1000;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const std::size_t taps : lengths) {
+      if (method == FftMethod::fused && taps > max_fused_mask_frames) continue;
+      std::vector<std::size_t> inputs = {std::max<std::size_t>(1, taps / 3) | 1};  // shorter than the mask
+      if (taps <= 16383) inputs.push_back(taps + 1001);                            // longer
+      if (taps > 16383) inputs = {taps <= 65535 ? std::size_t{20011} : std::size_t{301}};
+      for (const std::size_t frames : inputs) {
+        const filters::MaskSet masks = masks_for(taps, 1, false, ++seed);
+        const auto in = test::random_signal(frames, ++seed);
+        auto engine = prepared(method, masks, 1, 1 << 18);
+        expect_matches_reference(*engine, in, 1, masks, {1 << 18}, describe(method, taps, 1, false, frames));
+      }
+    }
+  }
+}
+
+// 1, 2 and 6 channels, one mask and a mask each, random blocks (many shorter than the mask,
+// single frames among them) against one whole block: the reference, and the same bits.
+TEST(CudaFft, ChannelsAndChunksChangeNoBit) {
+  SKIP_WITHOUT_DEVICE();
+  struct Case {
+    std::size_t taps;
+    int channels;
+    bool per_channel;
+  };
+  const Case cases[] = {{255, 1, false}, {255, 2, true}, {1000, 6, true}, {4095, 6, false},
+                        {4095, 2, true}, {30000, 2, true}, {30000, 1, false}};
+  std::uint64_t seed = 2000;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const Case& k : cases) {
+      if (method == FftMethod::fused && k.taps > max_fused_mask_frames) continue;
+      const std::size_t frames = 3 * k.taps + 12345;
+      const filters::MaskSet masks = masks_for(k.taps, k.channels, k.per_channel, ++seed);
+      const auto in = test::random_signal(frames * k.channels, ++seed);
+      const std::string what = describe(method, k.taps, k.channels, k.per_channel, frames);
+
+      std::vector<float> whole_out, chunked_out;
+      const std::size_t whole_block = 1 << 20;
+      auto whole = prepared(method, masks, k.channels, whole_block);
+      expect_matches_reference(*whole, in, k.channels, masks, {whole_block}, what + ", whole", &whole_out);
+
+      const std::size_t max_block = 2 * k.taps + 100;
+      const auto sizes = test::random_chunks(k.taps, max_block, seed);
+      auto chunked = prepared(method, masks, k.channels, max_block);
+      expect_matches_reference(*chunked, in, k.channels, masks, sizes, what + ", " + test::describe_chunks(sizes, seed),
+                               &chunked_out);
+      EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what << ", " << test::describe_chunks(sizes, seed);
+    }
+  }
+}
+
+// Pieces of one step each (a batch of one): many pieces per call and rings that wrap many
+// times over a long signal; equal to the reference, and chunked equal to whole.
+TEST(CudaFft, SmallBatchWrapsTheRings) {
+  SKIP_WITHOUT_DEVICE();
+  const FftTuning one_step{1};
+  std::uint64_t seed = 3000;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const std::size_t taps : {std::size_t{64}, std::size_t{1023}}) {
+      const int channels = 2;
+      const std::size_t frames = 200001;
+      const filters::MaskSet masks = masks_for(taps, channels, true, ++seed);
+      const auto in = test::random_signal(frames * channels, ++seed);
+      const std::string what = describe(method, taps, channels, true, frames) + ", one step per piece";
+      std::vector<float> whole_out, chunked_out;
+      auto whole = prepared(method, masks, channels, 1 << 17, one_step);
+      expect_matches_reference(*whole, in, channels, masks, {1 << 17}, what + ", blocks of 2^17", &whole_out);
+      const auto sizes = test::random_chunks(taps, 3 * taps, seed);
+      auto chunked = prepared(method, masks, channels, 3 * taps, one_step);
+      expect_matches_reference(*chunked, in, channels, masks, sizes, what + ", " + test::describe_chunks(sizes, seed),
+                               &chunked_out);
+      EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what;
+    }
+  }
+}
+
+// Small blocks run as one CUDA graph per call; the bits equal the direct launches'.
+TEST(CudaFft, GraphPathGivesTheSameBits) {
+  SKIP_WITHOUT_DEVICE();
+  std::uint64_t seed = 4000;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    const int channels = 2;
+    const std::size_t taps = 511, frames = 40001;
+    const filters::MaskSet masks = masks_for(taps, channels, true, ++seed);
+    const auto in = test::random_signal(frames * channels, ++seed);
+    const std::string what = describe(method, taps, channels, true, frames);
+    std::vector<float> graph_out, direct_out;
+    auto small = prepared(method, masks, channels, 256);
+    EXPECT_TRUE(runs_graphs(*small)) << what << ": blocks of 256 should run as CUDA graphs (capture fell back)";
+    expect_matches_reference(*small, in, channels, masks, {256, 17, 1, 200}, what + ", blocks up to 256", &graph_out);
+    auto large = prepared(method, masks, channels, 1 << 18);
+    EXPECT_FALSE(runs_graphs(*large)) << what;
+    expect_matches_reference(*large, in, channels, masks, {1 << 18}, what + ", blocks of 2^18", &direct_out);
+    EXPECT_TRUE(test::same_bits(graph_out, direct_out)) << what;
+  }
+}
+
+// The benchmark's entry point (device buffers in and out) gives process()'s bits.
+TEST(CudaFft, ProcessOnDeviceEqualsProcess) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    const int channels = 2;
+    const std::size_t taps = 300, frames = 100003;
+    const filters::MaskSet masks = masks_for(taps, channels, false, 5000);
+    const auto in = test::random_signal(frames * channels, 5001);
+    auto host = prepared(method, masks, channels, frames);
+    const auto want = test::run_in_chunks(*host, in, channels, {frames});
+
+    auto device = prepared(method, masks, channels, frames);
+    DeviceBuffer<float> in_dev(in.size()), out_dev(in.size());
+    HALO_CUDA_CHECK(cudaMemcpy(in_dev.get(), in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
+    Stream stream;
+    ASSERT_EQ(process_on_device(*device, in_dev.get(), out_dev.get(), frames, stream.get()), Status::ok)
+        << device->failure();
+    stream.synchronize();
+    std::vector<float> got(in.size());
+    HALO_CUDA_CHECK(cudaMemcpy(got.data(), out_dev.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(test::same_bits(got, want)) << name_of(method);
+  }
+}
+
+// A small run of every kernel, for compute-sanitizer's racecheck (bench/fft_device.sh).
+TEST(CudaFftSanitizer, EveryKernelOnce) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const std::size_t taps : {std::size_t{255}, std::size_t{4095}}) {
+      const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
+      const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
+      auto engine = prepared(method, masks, 2, 2 * taps);
+      expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7}, describe(method, taps, 2, true, in.size() / 2));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace halo::cuda
