@@ -34,6 +34,8 @@ cxxopts::Options filter_options() {
   options.add_options("Filtering")
       ("engine", join(engine_names()), cxxopts::value<std::string>()->default_value("auto"), "E")
       ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<std::string>()->default_value("256"), "N")
+      ("threads", "threads of the CPU FFT engine (cpu-fft), 1 to 256 (default: one per core); never changes the "
+                  "result", cxxopts::value<std::string>(), "N")
       ("chunk", "frames per engine block (never changes the result); fewer where channels x frames would pass "
                 "2^20 samples (4 MiB a buffer); files are read and written 65536 frames or more at a time",
        cxxopts::value<std::string>()->default_value("262144"), "FRAMES")
@@ -130,6 +132,9 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   if (block_threads % 32 != 0)
     throw UsageError("--block " + std::to_string(block_threads) + ": give a multiple of 32 from 32 to 1024");
   filter.engine_options.block_threads = static_cast<int>(block_threads);
+  if (parsed.count("threads"))
+    filter.engine_options.cpu_threads =
+        static_cast<int>(parse_count("--threads", parsed["threads"].as<std::string>(), 1, 256));
   filter.stream.chunk_frames =
       static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
   filter.stream.tail = parsed.count("tail") > 0;

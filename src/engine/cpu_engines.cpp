@@ -13,10 +13,12 @@ bool accepts_anything(const TapSet&, const ProcessSpec&, std::string*) { return 
 
 std::vector<EngineEntry> cpu_engine_entries() {
   return {
-      {"cpu", EngineDevice::cpu, "direct convolution on one core; the reference, and the fastest below ~24 taps",
+      {"cpu", EngineDevice::cpu, "direct convolution on one core (AVX2 where there is one); the reference, and the fastest below ~64 taps",
        accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuDirectEngine>(); }},
-      {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on one core; latency of one FFT hop",
-       accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuFftEngine>(); }},
+      {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on every core (--threads); latency of one FFT hop",
+       accepts_anything,
+       [](const EngineOptions& options) { return std::make_unique<CpuFftEngine>(options.cpu_threads); },
+       [](const ProcessSpec& spec) { return CpuFftEngine::latency_frames_for(spec); }},
       {"cpu-partitioned", EngineDevice::cpu,
        "FFTW non-uniformly partitioned convolution, long partitions on a second thread; latency of one "
        "period (>= 32 frames): long masks in real time",

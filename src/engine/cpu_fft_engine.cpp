@@ -2,96 +2,129 @@
 
 #include <algorithm>
 #include <mutex>
+#include <thread>
+
+#include "src/engine/fft_size.hpp"
 
 namespace halo {
 
-CpuFftEngine::CpuFftEngine() = default;
+CpuFftEngine::CpuFftEngine(int threads) : requested_threads_(threads) {
+  if (threads < 0 || threads > ThreadPool::max_threads)
+    throw Error("cpu-fft: " + std::to_string(threads) + " threads: give 1 to " +
+                std::to_string(ThreadPool::max_threads) + ", or 0 for one per core");
+}
+
 CpuFftEngine::~CpuFftEngine() = default;
 
-void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
-  halo_frames_ = spec.max_mask_frames - 1;
-  fft_frames_ = 64;
-  while (fft_frames_ < 4 * spec.max_mask_frames) fft_frames_ *= 2;
-  hop_frames_ = fft_frames_ - halo_frames_;
-  const std::size_t bins = fft_frames_ / 2 + 1;
+std::size_t CpuFftEngine::latency_frames_for(const ProcessSpec& spec) {
+  return fft_frames_for(spec.max_mask_frames) - (spec.max_mask_frames - 1);
+}
 
-  std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
-  block_.reset(static_cast<float*>(fftwf_malloc(sizeof(float) * 2 * bins)));
-  spectrum_.reset(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
-  if (!block_ || !spectrum_) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
-  const int n = static_cast<int>(fft_frames_);
-  forward_.reset(fftwf_plan_dft_r2c_1d(n, block_.get(), spectrum_.get(), FFTW_ESTIMATE));
-  inverse_.reset(fftwf_plan_dft_c2r_1d(n, spectrum_.get(), block_.get(), FFTW_ESTIMATE));
+void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
+  pool_.reset();  // joins the old threads before their scratch goes
+  halo_frames_ = spec.max_mask_frames - 1;
+  fft_frames_ = fft_frames_for(spec.max_mask_frames);
+  bins_ = fft_frames_ / 2 + 1;
+  hop_frames_ = fft_frames_ - halo_frames_;
+  // Complete blocks one call can bring: up to hop - 1 frames were pending before it.
+  const std::size_t blocks_per_call = (hop_frames_ - 1 + spec.max_block_frames) / hop_frames_;
+
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int threads = requested_threads_ > 0 ? requested_threads_ : std::clamp(cores, 1, ThreadPool::max_threads);
+  scratch_.clear();
+  scratch_.resize(static_cast<std::size_t>(threads));
+  for (auto& scratch : scratch_) {
+    scratch.time = fftw::allocate<float>(fft_frames_);
+    scratch.spectrum = fftw::allocate<fftwf_complex>(bins_);
+    if (!scratch.time || !scratch.spectrum)
+      throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+  }
+  {
+    std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
+    const int n = static_cast<int>(fft_frames_);
+    forward_.reset(fftwf_plan_dft_r2c_1d(n, scratch_[0].time.get(), scratch_[0].spectrum.get(), FFTW_ESTIMATE));
+    inverse_.reset(fftwf_plan_dft_c2r_1d(n, scratch_[0].spectrum.get(), scratch_[0].time.get(), FFTW_ESTIMATE));
+  }
   if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
 
   mask_spectra_.clear();
-  window_.assign(spec.channels, std::vector<float>(fft_frames_, 0.0f));
-  ready_.assign(spec.channels, std::vector<float>(hop_frames_, 0.0f));
   for (int c = 0; c < spec.channels; ++c) {
-    ComplexBuffer spectrum(static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * bins)));
-    if (!spectrum) throw Error("cpu-fft: out of memory for the mask's spectrum");
-    mask_spectra_.push_back(std::move(spectrum));
+    mask_spectra_.push_back(fftw::allocate<fftwf_complex>(bins_));
+    if (!mask_spectra_.back()) throw Error("cpu-fft: out of memory for the masks' spectra");
   }
+  mask_of_channel_.assign(spec.channels, 0);
+  input_.assign(spec.channels, std::vector<float>(fft_frames_ + spec.max_block_frames, 0.0f));
+  output_.assign(spec.channels, std::vector<float>((1 + blocks_per_call) * hop_frames_, 0.0f));
   pending_frames_ = 0;
+  pool_ = std::make_unique<ThreadPool>(threads);
 }
 
 void CpuFftEngine::do_set_taps(const TapSet& taps) {
-  const std::size_t bins = fft_frames_ / 2 + 1;
   const float scale = 1.0f / static_cast<float>(fft_frames_);  // FFTW's inverse is unnormalised
-  for (int c = 0; c < taps.channels(); ++c) {
-    const auto& h = taps.taps_of(c);
-    std::fill_n(block_.get(), fft_frames_, 0.0f);
-    for (std::size_t k = 0; k < h.size(); ++k) block_[k] = h[k] * scale;
-    fftwf_execute(forward_.get());
-    std::copy_n(&spectrum_[0][0], 2 * bins, &mask_spectra_[c][0][0]);
+  Scratch& scratch = scratch_[0];
+  for (std::size_t mask = 0; mask < taps.distinct_masks(); ++mask) {
+    const auto& h = taps.taps(mask);
+    std::fill_n(scratch.time.get(), fft_frames_, 0.0f);
+    for (std::size_t k = 0; k < h.size(); ++k) scratch.time[k] = h[k] * scale;
+    fftwf_execute_dft_r2c(forward_.get(), scratch.time.get(), mask_spectra_[mask].get());
   }
+  for (int c = 0; c < taps.channels(); ++c) mask_of_channel_[c] = taps.mask_of(c);
 }
 
 void CpuFftEngine::do_reset() {
-  for (auto& window : window_) std::fill(window.begin(), window.end(), 0.0f);
-  for (auto& ready : ready_) std::fill(ready.begin(), ready.end(), 0.0f);
+  for (auto& input : input_) std::fill(input.begin(), input.end(), 0.0f);
+  for (auto& output : output_) std::fill(output.begin(), output.end(), 0.0f);
   pending_frames_ = 0;
 }
 
 Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) noexcept {
   const int channel_count = channels();
-  for (std::size_t done = 0; done < frames;) {
-    const std::size_t span = std::min(frames - done, hop_frames_ - pending_frames_);
-    for (int c = 0; c < channel_count; ++c) {
-      float* block_input = window_[c].data() + halo_frames_ + pending_frames_;
-      const float* block_output = ready_[c].data() + pending_frames_;
-      for (std::size_t i = 0; i < span; ++i) {
-        block_input[i] = in[(done + i) * channel_count + c];
-        out[(done + i) * channel_count + c] = block_output[i];
-      }
-    }
-    done += span;
-    pending_frames_ += span;
-    if (pending_frames_ == hop_frames_) {
-      for (int c = 0; c < channel_count; ++c) transform_block(c);
-      pending_frames_ = 0;
+  const std::size_t received = pending_frames_ + frames;  // frames of this call's blocks, the first partial
+  const std::size_t blocks = received / hop_frames_;
+
+  for (int c = 0; c < channel_count; ++c) {
+    float* input = input_[c].data() + halo_frames_ + pending_frames_;
+    for (std::size_t n = 0; n < frames; ++n) input[n] = in[n * channel_count + c];
+  }
+
+  auto task = [this, blocks](std::size_t index, int thread) noexcept {
+    transform_block(static_cast<int>(index / blocks), index % blocks, scratch_[static_cast<std::size_t>(thread)]);
+  };
+  if (blocks > 0) pool_->run(blocks * static_cast<std::size_t>(channel_count), task);
+
+  for (int c = 0; c < channel_count; ++c) {
+    const float* output = output_[c].data() + pending_frames_;
+    for (std::size_t n = 0; n < frames; ++n) out[n * channel_count + c] = output[n];
+    if (blocks > 0) {
+      // The frames after the last complete block, with the halo before them, start the next.
+      float* input = input_[c].data();
+      const std::size_t consumed = blocks * hop_frames_;
+      std::copy(input + consumed, input + halo_frames_ + received, input);
+      float* ready = output_[c].data();
+      std::copy(ready + consumed, ready + consumed + hop_frames_, ready);
     }
   }
+  pending_frames_ = received % hop_frames_;
   return Status::ok;
 }
 
-// y for the block's hop of frames, into ready_; then the newest Mmax-1 frames become the halo.
-void CpuFftEngine::transform_block(int channel) noexcept {
-  const std::size_t bins = fft_frames_ / 2 + 1;
-  float* window = window_[channel].data();
-  std::copy_n(window, fft_frames_, block_.get());
-  fftwf_execute(forward_.get());
-  const fftwf_complex* mask = mask_spectra_[channel].get();
-  for (std::size_t b = 0; b < bins; ++b) {
-    const float re = spectrum_[b][0] * mask[b][0] - spectrum_[b][1] * mask[b][1];
-    const float im = spectrum_[b][0] * mask[b][1] + spectrum_[b][1] * mask[b][0];
-    spectrum_[b][0] = re;
-    spectrum_[b][1] = im;
+// y for one block's hop of frames, into its place in output_: input_ frames
+// [block hop, block hop + N) are the block with its halo.
+void CpuFftEngine::transform_block(int channel, std::size_t block, Scratch& scratch) noexcept {
+  float* time = scratch.time.get();
+  fftwf_complex* spectrum = scratch.spectrum.get();
+  std::copy_n(input_[channel].data() + block * hop_frames_, fft_frames_, time);
+  fftwf_execute_dft_r2c(forward_.get(), time, spectrum);
+  const fftwf_complex* mask = mask_spectra_[mask_of_channel_[channel]].get();
+  for (std::size_t b = 0; b < bins_; ++b) {
+    const float re = spectrum[b][0] * mask[b][0] - spectrum[b][1] * mask[b][1];
+    const float im = spectrum[b][0] * mask[b][1] + spectrum[b][1] * mask[b][0];
+    spectrum[b][0] = re;
+    spectrum[b][1] = im;
   }
-  fftwf_execute(inverse_.get());
-  // Circular wrap spoils the first M-1 results; the rest are the block's outputs.
-  std::copy_n(block_.get() + halo_frames_, hop_frames_, ready_[channel].data());
-  std::copy(window + hop_frames_, window + fft_frames_, window);
+  fftwf_execute_dft_c2r(inverse_.get(), spectrum, time);
+  // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
+  std::copy_n(time + halo_frames_, hop_frames_, output_[channel].data() + (block + 1) * hop_frames_);
 }
 
 }  // namespace halo

@@ -7,14 +7,17 @@
 
 #include "src/engine/engine.hpp"
 #include "src/engine/fftw.hpp"
+#include "src/engine/thread_pool.hpp"
 
 namespace halo {
 
-// Overlap-save FFT convolution on the CPU (FFTW, single precision): the fallback for long
-// masks where no GPU is usable.
+// Overlap-save FFT convolution on the CPU (FFTW, single precision) on every core: the engine
+// for long masks where no GPU is usable.
 //
-// The FFT size follows the spec's max_mask_frames (Mmax), not the installed taps, so set_taps
-// never reallocates and the latency never changes; shorter masks are zero-padded to Mmax.
+// The FFT length follows the spec's max_mask_frames (Mmax) alone, by the cost model of
+// fft_size.hpp, not the installed taps, the block size or the thread count: set_taps never
+// reallocates, the latency never changes, and neither --chunk nor the threads change a bit.
+// Shorter masks are zero-padded to Mmax.
 //
 // The FFT blocks sit at fixed places in the stream, `hop_frames_` apart, whatever the chunks
 // are: an FFT's rounding depends on every value in its block, so a block cut short by a chunk
@@ -22,19 +25,40 @@ namespace halo {
 // a block is transformed once its hop of input is complete, so the output lags the causal
 // convolution by hop_frames_ (latency_frames()), and the pipeline trims that.
 //
-// Carried state, per channel:
-//   window_  [the Mmax-1 frames before this block | the block's hop, filled up to pending_frames_]
-//   ready_   the previous block's hop of outputs; frame pending_frames_ is the next to emit
-// Input in and output out advance together, so one cursor (pending_frames_) serves both.
-// Taps, per channel: mask_spectra_ holds the FFT of h (scaled by 1 / fft_frames_), written by
-// set_taps into storage made in prepare (the TapSet arrives as taps; transforming them is this
-// engine's part of "built off the audio thread").
-// Neither set_taps() nor process() allocates: the plans and every buffer are made in prepare().
+// Threads. A process() call that completes q blocks on C channels has q x C independent
+// tasks (one block of one channel: copy in, forward FFT, multiply, inverse FFT, copy out);
+// a ThreadPool made in prepare() runs them on every core, the caller included, and process()
+// returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE: the same algorithm in
+// every engine, so two engines agree bit for bit) is executed on each thread's own aligned
+// buffers through FFTW's new-array functions, which are thread-safe; a task reads and writes
+// only its own block, so which thread runs it changes nothing.
+//
+// Carried state, per channel (deinterleaved):
+//   input_   [the Mmax-1 frames before the current block | its pending_frames_ frames so far],
+//            then, during a call, the call's new frames behind them; after the call the
+//            frames not yet consumed by a complete block move back to the front
+//   output_  [the last complete block's hop of outputs | the blocks of this call, a hop each];
+//            output frame pending_frames_ of the first hop is the next to emit; after the call
+//            the last block's hop moves to the front
+// Input and output advance together, so one cursor (pending_frames_) serves both.
+// Taps, per distinct mask of the TapSet: mask_spectra_ holds the FFT of h (scaled by
+// 1 / fft_frames_), written by set_taps into storage made in prepare (channels sharing a
+// mask share it; transforming the TapSet is this engine's part of "built off the audio
+// thread").
+// Neither set_taps() nor process() allocates: the plans, the threads and every buffer are
+// made in prepare().
 class CpuFftEngine final : public Engine {
  public:
-  CpuFftEngine();
+  // threads: [1, ThreadPool::max_threads], or 0 for one per core.
+  explicit CpuFftEngine(int threads = 0);
   ~CpuFftEngine() override;
   std::string name() const override { return "cpu-fft"; }
+
+  // The latency an engine prepared for `spec` reports: fft_frames_for(Mmax) - (Mmax - 1).
+  static std::size_t latency_frames_for(const ProcessSpec& spec);
+
+  std::size_t fft_frames() const { return fft_frames_; }
+  int threads() const { return pool_ ? pool_->threads() : 0; }  // 0 before prepare
 
  protected:
   void do_prepare(const ProcessSpec& spec) override;
@@ -49,18 +73,28 @@ class CpuFftEngine final : public Engine {
   using ComplexBuffer = fftw::Array<fftwf_complex>;
   using Plan = fftw::Plan;
 
-  void transform_block(int channel) noexcept;
+  // One pool thread's FFT workspace; it holds nothing from one task to the next.
+  struct Scratch {
+    RealBuffer time;         // fft_frames_: the block in, its convolution out
+    ComplexBuffer spectrum;  // bins_
+  };
 
-  std::size_t halo_frames_ = 0;     // Mmax - 1
-  std::size_t fft_frames_ = 0;      // FFT length, a power of two >= 4 Mmax
-  std::size_t hop_frames_ = 0;      // fft_frames_ - (Mmax-1): new frames, and outputs, per block
-  std::size_t pending_frames_ = 0;  // frames of the current block received (and outputs emitted)
-  std::vector<ComplexBuffer> mask_spectra_;  // per channel: FFT of h, scaled by 1 / fft_frames_
-  std::vector<std::vector<float>> window_;   // per channel, fft_frames_ long (see above)
-  std::vector<std::vector<float>> ready_;    // per channel, hop_frames_ long (see above)
-  RealBuffer block_;                         // one FFT block, in and out
-  ComplexBuffer spectrum_;
-  Plan forward_, inverse_;
+  // Block `block` (0: the first completed by this call) of `channel`: its hop of outputs.
+  void transform_block(int channel, std::size_t block, Scratch& scratch) noexcept;
+
+  int requested_threads_;            // the constructor's; 0: one per core
+  std::size_t halo_frames_ = 0;      // Mmax - 1
+  std::size_t fft_frames_ = 0;       // FFT length, fft_frames_for(Mmax)
+  std::size_t bins_ = 0;             // fft_frames_ / 2 + 1
+  std::size_t hop_frames_ = 0;       // fft_frames_ - (Mmax-1): new frames, and outputs, per block
+  std::size_t pending_frames_ = 0;   // frames of the current block received (and outputs emitted)
+  std::vector<ComplexBuffer> mask_spectra_;   // per distinct mask (room for one per channel)
+  std::vector<std::size_t> mask_of_channel_;  // the distinct mask each channel uses
+  std::vector<std::vector<float>> input_;     // per channel (see above)
+  std::vector<std::vector<float>> output_;    // per channel (see above)
+  std::vector<Scratch> scratch_;              // per pool thread
+  Plan forward_, inverse_;                    // planned on scratch_[0]; run on any thread's
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 }  // namespace halo

@@ -467,8 +467,9 @@ TEST_F(CliErrors, DesignAndInfoErrors) {
 // ---------------------------------------------------------------- Ctrl-C
 
 TEST_F(CliErrors, InterruptLeavesNothingBehind) {
-  // Three minutes of mono 48 kHz through 64-frame chunks: seconds of work.
-  make_noise_file(dir_ / "long.wav", 180 * 48000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 8);
+  // Ten minutes of mono 48 kHz through 64-frame chunks: seconds of work, even for the
+  // vectorised direct engine.
+  make_noise_file(dir_ / "long.wav", 600 * 48000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 8);
   for (const auto& [existed, quiet] : {std::pair{false, false}, std::pair{true, false}, std::pair{true, true}}) {
     unlink(out().c_str());
     if (existed) write_bytes(out(), existing_bytes);

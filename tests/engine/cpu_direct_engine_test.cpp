@@ -176,6 +176,33 @@ TEST(CpuDirectEngine, PrepareAgainTakesANewShape) {
   EXPECT_LE(worst_channel_error(again, reference_output(in, 1, second, 500), 1, 500), tolerance);
 }
 
+// Both builds of the kernel (AVX2 + FMA where this CPU has them, and the x86-64 baseline that
+// any x86-64 runs): the reference, and blocks of every size (single frames, the 8-output tail,
+// the 32-output blocks) give the same bits as one whole block.
+TEST(CpuDirectEngine, BothKernelsMatchTheReferenceAndIgnoreTheBlocking) {
+  for (const auto kernel : {CpuDirectEngine::Kernel::best, CpuDirectEngine::Kernel::portable}) {
+    for (const std::size_t taps : {1, 3, 31, 64, 65, 200}) {
+      const int channels = 2;
+      const std::uint64_t seed = 4000 + taps;
+      const filters::MaskSet masks = {mask_of(random_taps(taps, seed)), mask_of(random_taps(taps, seed + 1))};
+      const auto in = random_signal(3001 * channels, seed + 2);
+      const std::size_t total = 3001 + taps - 1;
+      CpuDirectEngine whole_engine(kernel), chunked_engine(kernel);
+      if (kernel == CpuDirectEngine::Kernel::portable) EXPECT_FALSE(whole_engine.uses_avx2());
+      prepare_with(whole_engine, masks, channels, total);
+      prepare_with(chunked_engine, masks, channels, 100);
+      const auto whole = run_aligned(whole_engine, in, channels, {total});
+      const auto sizes = random_chunks(taps, 100, seed + 3);
+      const auto chunked = run_aligned(chunked_engine, in, channels, sizes);
+      const std::string context = std::string(kernel == CpuDirectEngine::Kernel::best ? "best" : "portable") +
+                                  " kernel, " + std::to_string(taps) + " taps, " + describe_chunks(sizes, seed + 3);
+      EXPECT_LE(worst_channel_error(whole, reference_output(in, channels, masks, total), channels, total), tolerance)
+          << context;
+      EXPECT_TRUE(same_bits(whole, chunked)) << context;
+    }
+  }
+}
+
 TEST(CpuDirectEngine, FailedPrepareLeavesTheEngineUnprepared) {
   CpuDirectEngine engine;
   EXPECT_THROW(engine.prepare(ProcessSpec{1, 0, 8, 48000}), Error);

@@ -10,6 +10,7 @@
 
 #include "engine_harness.hpp"
 #include "src/engine/cpu_fft_engine.hpp"
+#include "src/engine/fft_size.hpp"
 
 namespace halo {
 namespace {
@@ -78,8 +79,9 @@ TEST(CpuFftEngine, LatencyFollowsMaxMaskFramesNotTheTaps) {
   EXPECT_EQ(engine.preferred_block_frames(), latency);
   engine.set_taps(TapSet::from_masks({random_mask(1000, 5)}, 1));
   EXPECT_EQ(engine.latency_frames(), latency);
-  // One FFT of at least 4 Mmax (a power of two), of which Mmax - 1 frames are the halo.
-  EXPECT_EQ(latency, 4096u - 999u);
+  // One FFT of the length the cost model picks for Mmax, of which Mmax - 1 frames are the halo.
+  EXPECT_EQ(latency, fft_frames_for(1000) - 999u);
+  EXPECT_EQ(latency, CpuFftEngine::latency_frames_for(engine.spec()));
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+#include "src/engine/thread_pool.hpp"
+
+#include <algorithm>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#define HALO_POOL_MXCSR 1
+#endif
+
+#include "src/engine/error.hpp"
+
+namespace halo {
+
+ThreadPool::ThreadPool(int threads) {
+  if (threads < 1 || threads > max_threads)
+    throw Error("a pool of " + std::to_string(threads) + " threads: give 1 to " + std::to_string(max_threads));
+  workers_.reserve(static_cast<std::size_t>(threads - 1));
+  try {
+    for (int thread = 1; thread < threads; ++thread) workers_.emplace_back([this, thread] { worker_loop(thread); });
+  } catch (...) {
+    stop();  // the workers already started
+    throw;
+  }
+}
+
+ThreadPool::~ThreadPool() { stop(); }
+
+void ThreadPool::stop() noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& worker : workers_)
+    if (worker.joinable()) worker.join();
+  workers_.clear();
+}
+
+void ThreadPool::run_erased(std::size_t count, TaskFunction function, void* context) noexcept {
+  if (count == 0) return;
+  const int helpers = static_cast<int>(std::min<std::size_t>(workers_.size(), count - 1));
+  if (helpers == 0) {
+    for (std::size_t index = 0; index < count; ++index) function(context, index, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    function_ = function;
+    context_ = context;
+#if defined(HALO_POOL_MXCSR)
+    float_control_ = _mm_getcsr();  // the caller's denormal flushing (Engine::process sets it)
+#endif
+    count_ = count;
+    helpers_ = helpers;
+    taking_part_ = helpers;
+    next_.store(0, std::memory_order_relaxed);
+    ++generation_;
+  }
+  wake_.notify_all();
+  take_tasks(0);
+  // Every helper reports back, even one that woke after the tasks ran out: then none of them
+  // still reads this run's function and context when the next run replaces them.
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [this] { return taking_part_ == 0; });
+}
+
+void ThreadPool::take_tasks(int thread) noexcept {
+  for (std::size_t index = next_.fetch_add(1, std::memory_order_relaxed); index < count_;
+       index = next_.fetch_add(1, std::memory_order_relaxed))
+    function_(context_, index, thread);
+}
+
+void ThreadPool::worker_loop(int thread) noexcept {
+  std::uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && thread <= helpers_); });
+      if (stopping_) return;
+      seen = generation_;
+    }
+#if defined(HALO_POOL_MXCSR)
+    // Tasks run with the caller's floating-point control (FTZ/DAZ), so a result never depends
+    // on which thread computed it.
+    _mm_setcsr(float_control_);
+#endif
+    take_tasks(thread);
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      last = --taking_part_ == 0;
+    }
+    if (last) finished_.notify_one();
+  }
+}
+
+}  // namespace halo
