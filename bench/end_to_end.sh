@@ -3,18 +3,19 @@
 # 10-minute and 1-hour stereo 48 kHz float WAVs with a 255-tap mask: median wall time of
 # several runs, peak resident memory, halo's own breakdown (--timings), and how far halo's
 # output is from sox's (a check that both did the same filtering).
-#   bench/end_to_end.sh HALO_BINARY [WORKDIR]        (LENGTHS="600 3600" ENGINES="cuda-fast cpu-fft")
+#   bench/end_to_end.sh HALO_BINARY [WORKDIR]        (LENGTHS="600 3600" ENGINES="cuda-fast cpu-fft" TAPS=255)
 # Needs sox and python3 with numpy. WORKDIR (default /tmp/halo_e2e) receives ~5.5 GB.
 set -euo pipefail
 halo=${1:?usage: end_to_end.sh HALO_BINARY [WORKDIR]}
 work=${2:-/tmp/halo_e2e}
 lengths=${LENGTHS:-600 3600}
 engines=${ENGINES:-cuda-fast cpu-fft}
+taps=${TAPS:-255}
 mkdir -p "$work"
 
 # The mask: halo designs it (255-tap Hamming low-pass, 1 kHz at 48 kHz); sox's fir reads the
 # same text file once the comment lines are gone.
-"$halo" design --lowpass 1000 --rate 48000 --taps 255 2>/dev/null | grep -v '^#' > "$work/m.txt"
+"$halo" design --lowpass 1000 --rate 48000 --taps "$taps" -q 2>/dev/null | grep -v '^#' > "$work/m.txt"
 
 # White noise (random, never silence), stereo float WAV.
 for len in $lengths; do

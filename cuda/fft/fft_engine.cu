@@ -428,6 +428,10 @@ std::vector<EngineEntry> fft_engine_entries() {
       return fft_accepts(method, taps, spec, why_not);
     };
     entry.make = [method](const EngineOptions& options) { return make_fft_engine(method, options); };
+    // Without a device: the hand-over engine (auto) lines its CPU engine up on this.
+    entry.latency_frames = [method](const ProcessSpec& spec) {
+      return static_cast<std::size_t>(plan_geometry(method, spec).step_frames);
+    };
     entries.push_back(std::move(entry));
   }
   return entries;

@@ -36,6 +36,23 @@ std::string sample_report(const StreamResult& stream) {
   return line;
 }
 
+// The engine notice: which engine ran, and with a hand-over which part each took.
+std::string engine_notice(const FilterReport& report) {
+  std::string line = "engine " + report.engine.name + " (" + report.engine.reason + ")";
+  if (!report.handover) return line;
+  const HandoverReport& handover = *report.handover;
+  char text[160];
+  if (handover.handed_over) {
+    std::snprintf(text, sizeof text, "; %s took over after %llu frames, %.3f s after it began to start",
+                  handover.second.c_str(), static_cast<unsigned long long>(handover.first_frames),
+                  handover.second_start_s);
+    return line + text;
+  }
+  if (!handover.second_failure.empty())
+    return line + "; " + handover.second + " did not take over: " + handover.second_failure;
+  return line + "; the input ended before " + handover.second + " had started";
+}
+
 }  // namespace
 
 int filter_command(int argc, char** argv) {
@@ -76,7 +93,7 @@ int filter_command(int argc, char** argv) {
            " frames, " + std::to_string(report.stream.frames_in) + " were read and filtered");
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
-    notice("engine " + report.engine.name + " (" + report.engine.reason + ")");
+    notice(engine_notice(report));
     char line[512];
     std::snprintf(line, sizeof line, "%s -> %s: %s %s, %d Hz, %d ch, %llu frames in, %llu out; %s; %.3f s",
                   input.c_str(), output.c_str(), audio::container_name(report.output.container).c_str(),
@@ -100,6 +117,21 @@ int filter_command(int argc, char** argv) {
         text += line;
       }
       text.pop_back();
+    }
+    if (report.handover) {
+      const HandoverReport& handover = *report.handover;
+      std::snprintf(line, sizeof line, "; hand-over: %llu frames on %s, %s %s",
+                    static_cast<unsigned long long>(handover.first_frames), handover.first.c_str(),
+                    handover.second.c_str(), handover.handed_over ? "the rest" : "none");
+      text += line;
+      if (handover.second_ready) {
+        std::snprintf(line, sizeof line, " (ready after %.3f s)", handover.second_start_s);
+        text += line;
+      } else if (!handover.second_failure.empty()) {
+        text += " (" + handover.second_failure + ")";
+      } else {
+        text += " (still starting)";
+      }
     }
     notice(text);
   }

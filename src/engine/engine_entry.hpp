@@ -11,6 +11,7 @@ namespace halo {
 struct EngineOptions {
   int block_threads = 256;  // threads per block of the textbook CUDA kernels (32..1024, multiple of 32)
   int gpu = 0;              // CUDA device index, for engines that run on a GPU
+  int cpu_threads = 0;      // threads of the CPU engines that use a pool (cpu-fft): 1..256; 0: one per core
 };
 
 enum class EngineDevice { cpu, cuda };
@@ -24,6 +25,10 @@ struct EngineEntry {
   std::string summary;  // one line: what it is, when it wins
   std::function<bool(const TapSet& taps, const ProcessSpec& spec, std::string* why_not)> accepts;
   std::function<std::unique_ptr<Engine>(const EngineOptions& options)> make;
+  // The latency_frames() an engine prepared for `spec` will report, answered without a device,
+  // so that `auto` can fix a hand-over's latency before the engine exists (HandoverEngine);
+  // null: 0 is assumed (the direct engines), and an engine with more cannot take over.
+  std::function<std::size_t(const ProcessSpec& spec)> latency_frames = nullptr;
 };
 
 }  // namespace halo

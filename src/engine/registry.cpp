@@ -1,6 +1,11 @@
 #include "src/engine/registry.hpp"
 
+#include <cstdio>
+
 #include "src/engine/cpu_engines.hpp"
+#include "src/engine/crossover.hpp"
+#include "src/engine/gpu_probe.hpp"
+#include "src/engine/handover_engine.hpp"
 
 #ifdef HALO_HAVE_CUDA
 #include "cuda/direct/direct_engine.hpp"
@@ -10,15 +15,12 @@
 namespace halo {
 namespace {
 
-// `auto`'s cost model. Measured; bench/NOTES.md has the runs.
-// Below this many multiply-adds the CPU engine finishes before a CUDA context (about 0.3 s)
-// has started.
-constexpr double cpu_pays_below_macs = 5e8;
+// `auto`'s cost model. Measured; bench/NOTES.md has the runs. Which GPU engine, and from
+// which job size the GPU pays: the crossover table (crossover.cpp).
 // From this mask length on, overlap-save FFT beats direct convolution on the CPU
-// (60 s of stereo noise on the 2-core development machine: direct wins at 15 taps, FFT at 31).
-constexpr std::size_t cpu_fft_from_taps = 24;
-// The engine `auto` takes on a usable GPU.
-constexpr const char* gpu_engine = "cuda-fast";
+// (`cpu_fft_bench crossover`, stereo, the vectorised direct engine on one core against cpu-fft
+// on both cores of the development machine: direct wins at 48 taps, FFT at 64 and 96).
+constexpr std::size_t cpu_fft_from_taps = 64;
 
 EngineChoice cpu_choice(const TapSet& taps, const std::string& why) {
   if (taps.mask_frames() >= cpu_fft_from_taps)
@@ -32,6 +34,7 @@ std::string names_in_this_build() {
   return list;
 }
 
+// For an engine asked for by name: starts the CUDA driver, which that engine needs anyway.
 bool gpu_usable(std::string* why) {
 #ifdef HALO_HAVE_CUDA
   return cuda::device_usable(0, why);
@@ -39,6 +42,49 @@ bool gpu_usable(std::string* why) {
   *why = "this build has no CUDA engines";
   return false;
 #endif
+}
+
+// For `auto`: whether a GPU may be there, from what the driver lists, without CUDA (no
+// libcuda loaded, no /dev/nvidia* opened), so that a job auto runs on the CPU never starts it.
+bool gpu_listed(std::string* why, std::string* model) {
+#ifdef HALO_HAVE_CUDA
+  const GpuProbe probe = probe_gpus();
+  *why = probe.why_not;
+  *model = probe.model;
+  return probe.possible;
+#else
+  *why = "this build has no CUDA engines";
+  model->clear();
+  return false;
+#endif
+}
+
+const EngineEntry* registered(const char* name) {
+  for (const auto& entry : registered_engines())
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+// The first engine of the row that this build has and that takes the taps; null when none
+// does (`why` then says why the last one refused, or that the build has none of them).
+const EngineEntry* gpu_engine_for(const CrossoverRow& row, const TapSet& taps, const ProcessSpec& spec,
+                                  std::string* why) {
+  *why = "this build has no GPU engine for " + std::to_string(taps.mask_frames()) + " taps";
+  for (const char* name : row.gpu) {
+    if (!name) break;
+    const EngineEntry* entry = registered(name);
+    if (!entry) continue;
+    std::string refusal;
+    if (entry->accepts(taps, spec, &refusal)) return entry;
+    *why = entry->name + ": " + refusal;
+  }
+  return nullptr;
+}
+
+std::string samples_in_words(double samples) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", samples);
+  return text;
 }
 
 }  // namespace
@@ -81,15 +127,37 @@ EngineChoice choose_engine(const std::string& requested, const TapSet& taps, con
     if (!entry.accepts(taps, spec, &why_not)) throw Error("engine " + requested + ": " + why_not);
     return {requested, "asked for"};
   }
-  if (!gpu_usable(&why_not)) return cpu_choice(taps, why_not);
-  if (!engine_entry(gpu_engine).accepts(taps, spec, &why_not)) return cpu_choice(taps, why_not);
-  const double macs = static_cast<double>(samples) * static_cast<double>(taps.mask_frames());
-  if (samples > 0 && macs < cpu_pays_below_macs) return cpu_choice(taps, "the job is too small to pay for starting CUDA");
-  return {gpu_engine, "the fastest direct kernel on this GPU"};
+  std::string model;
+  if (!gpu_listed(&why_not, &model)) return cpu_choice(taps, why_not);
+  const CrossoverAnswer crossover = crossover_for(model, taps.mask_frames());
+  const EngineEntry* gpu = gpu_engine_for(crossover.row, taps, spec, &why_not);
+  if (!gpu) return cpu_choice(taps, why_not);
+  if (samples > 0 && static_cast<double>(samples) < crossover.row.handover_from_samples)
+    return cpu_choice(taps, "the job (" + samples_in_words(static_cast<double>(samples)) +
+                                " samples) is too small to pay for starting CUDA (from " +
+                                samples_in_words(crossover.row.handover_from_samples) + " on " + crossover.table + ")");
+  EngineChoice choice = cpu_choice(
+      taps, samples > 0 ? "the job (" + samples_in_words(static_cast<double>(samples)) +
+                              " samples) pays for starting CUDA (from " +
+                              samples_in_words(crossover.row.handover_from_samples) + " on " + crossover.table + ")"
+                        : "a job of unknown length");
+  choice.reason += "; " + gpu->name + " takes over once CUDA has started";
+  choice.takes_over = gpu->name;
+  choice.handover_latency_frames = gpu->latency_frames ? gpu->latency_frames(spec) : 0;
+  return choice;
 }
 
 std::unique_ptr<Engine> make_engine(const std::string& name, const EngineOptions& options) {
   return engine_entry(name).make(options);
+}
+
+std::unique_ptr<Engine> make_engine(const EngineChoice& choice, const EngineOptions& options) {
+  std::unique_ptr<Engine> first = make_engine(choice.name, options);
+  if (choice.takes_over.empty()) return first;
+  const EngineEntry& second = engine_entry(choice.takes_over);
+  return std::make_unique<HandoverEngine>(std::move(first), second.name,
+                                          [make = second.make, options] { return make(options); },
+                                          choice.handover_latency_frames);
 }
 
 }  // namespace halo

@@ -75,12 +75,14 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     report.output.frames = static_cast<std::int64_t>(stream.output_frames(static_cast<std::uint64_t>(report.input.frames)));
   audio::Writer writer(output_path_, report.output, io_chunk_frames(options.stream, spec.channels), options.write);
 
-  // Choosing may start the CUDA driver and creating starts a context: both overlap reading.
+  // Choosing an engine by name may start the CUDA driver and creating it starts a context:
+  // both overlap reading. `auto` starts no CUDA here: where the GPU pays, the hand-over engine
+  // starts the context on its own thread while the CPU engine filters.
   auto pending = std::async(std::launch::async, [&]() {
     const auto start = std::chrono::steady_clock::now();
     PreparedEngine prepared;
     prepared.choice = choose_engine(options.engine, taps, spec, samples);
-    prepared.engine = make_engine(prepared.choice.name, options.engine_options);
+    prepared.engine = make_engine(prepared.choice, options.engine_options);
     prepared.engine->prepare(spec);
     prepared.engine->set_taps(taps);
     prepared.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -101,6 +103,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   }
   if (pending.valid()) engine_source();  // an empty pipe: still report the engine's errors
   if (prepared.engine) report.engine_time_breakdown = prepared.engine->time_breakdown();
+  if (const auto* handover = dynamic_cast<const HandoverEngine*>(prepared.engine.get())) report.handover = handover->report();
   if (report.stream.frames_in == 0)
     throw Error((reader_.path() == "-" ? std::string("standard input") : reader_.path()) + ": has no audio frames");
   writer.commit();

@@ -1,11 +1,13 @@
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "audio/format.hpp"
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
 #include "filters/mask.hpp"
+#include "src/engine/handover_engine.hpp"
 #include "src/engine/registry.hpp"
 #include "src/offline/cancellation.hpp"
 #include "src/offline/stream.hpp"
@@ -29,6 +31,7 @@ struct FilterReport {
   StreamResult stream;
   std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
   std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
+  std::optional<HandoverReport> handover;  // when auto started on the CPU for a GPU to take over
 };
 
 // One `halo filter` run, as a library call: every command that filters a file goes through it.

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "engine/allocation_counter.hpp"
+#include "engine/handover_entry.hpp"
 #include "engine_harness.hpp"
 #include "src/engine/registry.hpp"
 
@@ -97,7 +98,7 @@ std::vector<Shape> all_shapes() {
 class EngineFixture {
  protected:
   bool start(const std::string& name) {
-    entry_ = &engine_entry(name);
+    entry_ = &contract_entry(name);  // a registered engine, or the test-only hand-over
     skip_reason_ = why_unusable(*entry_);
     return skip_reason_.empty();
   }
@@ -492,6 +493,12 @@ TEST_P(EngineContract, AcceptsSaysWhy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, EngineContract, testing::ValuesIn(registered_names()), engine_param_name);
+
+// The hand-over composite (auto's CPU-then-GPU engine) over two CPU engines, as if registered.
+INSTANTIATE_TEST_SUITE_P(Handover, EngineShapes,
+                         testing::Combine(testing::Values(handover_contract_entry().name), testing::ValuesIn(all_shapes())),
+                         shape_param_name);
+INSTANTIATE_TEST_SUITE_P(Handover, EngineContract, testing::Values(handover_contract_entry().name), engine_param_name);
 
 }  // namespace
 }  // namespace halo

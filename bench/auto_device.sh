@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One call on the GPU machine for issue 15's `auto` (the CPU -> GPU hand-over): build, the
+# GPU tests (all of halo_cuda_tests), the hand-over and auto rows of halo_tests, memcheck over
+# the GPU hand-over tests, then the whole process against sox (bench/end_to_end.sh) with
+# `auto`, `cuda-fft` and `cpu-fft` at 255 and 65535 taps on 10-minute and 1-hour stereo files.
+#   bash bench/auto_device.sh [steps: build tests sanitizer e2e]   (default: all; ~9 minutes)
+# Needs .devdeps carried (../shared/device/README.md). Logs under $OUT.
+set -uo pipefail
+out=${OUT:-$PWD/device_out}; mkdir -p "$out"
+steps=${*:-build tests sanitizer e2e}
+eval "$(bash .devdeps/deps.sh install .devdeps)"
+build=/tmp/halo_build
+for step in $steps; do
+  case $step in
+    build)
+      start=$SECONDS
+      cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_BENCH=OFF > "$out/configure.log" 2>&1
+      cmake --build $build -j 16 > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+      echo "build: $((SECONDS - start)) s" ;;
+    tests)
+      timeout 240 $build/tests/halo_cuda_tests > "$out/cuda_tests.log" 2>&1
+      echo "halo_cuda_tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/cuda_tests.log" | head -20
+      timeout 240 $build/tests/halo_tests --gtest_filter='Registered/*:CliAuto*:*Handover*:AutoChoice*:GpuProbe*:Crossover*' > "$out/auto_tests.log" 2>&1
+      echo "contract + auto rows rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/auto_tests.log" | head -20 ;;
+    sanitizer)
+      timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/halo_cuda_tests \
+        --gtest_filter='GpuHandover*' > "$out/memcheck_handover.log" 2>&1
+      echo "memcheck (hand-over) rc=$?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck_handover.log" ;;
+    e2e)
+      for taps in 255 65535; do
+        TAPS=$taps LENGTHS="600 3600" ENGINES="auto cuda-fft cpu-fft" timeout 280 bash bench/end_to_end.sh $build/halo /tmp/halo_e2e \
+          > "$out/end_to_end_$taps.md" 2> "$out/end_to_end_$taps.err"
+        echo "e2e $taps taps rc=$?"; grep "^|" "$out/end_to_end_$taps.md"
+      done ;;
+  esac
+done

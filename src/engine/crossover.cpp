@@ -1,0 +1,73 @@
+#include "src/engine/crossover.hpp"
+
+#include <cstdint>
+
+namespace halo {
+
+// Where the numbers come from (H100 machine: NVIDIA H100 80GB HBM3, 16 cores, driver 580,
+// CUDA 13.0; bench/results/h100_end_to_end.md and issue 15's figures, 2026-11-23):
+//   - starting the GPU engine (CUDA context, cuda-fast's prepare and taps) took 0.211 s on the
+//     10-minute file and 0.193 s on the hour (`--timings` "engine start"); issue 15 saw
+//     0.21-0.32 s. Taken as 0.2 s.
+//   - cpu-fft, one thread, on that machine's CPU: 255 taps, 1.896 s of engine time for the
+//     hour of stereo (345.6 M samples): 5.5 ns a sample; 65535 taps, 4.83 s for the hour:
+//     14 ns a sample. The direct engine below 24 taps: 4.9 ns a sample at 7 taps (README, 60 s
+//     of stereo on the 2-core development machine; not measured on the H100 machine), ~5 ns.
+//   So the hand-over pays from 0.2 s / 5 ns = 4.0e7 samples up to 63 taps, 0.2 s / 5.5 ns =
+//   3.6e7 up to 1023, and 0.2 s / 14 ns = 1.4e7 beyond (between 1023 and 65535 taps cpu-fft
+//   costs between 5.5 and 14 ns a sample; the longer mask's rate hands over a little early).
+//   These rest on the single-thread cpu-fft of issue 12: a faster CPU engine (issue 15's
+//   threads) raises every threshold in proportion. Re-measure: `--timings` of `--engine cpu-fft`
+//   (engine seconds / samples) and of a CUDA engine (engine start), on the machine itself.
+//   Measured since (bench/auto_device.sh on the H100 machine, bench/results/h100_auto_end_to_end.md):
+//   the threaded cpu-fft (16 threads) filters the 10-minute stereo file at 255 taps in 0.142 s
+//   of whole process against 0.406 s for the hand-over to cuda-fast, and the hour in 0.957 s
+//   against 0.769 s: up to 1023 taps the GPU pays from about 2e8 samples (between 5.8e7 and
+//   3.5e8). At 65535 taps the GPU already wins on the 10-minute file (cuda-fft 0.499 s,
+//   cpu-fft 0.582 s): 1.4e7 stays. cuda-fft beats cuda-fft-fused at every length measured
+//   (2.64 against 5.75 ms at 4095 taps, N = 2^26), and cuda-fast beats cuda-fft up to 1023
+//   taps (0.63 against 2.67 ms at 255), so the fused engine is in no row.
+//   - GPU engines by mask length, kernel times at N = 2^26 (README, bench/NOTES.md):
+//     up to 63 taps cuda-fast runs at 1.07-1.11x the copy floor (0.191-0.198 ms), which no
+//     FFT method beats; at 255 and 1023 taps cuda-fast (0.630, 2.42 ms) still beats CuPy's
+//     overlap-add (2.81, 2.93 ms); from 4095 taps an FFT method wins (CuPy 3.70 ms against
+//     9.54, 3.82 against 37.7 at 16383): cuda-fft-fused (masks it holds in shared memory),
+//     then cuda-fft; past 16384 taps only cuda-fft takes the mask. cuda-fft and
+//     cuda-fft-fused were not yet measured when this was written: reorder the rows from
+//     `halo_bench` when they are.
+const std::vector<GpuCrossover>& crossover_tables() {
+  static const std::vector<GpuCrossover> tables = {
+      {"NVIDIA H100 80GB HBM3",
+       {
+           {63, 2.0e8, {"cuda-fast", nullptr, nullptr}},
+           {1023, 2.0e8, {"cuda-fast", "cuda-fft", nullptr}},
+           {16384, 1.4e7, {"cuda-fft", "cuda-fast", nullptr}},
+           {SIZE_MAX, 1.4e7, {"cuda-fft", nullptr, nullptr}},
+       }},
+  };
+  return tables;
+}
+
+CrossoverAnswer crossover_for(const std::string& model, std::size_t taps) {
+  const auto& tables = crossover_tables();
+  const GpuCrossover* table = &tables.front();
+  bool listed = false;
+  for (const auto& candidate : tables)
+    if (!model.empty() && model == candidate.model) {
+      table = &candidate;
+      listed = true;
+    }
+  CrossoverAnswer answer{table->rows.back(), table->model};
+  for (const auto& row : table->rows)
+    if (taps <= row.up_to_taps) {
+      answer.row = row;
+      break;
+    }
+  if (!listed) {
+    answer.row.handover_from_samples *= 2;  // the fallback rule
+    answer.table = (model.empty() ? std::string("an unknown GPU") : model) + ": " + table->model + "'s table, sizes x 2";
+  }
+  return answer;
+}
+
+}  // namespace halo
