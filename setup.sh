@@ -14,9 +14,11 @@ build=${BUILD_DIR:-build}
 # bench/realtime_soak.sh measures live against.
 # python3-numpy, -scipy, -soundfile and strace: the tests' independent oracles (golden values,
 # decoded outputs, system-call counts), run with /usr/bin/python3.
+# libyaml-cpp-dev, nlohmann-json3-dev: design's exports (CamillaDSP's YAML, JSON) and the tests
+# that parse them.
 packages=(build-essential cmake pkg-config libsndfile1-dev libfftw3-dev libcxxopts-dev libgtest-dev sox
   clang libclang-rt-14-dev portaudio19-dev libsamplerate0-dev jackd2 jconvolver
-  python3-numpy python3-scipy python3-soundfile strace)
+  python3-numpy python3-scipy python3-soundfile strace libyaml-cpp-dev nlohmann-json3-dev)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()

@@ -24,6 +24,7 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/mask_json_header.hpp"
 #include "audio/sndfile_handle.hpp"
 
 namespace halo::audio {
@@ -35,7 +36,7 @@ namespace {
 
 // ---------------------------------------------------------------- formats by extension
 
-enum class FileKind { text, raw_f32, sound };
+enum class FileKind { text, raw_f32, sound, json, header };
 
 // Sound containers halo writes masks into, and the sample format each one holds exactly
 // (float). FLAC has no float samples: 24-bit PCM is its closest, exact to 2^-23 within [-1, 1].
@@ -85,6 +86,8 @@ bool is_read_only_sound(const std::string& extension) {
 FileKind kind_of(const std::string& path) {
   const std::string extension = extension_of(path);
   if (extension == "f32") return FileKind::raw_f32;
+  if (extension == "json") return FileKind::json;
+  if (extension == "h" || extension == "hpp") return FileKind::header;
   if (writable_container(extension) || is_read_only_sound(extension)) return FileKind::sound;
   return FileKind::text;
 }
@@ -507,6 +510,8 @@ MaskSet read_mask(const std::string& path) {
   switch (kind_of(path)) {
     case FileKind::raw_f32: return parse_raw_f32(path, read_bytes(path, 4 * max_mask_taps, false));
     case FileKind::sound: return read_sound(path);
+    case FileKind::json: return parse_json_mask(path, read_bytes(path, max_text_bytes, true));
+    case FileKind::header: return parse_header_mask(path, read_bytes(path, max_text_bytes, true));
     case FileKind::text: break;
   }
   return parse_text(path, read_bytes(path, max_text_bytes, true));
@@ -516,6 +521,8 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
   switch (kind_of(name)) {
     case FileKind::raw_f32: return parse_raw_f32(name, bytes);
     case FileKind::sound: return parse_sound(name, bytes);
+    case FileKind::json: return parse_json_mask(name, bytes);
+    case FileKind::header: return parse_header_mask(name, bytes);
     case FileKind::text: break;
   }
   return parse_text(name, bytes);
@@ -539,6 +546,9 @@ void write_mask(const std::string& path, const MaskSet& masks) {
   std::string bytes;
   SoundPlan sound{};
   switch (kind) {
+    case FileKind::json:
+    case FileKind::header:
+      throw Error(path + ": JSON and C headers are written by halo design --format json|h");
     case FileKind::text: bytes = text_contents(masks); break;
     case FileKind::raw_f32: bytes = raw_f32_contents(path, masks); break;
     case FileKind::sound: sound = plan_sound(path, masks); break;

@@ -11,6 +11,8 @@ namespace halo::audio {
 //         whitespace and/or single commas; every line the same column count; the rate from a
 //         "# rate R Hz" comment (as write_mask writes it), else unknown (0);
 //   .f32: raw little-endian float32, one mask, rate unknown (0);
+//   .json, .h, .hpp: the JSON and C-header exports of `halo design` (audio/mask_json_header.hpp),
+//         their rate from the file;
 //   .wav .flac .aif .aiff .aifc .au .snd .caf .w64 .rf64 .mat .ircam .sf .ogg .oga .opus .mp3
 //         .voc ...: an impulse response read with libsndfile (any subtype it reads, as float),
 //         one mask per channel, rate from the file.

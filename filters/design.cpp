@@ -7,21 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "filters/band_spec.hpp"
 #include "filters/error.hpp"
+#include "filters/methods.hpp"
 
 namespace halo::filters {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
-
-// scipy.signal.kaiser_beta (Oppenheim & Schafer): beta for a stop-band attenuation in dB.
-double kaiser_beta(double attenuation_db) {
-  if (attenuation_db > 50) return 0.1102 * (attenuation_db - 8.7);
-  if (attenuation_db > 21) {
-    return 0.5842 * std::pow(attenuation_db - 21, 0.4) + 0.07886 * (attenuation_db - 21);
-  }
-  return 0.0;
-}
 
 // sin(pi x) / (pi x), 1 at 0: numpy.sinc.
 double sinc(double x) {
@@ -46,8 +39,9 @@ std::vector<PassBand> pass_bands(const Spec& spec) {
     case Band::highpass: return {{low, 1.0}};
     case Band::bandpass: return {{low, high}};
     case Band::bandstop: return {{0.0, low}, {high, 1.0}};
+    case Band::multiband: break;
   }
-  throw Error("unknown band");
+  throw Error(Field::method, "window and kaiser design the four band types, not a multi-band spec");
 }
 
 // The length and window a spec resolves to, and how the length was reached.
@@ -115,15 +109,23 @@ std::vector<double> windowed_sinc(const std::vector<PassBand>& bands, int taps, 
   return h;
 }
 
-std::string provenance(const Spec& spec, const Resolved& resolved) {
+std::string edges_text(const Spec& spec) {
+  if (spec.band == Band::multiband) return "bands " + to_string(spec.bands) + " Hz";
   std::string edges = number(spec.low_hz);
   if (spec.band == Band::bandpass || spec.band == Band::bandstop) edges += ":" + number(spec.high_hz);
-  return to_string(spec.band) + " " + edges + " Hz, " + std::to_string(resolved.taps) + " taps" +
-         resolved.length_note + ", " + to_string(resolved.window) + " window, " +
-         number(spec.rate_hz) + " Hz";
+  return to_string(spec.band) + " " + edges + " Hz";
 }
 
 }  // namespace
+
+// scipy.signal.kaiser_beta (Oppenheim & Schafer): beta for a stop-band attenuation in dB.
+double kaiser_beta(double attenuation_db) {
+  if (attenuation_db > 50) return 0.1102 * (attenuation_db - 8.7);
+  if (attenuation_db > 21) {
+    return 0.5842 * std::pow(attenuation_db - 21, 0.4) + 0.07886 * (attenuation_db - 21);
+  }
+  return 0.0;
+}
 
 KaiserOrder kaiser_order(double attenuation_db, double transition_hz, double rate_hz) {
   validate_kaiser(attenuation_db, transition_hz, rate_hz);
@@ -135,21 +137,56 @@ KaiserOrder kaiser_order(double attenuation_db, double transition_hz, double rat
           kaiser_beta(attenuation_db)};
 }
 
-std::vector<double> design_coefficients(const Spec& spec) {
-  validate(spec);
-  const Resolved resolved = resolve(spec);
-  return windowed_sinc(pass_bands(spec), resolved.taps, resolved.window);
+std::vector<double> coefficients_of(const Spec& resolved) {
+  std::vector<double> h;
+  switch (resolved.method) {
+    case Method::window:
+    case Method::kaiser: h = windowed_sinc(pass_bands(resolved), resolved.taps, resolved.window); break;
+    case Method::remez: h = remez(resolved.taps, band_layout(resolved, resolved.taps), resolved.rate_hz); break;
+    case Method::firls: h = least_squares(resolved.taps, band_layout(resolved, resolved.taps), resolved.rate_hz); break;
+    case Method::automatic: throw Error(Field::method, "auto is resolved before any taps are made");
+  }
+  return resolved.minimum_phase ? minimum_phase(h) : h;
 }
 
-Mask design(const Spec& spec) {
-  validate(spec);
-  const Resolved resolved = resolve(spec);
-  const std::vector<double> h = windowed_sinc(pass_bands(spec), resolved.taps, resolved.window);
+Mask mask_of(const std::vector<double>& taps, const Spec& resolved, const std::string& how) {
   Mask mask;
-  mask.taps.assign(h.begin(), h.end());  // double inside, float on the way out
-  mask.rate_hz = spec.rate_hz;
-  mask.provenance = provenance(spec, resolved);
+  mask.taps.assign(taps.begin(), taps.end());  // double inside, float on the way out
+  mask.rate_hz = resolved.rate_hz;
+  std::string method;
+  switch (resolved.method) {
+    case Method::window: method = to_string(resolved.window) + " window"; break;
+    case Method::kaiser: method = "kaiser (" + to_string(resolved.window) + ")"; break;
+    default: method = to_string(resolved.method); break;
+  }
+  mask.provenance = edges_text(resolved) + ", " + std::to_string(resolved.taps) + " taps" + how + ", " + method +
+                    (resolved.minimum_phase ? ", minimum phase" : "") + ", " + number(resolved.rate_hz) + " Hz";
   return mask;
+}
+
+Designed design_to_spec(const Spec& spec) {
+  validate(spec);
+  if (spec.taps == 0 && spec.method != Method::window) return shortest_design(spec);
+  Spec resolved = spec;
+  std::string how;
+  if (spec.method == Method::window) {
+    const Resolved r = resolve(spec);
+    resolved.taps = r.taps;
+    resolved.window = r.window;
+    how = r.length_note;
+    // kaiserord's length was reached from the goal: keep it for the report, as a given length.
+  } else if (spec.method == Method::kaiser) {
+    resolved.window = Window{WindowKind::kaiser, kaiser_beta(spec.attenuation_db)};
+  }
+  const std::vector<double> h = coefficients_of(resolved);
+  return {mask_of(h, resolved, how), resolved};
+}
+
+Mask design(const Spec& spec) { return design_to_spec(spec).mask; }
+
+std::vector<double> design_coefficients(const Spec& spec) {
+  // The taps at the resolved length once more, in double (design_to_spec keeps the float mask).
+  return coefficients_of(design_to_spec(spec).spec);
 }
 
 }  // namespace halo::filters

@@ -19,14 +19,33 @@ KaiserOrder kaiser_order(double attenuation_db, double transition_hz, double rat
 // Window w[0..taps-1] (symmetric), as scipy.signal.get_window(..., fftbins=False).
 std::vector<double> window_coefficients(const Window& window, int taps);
 
-// Windowed-sinc design, as scipy.signal.firwin(numtaps, cutoff, window, pass_zero, scale=True,
-// fs=rate): double precision inside, float on the way out. Validates first. When taps == 0 the
-// length and beta come from kaiser_order and a highpass/bandstop length is bumped to odd
-// (the provenance says so). A window that is all zeros (hann at 2 taps, where scipy returns
-// NaN) throws filters::Error.
+// scipy.signal.kaiser_beta: the Kaiser beta for a stop-band attenuation in dB.
+double kaiser_beta(double attenuation_db);
+
+// A mask and the spec as the design resolved it: the method used (never automatic), the
+// length (taps, never 0) and the window used. measure() (design_report.hpp) takes both.
+struct Designed {
+  Mask mask;
+  Spec spec;
+};
+
+// Validates, then designs by spec.method; double precision inside, float on the way out.
+// - window: as scipy.signal.firwin(numtaps, cutoff, window, pass_zero, scale=True, fs=rate).
+//   When taps == 0 the length and beta come from kaiser_order as they are (no search) and a
+//   highpass/bandstop length is bumped to odd (the provenance says so). A window that is all
+//   zeros (hann at 2 taps, where scipy returns NaN) throws filters::Error.
+// - kaiser: firwin with a Kaiser window of beta kaiser_beta(attenuation_db).
+// - remez, firls: on the bands of band_layout (band_spec.hpp).
+// - taps == 0 (kaiser, remez, firls, automatic): the shortest mask that meets attenuation_db
+//   and ripple_db on the bands (shortest_design.cpp); filters::Error naming the spec when no
+//   length up to the method's max_search_taps_* does.
+// minimum_phase: then the minimum-phase mask of the same length and magnitude.
+Designed design_to_spec(const Spec& spec);
+
+// design_to_spec(spec).mask.
 Mask design(const Spec& spec);
 
-// Same as design() but the double coefficients, for tests and analysis.
+// The double coefficients of design_to_spec, for tests and analysis.
 std::vector<double> design_coefficients(const Spec& spec);
 
 }  // namespace halo::filters

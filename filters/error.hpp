@@ -15,6 +15,9 @@ enum class Field {
   transition_hz,   // Spec::transition_hz
   attenuation_db,  // Spec::attenuation_db
   window,          // Spec::window
+  method,          // Spec::method
+  bands,           // Spec::bands
+  ripple_db,       // Spec::ripple_db
 };
 
 // The field's name as a message spells it: "rate_hz", "low_hz", "low_hz:high_hz", "taps", ...
@@ -28,6 +31,9 @@ inline const char* field_name(Field field) {
     case Field::transition_hz: return "transition_hz";
     case Field::attenuation_db: return "attenuation_db";
     case Field::window: return "window";
+    case Field::method: return "method";
+    case Field::bands: return "bands";
+    case Field::ripple_db: return "ripple_db";
   }
   return "";
 }

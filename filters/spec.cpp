@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "filters/band_spec.hpp"
 #include "filters/design.hpp"
 #include "filters/error.hpp"
 
@@ -18,6 +19,9 @@ constexpr int max_taps = 1 << 20;
 // above 300 dB the double-precision sinc itself is the floor, so no length reaches it.
 constexpr double min_attenuation_db = 8;
 constexpr double max_attenuation_db = 300;
+
+// A pass band that swings more than 20 dB is no pass band.
+constexpr double max_ripple_db = 20;
 
 constexpr double min_kaiser_beta = 0;
 constexpr double max_kaiser_beta = 50;
@@ -117,17 +121,119 @@ void validate_kaiser(double attenuation_db, double transition_hz, double rate_hz
   }
 }
 
+namespace {
+
+// Band edges, transitions and lengths for the methods that take them (remez, firls, kaiser).
+void validate_goals(const Spec& spec) {
+  if (spec.ripple_db != 0 && !(spec.ripple_db > 0 && spec.ripple_db <= max_ripple_db)) {
+    throw Error(Field::ripple_db, number(spec.ripple_db) + " dB: the pass-band ripple must be in (0, " +
+                                      number(max_ripple_db) + "] dB");
+  }
+  if (spec.attenuation_db != 0 && !(spec.attenuation_db > 0 && spec.attenuation_db <= max_attenuation_db)) {
+    throw Error(Field::attenuation_db, number(spec.attenuation_db) + " dB: the stop-band attenuation must be in (0, " +
+                                           number(max_attenuation_db) + "] dB");
+  }
+}
+
+// A band edge's transition (cutoff +- transition/2) must stay inside (0, rate/2).
+void validate_transition_fits(const Spec& spec) {
+  const double half = spec.transition_hz / 2;
+  const double nyquist = spec.rate_hz / 2;
+  if (!(spec.transition_hz > 0) || !(spec.transition_hz < nyquist)) {
+    throw Error(Field::transition_hz, number(spec.transition_hz) + " Hz must be above 0 and below Nyquist " +
+                                          nyquist_note(spec.rate_hz));
+  }
+  const bool two_edges = spec.band == Band::bandpass || spec.band == Band::bandstop;
+  if (spec.low_hz - half <= 0) {
+    throw Error(Field::transition_hz, number(spec.transition_hz) + " Hz centred on " + number(spec.low_hz) +
+                                          " Hz reaches 0 Hz: narrow it");
+  }
+  const double top = two_edges ? spec.high_hz : spec.low_hz;
+  if (top + half >= nyquist) {
+    throw Error(Field::transition_hz, number(spec.transition_hz) + " Hz centred on " + number(top) +
+                                          " Hz reaches Nyquist " + nyquist_note(spec.rate_hz) + ": narrow it");
+  }
+  if (two_edges && spec.high_hz - spec.low_hz <= spec.transition_hz) {
+    throw Error(Field::transition_hz, number(spec.transition_hz) + " Hz is wider than the band " +
+                                          number(spec.low_hz) + ":" + number(spec.high_hz) + " leaves between its edges");
+  }
+}
+
+// A linear-phase mask of even length is zero at Nyquist.
+bool gain_at_nyquist(const Spec& spec) {
+  if (spec.band == Band::multiband) {
+    const BandGoal& last = spec.bands.back();
+    return last.high_hz >= spec.rate_hz / 2 && last.gain > 0;
+  }
+  return passes_nyquist(spec.band);
+}
+
+void validate_method_length(const Spec& spec, int max_taps_of_method) {
+  if (spec.taps == 0) {
+    if (spec.attenuation_db == 0 && spec.ripple_db == 0) {
+      throw Error(Field::taps, "0: no filter length: give a number of taps, or attenuation_db and/or ripple_db "
+                               "for the shortest mask that meets them");
+    }
+    return;
+  }
+  const std::string taps = std::to_string(spec.taps);
+  if (spec.taps < 1 || spec.taps > max_taps_of_method) {
+    throw Error(Field::taps, taps + ": the length must be in [1, " + std::to_string(max_taps_of_method) + "] for " +
+                                 to_string(spec.method));
+  }
+  if (gain_at_nyquist(spec) && spec.taps % 2 == 0) {
+    throw Error(Field::taps, taps + ": a mask that passes Nyquist needs an odd number of taps (try " +
+                                 std::to_string(spec.taps + 1) + ")");
+  }
+}
+
+}  // namespace
+
 void validate(const Spec& spec) {
   validate_rate(spec.rate_hz);
-  if (spec.band == Band::lowpass || spec.band == Band::highpass) {
-    validate_one_edge(spec);
+  if (spec.band == Band::multiband) {
+    validate_bands(spec.bands, spec.rate_hz);
+    if (spec.method == Method::window || spec.method == Method::kaiser) {
+      throw Error(Field::method, to_string(spec.method) + ": a multi-band spec needs remez, firls or auto");
+    }
   } else {
-    validate_two_edges(spec);
+    if (!spec.bands.empty()) throw Error(Field::bands, "are for a multi-band spec only");
+    if (spec.band == Band::lowpass || spec.band == Band::highpass) {
+      validate_one_edge(spec);
+    } else {
+      validate_two_edges(spec);
+    }
   }
-  if (spec.taps != 0) {
-    validate_given_taps(spec);
-  } else {
-    validate_kaiser_length(spec);
+  if (spec.method == Method::window) {
+    if (spec.ripple_db != 0) validate_goals(spec);
+    if (spec.taps != 0) {
+      validate_given_taps(spec);
+    } else {
+      validate_kaiser_length(spec);
+    }
+    return;
+  }
+  validate_goals(spec);
+  if (spec.band != Band::multiband) {
+    // kaiser with taps may leave the transition out; every other case lays its bands with it.
+    if (spec.transition_hz != 0 || spec.method != Method::kaiser || spec.taps == 0) validate_transition_fits(spec);
+  }
+  switch (spec.method) {
+    case Method::window: break;
+    case Method::kaiser:
+      if (spec.attenuation_db == 0) throw Error(Field::attenuation_db, "is needed by kaiser: its beta comes from it");
+      validate_kaiser(spec.attenuation_db, spec.transition_hz > 0 ? spec.transition_hz : spec.rate_hz / 4,
+                      spec.rate_hz);
+      validate_method_length(spec, max_search_taps_kaiser);
+      break;
+    case Method::remez: validate_method_length(spec, max_search_taps_remez); break;
+    case Method::firls: validate_method_length(spec, max_search_taps_firls); break;
+    case Method::automatic:
+      if (spec.taps != 0) {
+        throw Error(Field::taps, std::to_string(spec.taps) + ": auto finds the length: give no taps, or a method");
+      }
+      validate_method_length(spec, max_search_taps_kaiser);
+      break;
   }
 }
 
@@ -137,6 +243,7 @@ std::string to_string(Band band) {
     case Band::highpass: return "highpass";
     case Band::bandpass: return "bandpass";
     case Band::bandstop: return "bandstop";
+    case Band::multiband: return "bands";
   }
   return "unknown band";
 }
@@ -187,6 +294,28 @@ Window parse_window(const std::string& text) {
     throw Error(Field::window, text + ": unknown window (hann, hamming, blackman, kaiser[:BETA], rect)");
   }
   return window;
+}
+
+std::string to_string(Method method) {
+  switch (method) {
+    case Method::window: return "window";
+    case Method::kaiser: return "kaiser";
+    case Method::remez: return "remez";
+    case Method::firls: return "firls";
+    case Method::automatic: return "auto";
+  }
+  return "unknown method";
+}
+
+Method parse_method(const std::string& text) {
+  std::string name;
+  for (char c : text) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "window" || name == "firwin") return Method::window;
+  if (name == "kaiser") return Method::kaiser;
+  if (name == "remez" || name == "equiripple") return Method::remez;
+  if (name == "firls" || name == "ls") return Method::firls;
+  if (name == "auto") return Method::automatic;
+  throw Error(Field::method, text + ": unknown method (window, kaiser, remez, firls, auto)");
 }
 
 }  // namespace halo::filters

@@ -1,39 +1,87 @@
 // halo design (mask options) [--rate HZ] [-o MASKFILE]: writes a mask and summarises it.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
 #include <cxxopts.hpp>
 
 #include "audio/mask_file.hpp"
+#include "filters/design_report.hpp"
 #include "filters/response.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/design_outputs.hpp"
 #include "src/cli/mask_options.hpp"
 #include "src/cli/number_parser.hpp"
 
 namespace halo::cli {
 namespace {
 
-double db(double magnitude) { return magnitude > 0 ? 20.0 * std::log10(magnitude) : -INFINITY; }
-
-// `spec`: the design, at the rate the mask is for.
-void print_summary(std::FILE* to, const filters::MaskSet& masks, const MaskSource& source, const filters::Spec& spec) {
+// A mask read from a file: what it is and how long.
+void print_file_summary(std::FILE* to, const filters::MaskSet& masks) {
   const filters::Mask& mask = masks.front();
-  std::fprintf(to, "mask:      %s\n", describe_masks(masks).c_str());
-  std::fprintf(to, "taps:      %zu (delay %zu frames when centred)\n", mask.taps.size(), (mask.taps.size() - 1) / 2);
-  if (source.kind != MaskSource::Kind::designed) return;
-  const double rate_hz = spec.rate_hz;
-  std::fprintf(to, "gain:      %.2f dB at 0 Hz, %.2f dB at %g Hz, %.2f dB at %g Hz (Nyquist)\n",
-               db(filters::magnitude_at(mask, 0, rate_hz)), db(filters::magnitude_at(mask, spec.low_hz, rate_hz)),
-               spec.low_hz, db(filters::magnitude_at(mask, rate_hz / 2, rate_hz)), rate_hz / 2);
-  const filters::StopBand stop = filters::stop_band(mask, spec);
-  if (stop.points > 0) {
-    std::fprintf(to, "stop band: %.1f dB at most (beyond %.0f Hz of the edges)\n", db(stop.worst_magnitude),
-                 stop.guard_hz);
-  } else if (spec.band == filters::Band::bandstop) {
-    // A notch narrower than the transition: its depth at the centre is what there is to say.
-    std::fprintf(to, "stop band: within %.0f Hz of both edges; %.1f dB at its centre, %g Hz\n", stop.guard_hz,
-                 db(stop.centre_magnitude), stop.centre_hz);
-  }
+  std::fprintf(to, "mask:       %s\n", describe_masks(masks).c_str());
+  std::fprintf(to, "taps:       %zu (delay %zu frames when centred)\n", mask.taps.size(), (mask.taps.size() - 1) / 2);
 }
+
+std::string hz_list(const std::vector<double>& hz) {
+  if (hz.empty()) return "none";
+  std::string text;
+  for (double f : hz) {
+    char one[32];
+    std::snprintf(one, sizeof one, "%s%.1f Hz", text.empty() ? "" : ", ", f);
+    text += one;
+  }
+  return text;
+}
+
+// A designed mask: what filters::measure found on the dense response.
+void print_report(std::FILE* to, const filters::Mask& mask, const filters::DesignReport& r) {
+  std::fprintf(to, "mask:       %s\n", mask.provenance.c_str());
+  std::fprintf(to, "method:     %s%s%s, %zu taps, %s phase\n", r.method.c_str(), r.window.empty() ? "" : " ",
+               r.window.c_str(), r.taps, r.phase == filters::Phase::linear ? "linear" : "minimum");
+  std::fprintf(to, "delay:      %.1f samples (%.3f ms)%s\n", r.delay_samples, r.delay_ms,
+               r.phase == filters::Phase::minimum ? ", mean group delay in the pass bands" : "");
+  for (const filters::BandMeasure& band : r.bands) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%.0f-%.0f Hz", band.low_hz, band.high_hz);
+    if (band.gain > 0) {
+      std::fprintf(to, "pass band:  %-17s ripple %.3f dB (gain %.3g)\n", range, band.ripple_db, band.gain);
+    } else {
+      std::fprintf(to, "stop band:  %-17s attenuation %.1f dB\n", range, band.attenuation_db);
+    }
+  }
+  std::fprintf(to, "-3 dB:      %s\n", hz_list(r.minus_3db_hz).c_str());
+  std::fprintf(to, "-6 dB:      %s\n", hz_list(r.minus_6db_hz).c_str());
+  std::fprintf(to, "worst gain: %.4g (%+.2f dB): the headroom a signal needs never to clip\n", r.worst_case_gain,
+               r.worst_case_gain_db);
+  if (!r.spec_given) return;
+  std::string goals;
+  char text[96];
+  if (r.target_attenuation_db > 0) {
+    std::snprintf(text, sizeof text, "attenuation >= %g dB (%.1f)", r.target_attenuation_db, r.attenuation_db);
+    goals += text;
+  }
+  if (r.target_ripple_db > 0) {
+    std::snprintf(text, sizeof text, "%sripple <= %g dB (%.3f)", goals.empty() ? "" : ", ", r.target_ripple_db,
+                  r.ripple_db);
+    goals += text;
+  }
+  std::fprintf(to, "spec:       %s: %s\n", r.met ? "met" : "NOT MET", goals.c_str());
+}
+
+// --report FILE.json: a .json name in a folder that exists, checked before any design work.
+void check_report_name(const std::string& path) {
+  const std::string extension = ".json";
+  if (path.size() <= extension.size() || path.compare(path.size() - extension.size(), extension.size(), extension) != 0)
+    throw UsageError("--report " + path + ": give a .json file name");
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  if (!folder.empty() && !std::filesystem::is_directory(folder))
+    throw UsageError("--report " + path + ": no folder " + folder);
+}
+
+// The exit code of a design that does not meet the spec its user gave (2 is a usage error).
+constexpr int exit_spec_not_met = 3;
 
 }  // namespace
 
@@ -47,7 +95,10 @@ int design_command(int argc, char** argv) {
   options.add_options("Output")
       ("rate", "sample rate in Hz", cxxopts::value<std::string>()->default_value("48000"), "HZ")
       ("o,output", "write the mask to MASKFILE", cxxopts::value<std::string>(), "MASKFILE")
+      ("report", "write the measured report as JSON to FILE", cxxopts::value<std::string>(), "FILE.json")
+      ("q,quiet", "no report on the terminal")
       ("h,help", "this help");
+  add_design_output_options(options);
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
     std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Output"}).c_str());
@@ -60,23 +111,47 @@ int design_command(int argc, char** argv) {
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");
-  if (output != "-") audio::check_mask_output(output);  // before any design work
+  const DesignOutputs outputs = parse_design_outputs(parsed, output);  // every name checked before any design work
+  const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
+  if (parsed.count("report")) check_report_name(report_path);
   const MaskSource source = parse_mask_options(parsed);
-  filters::MaskSet masks = masks_for(source, rate_hz);
-  filters::Spec spec = source.spec;
-  spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
-
-  if (output != "-") {
-    audio::write_mask(output, masks);
-    print_summary(stdout, masks, source, spec);
-    std::printf("written:   %s\n", output.c_str());
+  const bool designed = source.kind == MaskSource::Kind::designed;
+  if (!designed && parsed.count("report")) throw UsageError("--report measures a designed mask against its spec");
+  filters::MaskSet masks;
+  filters::Spec spec = source.spec;  // designed: as the design resolved it (method, length)
+  if (designed) {
+    const filters::Designed design = design_for(source, rate_hz);
+    masks = {design.mask};
+    spec = design.spec;
   } else {
-    print_summary(stderr, masks, source, spec);
+    masks = masks_for(source, rate_hz);
+    spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
+  }
+
+  const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
+  write_design_outputs(outputs, masks, designed ? &spec : nullptr, designed ? &report : nullptr);
+  if (designed && !report_path.empty()) write_text_file(report_path, report_json(report).dump(2) + "\n");
+  const bool quiet = parsed.count("quiet") > 0;
+  const auto summarise = [&](std::FILE* to) {
+    if (quiet) return;
+    if (designed) print_report(to, masks.front(), report);
+    else print_file_summary(to, masks);
+  };
+  if (output != "-") {
+    summarise(stdout);
+    if (!quiet) std::printf("written:    %s\n", output.c_str());
+  } else {
+    summarise(stderr);
     for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {
       for (std::size_t c = 0; c < masks.size(); ++c)
         std::printf(c == 0 ? "%.9g" : " %.9g", k < masks[c].taps.size() ? masks[c].taps[k] : 0.0f);
       std::printf("\n");
     }
+  }
+  // Asked for a spec and not given it: the files are written (to look at), the exit says so.
+  if (designed && report.spec_given && !report.met) {
+    std::fprintf(stderr, "halo: the spec is not met: %s\n", masks.front().provenance.c_str());
+    return exit_spec_not_met;
   }
   return 0;
 }

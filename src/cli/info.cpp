@@ -1,8 +1,9 @@
-// halo info FILE: format, rate, channels, frames, duration and peak of a sound file.
+// halo info FILE [--json]: format, rate, channels, frames, duration and peak of a sound file.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "audio/reader.hpp"
@@ -11,9 +12,10 @@
 namespace halo::cli {
 
 int info_command(int argc, char** argv) {
-  cxxopts::Options options("halo info", "Describe a sound file.\n  halo info FILE");
+  cxxopts::Options options("halo info", "Describe a sound file.\n  halo info FILE [--json]");
   options.positional_help("FILE");
-  options.add_options()("h,help", "this help")("file", "", cxxopts::value<std::vector<std::string>>());
+  options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and -inf as null)")(
+      "file", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"file"});
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
@@ -46,6 +48,30 @@ int info_command(int argc, char** argv) {
   float peak = 0;
   for (float value : channel_peak) peak = std::isnan(value) || std::isnan(peak) ? NAN : std::max(peak, value);
   auto dbfs = [](float value) { return std::isnan(value) ? NAN : value > 0 ? 20.0 * std::log10(value) : -INFINITY; };
+
+  if (parsed.count("json")) {
+    // JSON has no NaN or infinity: null stands for them (a silent file's -inf dBFS, a NaN peak).
+    const auto number = [](double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); };
+    nlohmann::ordered_json j;
+    j["file"] = path;
+    j["container"] = audio::container_name(format.container);
+    j["subtype"] = audio::subtype_name(format.subtype);
+    j["rate_hz"] = format.rate_hz;
+    j["channels"] = format.channels;
+    j["frames"] = frames;
+    if (reader.declared_frames() > static_cast<std::int64_t>(frames)) j["declared_frames"] = reader.declared_frames();
+    j["duration_s"] = static_cast<double>(frames) / format.rate_hz;
+    j["peak"] = number(peak);
+    j["peak_dbfs"] = number(dbfs(peak));
+    nlohmann::ordered_json channels = nlohmann::ordered_json::array();
+    for (int c = 0; c < format.channels; ++c)
+      channels.push_back({{"peak", number(channel_peak[c])}, {"peak_dbfs", number(dbfs(channel_peak[c]))}});
+    j["channel"] = channels;
+    j["nan_samples"] = nans;
+    j["inf_samples"] = infinities;
+    std::printf("%s\n", j.dump(1).c_str());
+    return 0;
+  }
 
   std::printf("file:      %s\n", path.c_str());
   std::printf("format:    %s %s\n", audio::container_name(format.container).c_str(),

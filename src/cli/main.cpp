@@ -27,7 +27,11 @@ constexpr const char* usage =
     "                     [--tail] [--subtype S] [--gain DB | --norm[=DB]] [--no-dither] [--quiet]\n"
     "                     [-t raw --rate HZ --channels N --encoding S]  (for a headerless IN)\n"
     "  halo design (mask options) [--rate HZ] [-o MASKFILE]\n"
-    "  halo info FILE\n"
+    "  halo design ... [--format txt|f32|wav|json|h|camilladsp|eqapo|sox] [--plot FILE.svg [--plot-scale linear|log]]\n"
+    "  halo info FILE [--json]\n"
+    "  halo ir inspect FILE [--plot FILE.svg] [--json]\n"
+    "  halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]\n"
+    "                     [--minimum-phase] [--fade-out MS]\n"
     "  halo devices                                      (every audio device PortAudio finds)\n"
     "  halo play FILE (mask options) [--mask A --mask B ...] [--device NAME|INDEX] [--frames N] [--engine E] [--loop]\n"
     "  halo live (mask options) [--device D] [--input-device D] [--channels C] [--rate HZ] [--frames N] [--engine E]\n"
@@ -83,7 +87,8 @@ static int run_command(int argc, char** argv) {
     if (command == "devices") return halo::cli::devices_command(argc - 1, argv + 1);
     if (command == "play") return halo::cli::play_command(argc - 1, argv + 1);
     if (command == "live") return halo::cli::live_command(argc - 1, argv + 1);
-    halo::cli::notice("'" + command + "' is not a command (filter, design, info, devices, play, live; see halo --help)");
+    if (command == "ir") return halo::cli::ir_command(argc - 1, argv + 1);
+    halo::cli::notice("'" + command + "' is not a command (filter, design, info, ir, devices, play, live; see halo --help)");
     return 2;
   } catch (const halo::cli::UsageError& error) {
     halo::cli::notice(error.what());

@@ -1,10 +1,15 @@
 #include "src/cli/mask_options.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
+#include "audio/error.hpp"
 #include "audio/mask_file.hpp"
+#include "filters/band_spec.hpp"
 #include "filters/design.hpp"
 #include "filters/error.hpp"
+#include "filters/resample.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
 
@@ -16,16 +21,25 @@ void add_mask_options(cxxopts::Options& options) {
       ("highpass", "high-pass with cutoff F Hz", cxxopts::value<std::string>(), "F")
       ("bandpass", "band-pass between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")
       ("bandstop", "band-stop between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")
+      ("bands", "multi-band: \"LO-HI:GAIN[/w=WEIGHT], ...\" in Hz, e.g. \"0-3000:1, 4000-24000:0/w=10\" "
+       "(remez, firls or auto)", cxxopts::value<std::string>(), "SPEC")
       ("mask", "coefficients from FILE (.txt, .f32, or a sound file); centred like a designed mask",
        cxxopts::value<std::string>(), "FILE")
       ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
-       cxxopts::value<std::string>(), "FILE");
+       cxxopts::value<std::string>(), "FILE")
+      ("ir-rate", "an --ir file at another rate than the audio: refuse (default), resample it (libsamplerate) "
+       "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep");
   options.add_options("Design")
       ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<std::string>(), "N")
       ("transition", "transition width in Hz (with --attenuation: Kaiser length and beta)",
        cxxopts::value<std::string>(), "HZ")
       ("attenuation", "stop-band attenuation in dB (with --transition)", cxxopts::value<std::string>(), "DB")
-      ("window", "hann|hamming|blackman|kaiser[:BETA]|rect (default hamming)", cxxopts::value<std::string>(), "W");
+      ("window", "hann|hamming|blackman|kaiser[:BETA]|rect (default hamming)", cxxopts::value<std::string>(), "W")
+      ("method", "window|kaiser|remez|firls|auto (default window; remez for --bands); without --taps, "
+       "kaiser/remez/firls/auto find the shortest mask that meets --attenuation/--ripple",
+       cxxopts::value<std::string>(), "M")
+      ("ripple", "pass-band ripple wanted, peak to peak, in dB", cxxopts::value<std::string>(), "DB")
+      ("minimum-phase", "the minimum-phase mask of the same length and magnitude (least delay)");
 }
 
 namespace {
@@ -41,6 +55,9 @@ std::string flag_of(filters::Field field, filters::Band band) {
     case filters::Field::transition_hz: return "--transition";
     case filters::Field::attenuation_db: return "--attenuation";
     case filters::Field::window: return "--window";
+    case filters::Field::method: return "--method";
+    case filters::Field::bands: return "--bands";
+    case filters::Field::ripple_db: return "--ripple";
   }
   return "";
 }
@@ -49,7 +66,8 @@ std::string flag_of(filters::Field field, filters::Band band) {
 // detail names by its snake_case field name, spelled as the flags the user typed.
 std::string with_flags(const filters::Error& error, filters::Band band) {
   std::string detail = error.detail();
-  for (filters::Field other : {filters::Field::rate_hz, filters::Field::transition_hz, filters::Field::attenuation_db}) {
+  for (filters::Field other : {filters::Field::rate_hz, filters::Field::transition_hz, filters::Field::attenuation_db,
+                               filters::Field::ripple_db}) {
     const std::string name = filters::field_name(other);
     for (auto at = detail.find(name); at != std::string::npos; at = detail.find(name, at))
       detail.replace(at, name.size(), flag_of(other, band));
@@ -79,7 +97,7 @@ void parse_band_edges(const std::string& option, const std::string& text, filter
 }  // namespace
 
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
-  static const char* sources[] = {"lowpass", "highpass", "bandpass", "bandstop", "mask", "ir"};
+  static const char* sources[] = {"lowpass", "highpass", "bandpass", "bandstop", "bands", "mask", "ir"};
   std::string chosen;
   for (const char* name : sources) {
     if (!parsed.count(name)) continue;
@@ -87,16 +105,25 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     chosen = name;
   }
   if (chosen.empty())
-    throw UsageError("no mask: give --lowpass, --highpass, --bandpass, --bandstop, --mask or --ir");
+    throw UsageError("no mask: give --lowpass, --highpass, --bandpass, --bandstop, --bands, --mask or --ir");
 
   MaskSource source;
   const std::string value = parsed[chosen].as<std::string>();
   if (chosen == "mask" || chosen == "ir") {
-    for (const char* design_option : {"taps", "transition", "attenuation", "window"})
+    for (const char* design_option : {"taps", "transition", "attenuation", "window", "method", "ripple", "minimum-phase"})
       if (parsed.count(design_option))
         throw UsageError("--" + std::string(design_option) + " designs a mask; it does not apply to --" + chosen);
     source.kind = chosen == "mask" ? MaskSource::Kind::mask_file : MaskSource::Kind::impulse_response;
     source.path = value;
+    if (parsed.count("ir-rate")) {
+      const std::string policy = parsed["ir-rate"].as<std::string>();
+      if (policy != "refuse" && policy != "resample" && policy != "keep")
+        throw UsageError("--ir-rate " + policy + ": give refuse, resample or keep");
+      if (chosen != "ir") throw UsageError("--ir-rate applies to --ir");
+      source.ir_rate = policy == "resample" ? MaskSource::IrRate::resample
+                       : policy == "keep"   ? MaskSource::IrRate::keep
+                                            : MaskSource::IrRate::refuse;
+    }
     return source;
   }
 
@@ -104,9 +131,33 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   if (chosen == "lowpass" || chosen == "highpass") {
     spec.band = chosen == "lowpass" ? filters::Band::lowpass : filters::Band::highpass;
     spec.low_hz = parse_hz("--" + chosen, value);
+  } else if (chosen == "bands") {
+    spec.band = filters::Band::multiband;
+    spec.bands = flags_for(spec.band, [&] { return filters::parse_bands(value); });
+    spec.method = filters::Method::remez;
   } else {
     spec.band = chosen == "bandpass" ? filters::Band::bandpass : filters::Band::bandstop;
     parse_band_edges("--" + chosen, value, spec);
+  }
+  if (parsed.count("method")) {
+    const std::string method = parsed["method"].as<std::string>();
+    spec.method = flags_for(spec.band, [&] { return filters::parse_method(method); });
+  }
+  spec.minimum_phase = parsed.count("minimum-phase") > 0;
+  if (parsed.count("ripple")) spec.ripple_db = parse_real("--ripple", parsed["ripple"].as<std::string>());
+  const auto taps_given = [&] {
+    // The range is the library's to say (a filters::Error naming --taps); this is what an int holds.
+    return static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(), -(1LL << 30), 1LL << 30));
+  };
+  if (spec.method != filters::Method::window) {
+    // Every goal is optional here; the library says which one a method needs.
+    if (parsed.count("window")) throw UsageError("--window is for --method window");
+    spec.taps = parsed.count("taps") ? taps_given() : 0;
+    if (parsed.count("transition"))
+      spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
+    if (parsed.count("attenuation"))
+      spec.attenuation_db = parse_real("--attenuation", parsed["attenuation"].as<std::string>());
+    return source;
   }
   const bool by_kaiser = parsed.count("transition") || parsed.count("attenuation");
   if (by_kaiser) {
@@ -119,10 +170,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
     spec.attenuation_db = parse_real("--attenuation", parsed["attenuation"].as<std::string>());
   } else {
-    // The range is the library's to say (a filters::Error naming --taps); this is what an int holds.
-    spec.taps = parsed.count("taps") ? static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(),
-                                                                     -(1LL << 30), 1LL << 30))
-                                     : filters::default_taps;
+    spec.taps = parsed.count("taps") ? taps_given() : filters::default_taps;
   }
   if (parsed.count("window")) {
     const std::string window = parsed["window"].as<std::string>();
@@ -132,9 +180,28 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
 }
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
-  if (source.kind != MaskSource::Kind::designed) return audio::read_mask(source.path);
+  if (source.kind == MaskSource::Kind::mask_file) return audio::read_mask(source.path);
+  if (source.kind == MaskSource::Kind::impulse_response) {
+    filters::MaskSet masks = audio::read_mask(source.path);
+    const double ir_rate = masks.front().rate_hz;
+    // Never used silently at another rate: its delays and frequencies would all be off.
+    if (ir_rate > 0 && std::fabs(ir_rate - rate_hz) > 1e-6 * rate_hz && source.ir_rate != MaskSource::IrRate::keep) {
+      if (source.ir_rate == MaskSource::IrRate::refuse) {
+        char line[160];
+        std::snprintf(line, sizeof line, ": the impulse response is at %.10g Hz but the audio is at %.10g Hz "
+                      "(--ir-rate resample resamples it, --ir-rate keep uses it as it is)", ir_rate, rate_hz);
+        throw audio::Error(source.path + line);
+      }
+      for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+    }
+    return masks;
+  }
+  return {design_for(source, rate_hz).mask};
+}
+
+filters::Designed design_for(MaskSource source, double rate_hz) {
   source.spec.rate_hz = rate_hz;
-  return {flags_for(source.spec.band, [&] { return filters::design(source.spec); })};
+  return flags_for(source.spec.band, [&] { return filters::design_to_spec(source.spec); });
 }
 
 std::string describe_masks(const filters::MaskSet& masks) {

@@ -2,6 +2,7 @@
 #include <cxxopts.hpp>
 #include <string>
 
+#include "filters/design.hpp"
 #include "filters/mask.hpp"
 #include "filters/spec.hpp"
 
@@ -14,6 +15,10 @@ void add_mask_options(cxxopts::Options& options);
 struct MaskSource {
   enum class Kind { designed, mask_file, impulse_response } kind = Kind::designed;
   std::string path;      // mask_file, impulse_response
+  // What to do with an impulse_response whose file rate is not the audio's: refuse it (the
+  // default), resample it with libsamplerate (--ir-rate resample), or use its taps as they are
+  // (--ir-rate keep, with filter's warning): never silently.
+  enum class IrRate { refuse, resample, keep } ir_rate = IrRate::refuse;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 
@@ -23,6 +28,10 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 // Designs (at rate_hz) or reads the masks. A design the library refuses is reported with the
 // command-line flag of the field it names ("--taps 0: ...").
 filters::MaskSet masks_for(MaskSource source, double rate_hz);
+
+// A designed source (Kind::designed) at rate_hz: the mask and the spec as the design resolved
+// it (method, length, window), for the report. Errors worded with flags, as masks_for's.
+filters::Designed design_for(MaskSource source, double rate_hz);
 
 // The mask set in a few words for a summary: one mask's provenance, or for per-channel masks
 // from one file "file ir.wav: 2 masks, one per channel" (not the first one's "ch 1").

@@ -1,0 +1,300 @@
+// JSON (nlohmann-json) and C-header mask files: writing with exact float round trips, reading
+// with a message that names the file, and the line for a header.
+#include "audio/mask_json_header.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "audio/error.hpp"
+#include "audio/mask_export.hpp"
+
+namespace halo::audio {
+
+using filters::Mask;
+using filters::MaskSet;
+
+namespace {
+
+constexpr std::size_t max_mask_taps = std::size_t{1} << 24;  // as mask_file.cpp
+
+// The double whose shortest decimal reads back to `value`: nlohmann-json writes a double with
+// the fewest digits that give the same double, so this one prints as "0.1", not as the 17
+// digits of (double)0.1f.
+double printable(float value) { return std::strtod(shortest_float(value).c_str(), nullptr); }
+
+nlohmann::ordered_json taps_json(const Mask& mask) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (float tap : mask.taps) list.push_back(printable(tap));
+  return list;
+}
+
+float checked_float(double value, const std::string& where) {
+  if (!std::isfinite(value)) throw Error(where + "NaN or Inf coefficient");
+  if (std::fabs(value) > FLT_MAX) throw Error(where + "a coefficient does not fit in a float");
+  return static_cast<float>(value);
+}
+
+std::vector<float> json_list(const nlohmann::json& list, const std::string& path) {
+  std::vector<float> taps;
+  if (list.size() > max_mask_taps)
+    throw Error(path + ": more than " + std::to_string(max_mask_taps) + " taps, the most a mask holds");
+  taps.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_number())
+      throw Error(path + ": coefficient " + std::to_string(i) + " is not a number");
+    const double value = list[i].get<double>();
+    taps.push_back(std::isfinite(value) && std::fabs(value) <= FLT_MAX
+                       ? static_cast<float>(value)
+                       : checked_float(value, path + ": coefficient " + std::to_string(i) + ": "));
+  }
+  return taps;
+}
+
+std::string comment_safe(std::string text) {
+  for (std::size_t at = text.find("*/"); at != std::string::npos; at = text.find("*/", at)) text.replace(at, 2, "* /");
+  return text;
+}
+
+// %.9g with a decimal point or exponent, then f: a float literal that rounds to `value`.
+std::string float_literal(float value) {
+  std::string text = shortest_float(value);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text + "f";
+}
+
+// The header without its comments (kept as spaces and newlines, so that line numbers stay).
+std::string without_comments(const std::string& text) {
+  std::string out = text;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out.compare(i, 2, "/*") == 0) {
+      const std::size_t end = out.find("*/", i + 2);
+      const std::size_t stop = end == std::string::npos ? out.size() : end + 2;
+      for (std::size_t j = i; j < stop; ++j)
+        if (out[j] != '\n') out[j] = ' ';
+      i = stop - 1;
+    } else if (out.compare(i, 2, "//") == 0) {
+      for (; i < out.size() && out[i] != '\n'; ++i) out[i] = ' ';
+    }
+  }
+  return out;
+}
+
+int line_at(const std::string& text, std::size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
+}
+
+}  // namespace
+
+std::string c_identifier(const std::string& stem) {
+  std::string name;
+  for (char c : stem) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  if (name.empty()) return "mask";
+  static const char* const keywords[] = {"auto", "break", "case", "char", "const", "continue", "default", "do",
+                                         "double", "else", "enum", "extern", "float", "for", "goto", "if", "int",
+                                         "long", "register", "return", "short", "signed", "sizeof", "static",
+                                         "struct", "switch", "typedef", "union", "unsigned", "void", "volatile",
+                                         "while", "class", "new", "delete", "this", "template", "namespace"};
+  const bool keyword = std::find_if(std::begin(keywords), std::end(keywords),
+                                    [&](const char* k) { return name == k; }) != std::end(keywords);
+  if (keyword || std::isdigit(static_cast<unsigned char>(name[0]))) name = "mask_" + name;
+  return name;
+}
+
+std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, const nlohmann::json& measured) {
+  // In this order (not sorted): what it is first, the long coefficient list last.
+  nlohmann::ordered_json document;
+  document["format"] = "halo-mask";
+  document["version"] = 1;
+  document["rate_hz"] = masks.front().rate_hz;
+  document["provenance"] = masks.front().provenance;
+  document["taps"] = masks.front().taps.size();
+  document["channels"] = masks.size();
+  document["spec"] = nlohmann::ordered_json::parse(spec.dump());
+  document["measured"] = nlohmann::ordered_json::parse(measured.dump());
+  if (masks.size() == 1) {
+    document["coefficients"] = taps_json(masks.front());
+  } else {
+    nlohmann::ordered_json lists = nlohmann::ordered_json::array();
+    for (const Mask& mask : masks) lists.push_back(taps_json(mask));
+    document["coefficients"] = lists;
+  }
+  return document.dump(1) + "\n";
+}
+
+std::string header_contents(const MaskSet& masks, const std::string& name, const std::string& comment) {
+  const std::size_t taps = masks.front().taps.size();
+  std::string out = "/* " + comment_safe(comment) + "\n */\n";
+  std::string guard = "HALO_MASK_" + name;
+  std::transform(guard.begin(), guard.end(), guard.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  out += "#ifndef " + guard + "_H\n#define " + guard + "_H\n\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "static const double %s_rate_hz = %.10g;\n", name.c_str(), masks.front().rate_hz);
+  out += line;
+  std::snprintf(line, sizeof line, "static const unsigned %s_taps = %zu;\n", name.c_str(), taps);
+  out += line;
+  if (masks.size() > 1) {
+    std::snprintf(line, sizeof line, "static const unsigned %s_channels = %zu;\n", name.c_str(), masks.size());
+    out += line;
+    std::snprintf(line, sizeof line, "static const float %s[%zu][%zu] = {\n", name.c_str(), masks.size(), taps);
+  } else {
+    std::snprintf(line, sizeof line, "static const float %s[%zu] = {\n", name.c_str(), taps);
+  }
+  out += line;
+  for (std::size_t m = 0; m < masks.size(); ++m) {
+    const std::string indent = masks.size() > 1 ? "    " : "  ";
+    if (masks.size() > 1) out += "  {\n";
+    for (std::size_t k = 0; k < taps; ++k) {
+      if (k % 6 == 0) out += indent;
+      out += float_literal(masks[m].taps[k]);
+      out += k + 1 < taps ? (k % 6 == 5 ? ",\n" : ", ") : "\n";
+    }
+    if (masks.size() > 1) out += m + 1 < masks.size() ? "  },\n" : "  }\n";
+  }
+  out += "};\n\n#endif\n";
+  return out;
+}
+
+MaskSet parse_json_mask(const std::string& path, const std::string& text) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    std::string reason = error.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." without the tag.
+    if (const std::size_t bracket = reason.find("] "); bracket != std::string::npos) reason = reason.substr(bracket + 2);
+    throw Error(path + ": not JSON (" + reason + ")");
+  }
+  double rate_hz = 0;
+  std::string provenance = "file " + path;
+  nlohmann::json coefficients;
+  if (document.is_array()) {
+    coefficients = document;
+  } else if (document.is_object() && document.contains("coefficients")) {
+    coefficients = document["coefficients"];
+    if (document.contains("rate_hz")) {
+      if (!document["rate_hz"].is_number() || !(document["rate_hz"].get<double>() >= 0))
+        throw Error(path + ": \"rate_hz\" is not a rate in Hz");
+      rate_hz = document["rate_hz"].get<double>();
+    }
+  } else {
+    throw Error(path + ": no \"coefficients\" list");
+  }
+  if (!coefficients.is_array() || coefficients.empty()) throw Error(path + ": no coefficients");
+
+  MaskSet masks;
+  if (coefficients.front().is_array()) {
+    for (std::size_t c = 0; c < coefficients.size(); ++c) {
+      if (!coefficients[c].is_array()) throw Error(path + ": coefficients: mixed lists and numbers");
+      Mask mask;
+      mask.taps = json_list(coefficients[c], path);
+      if (mask.taps.empty()) throw Error(path + ": channel " + std::to_string(c + 1) + " has no coefficients");
+      if (!masks.empty() && mask.taps.size() != masks.front().taps.size())
+        throw Error(path + ": channel " + std::to_string(c + 1) + " has " + std::to_string(mask.taps.size()) +
+                    " coefficients, channel 1 has " + std::to_string(masks.front().taps.size()));
+      mask.provenance = provenance + " ch " + std::to_string(c + 1);
+      masks.push_back(std::move(mask));
+    }
+  } else {
+    Mask mask;
+    mask.taps = json_list(coefficients, path);
+    mask.provenance = provenance;
+    masks.push_back(std::move(mask));
+  }
+  for (Mask& mask : masks) mask.rate_hz = rate_hz;
+  return masks;
+}
+
+MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
+  const std::string text = without_comments(raw);
+  // The array: the first `float` declaration with an initialiser.
+  std::size_t equals = std::string::npos;
+  for (std::size_t at = text.find("float"); at != std::string::npos; at = text.find("float", at + 5)) {
+    const std::size_t semicolon = text.find(';', at);
+    const std::size_t eq = text.find('=', at);
+    const std::size_t brace = text.find('{', at);
+    if (eq != std::string::npos && brace != std::string::npos && eq < brace && (semicolon == std::string::npos || brace < semicolon)) {
+      equals = eq;
+      break;
+    }
+  }
+  if (equals == std::string::npos) throw Error(path + ": no `float NAME[] = {...}` array");
+
+  MaskSet masks;
+  std::vector<float> current;
+  int depth = 0;
+  bool nested = false;
+  std::size_t i = text.find('{', equals);
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    // Counting lines is linear in the offset: only for a message.
+    const auto where = [&] { return path + ":" + std::to_string(line_at(raw, i)) + ": "; };
+    if (c == '{') {
+      if (++depth > 2) throw Error(where() + "braces nested more than two deep");
+      if (depth == 2 && !current.empty()) throw Error(where() + "a number outside the inner lists");
+      if (depth == 2) nested = true;
+      current.clear();
+    } else if (c == '}') {
+      if (depth == 2 || !nested) {
+        if (current.empty()) throw Error(where() + "an empty list");
+        if (!masks.empty() && current.size() != masks.front().taps.size())
+          throw Error(where() + std::to_string(current.size()) + " coefficients, the first list has " +
+                      std::to_string(masks.front().taps.size()));
+        Mask mask;
+        mask.taps = current;
+        masks.push_back(std::move(mask));
+        current.clear();
+      }
+      if (--depth == 0) break;
+    } else if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      continue;
+    } else {
+      if (depth == 1 && nested) throw Error(where() + "a number outside the inner lists");
+      std::size_t end = i;
+      while (end < text.size() && text[end] != ',' && text[end] != '}' && text[end] != '{' &&
+             !std::isspace(static_cast<unsigned char>(text[end])))
+        ++end;
+      std::string token = text.substr(i, end - i);
+      if (!token.empty() && (token.back() == 'f' || token.back() == 'F')) token.pop_back();
+      char* stop = nullptr;
+      const double value = token.empty() ? 0 : std::strtod(token.c_str(), &stop);
+      // strtod reads "nan", "inf" and hex; a C initialiser has none of them as a mask holds it.
+      const bool number = !token.empty() && stop == token.c_str() + token.size() &&
+                          token.find_first_of("xXnN") == std::string::npos && token.find("inf") == std::string::npos &&
+                          token.find("INF") == std::string::npos;
+      if (!number) throw Error(where() + "\"" + text.substr(i, std::min<std::size_t>(end - i, 24)) + "\" is not a number");
+      if (!std::isfinite(value) || std::fabs(value) > FLT_MAX) current.push_back(checked_float(value, where()));
+      else current.push_back(static_cast<float>(value));
+      if (current.size() > max_mask_taps)
+        throw Error(path + ": more than " + std::to_string(max_mask_taps) + " taps, the most a mask holds");
+      i = end - 1;
+    }
+  }
+  if (depth != 0) throw Error(path + ": the coefficient list is not closed");
+  if (masks.empty()) throw Error(path + ": no coefficients");
+
+  // NAME_rate_hz = R; as header_contents writes it.
+  double rate_hz = 0;
+  if (const std::size_t at = text.find("_rate_hz"); at != std::string::npos) {
+    const std::size_t eq = text.find('=', at);
+    const std::size_t semicolon = text.find(';', at);
+    if (eq != std::string::npos && semicolon != std::string::npos && eq < semicolon) {
+      const std::string value = text.substr(eq + 1, semicolon - eq - 1);
+      char* stop = nullptr;
+      const double rate = std::strtod(value.c_str(), &stop);
+      if (std::isfinite(rate) && rate > 0) rate_hz = rate;
+    }
+  }
+  for (std::size_t m = 0; m < masks.size(); ++m) {
+    masks[m].rate_hz = rate_hz;
+    masks[m].provenance = "file " + path + (masks.size() > 1 ? " ch " + std::to_string(m + 1) : "");
+  }
+  return masks;
+}
+
+}  // namespace halo::audio

@@ -1,0 +1,109 @@
+// The measured report of a design: every figure from a dense response of the float mask (what
+// is written and filtered with), never from the design's own intentions.
+#include "filters/design_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "filters/band_spec.hpp"
+#include "filters/error.hpp"
+#include "filters/response.hpp"
+
+namespace halo::filters {
+namespace {
+
+double db(double magnitude) { return 20 * std::log10(magnitude); }
+
+// Where |H| crosses `level` between grid points, interpolated linearly.
+std::vector<double> crossings(const Response& r, double level) {
+  std::vector<double> found;
+  for (std::size_t i = 1; i < r.magnitude.size(); ++i) {
+    const double a = r.magnitude[i - 1] - level, b = r.magnitude[i] - level;
+    if ((a >= 0) == (b >= 0)) continue;
+    const double t = a / (a - b);
+    found.push_back(r.freq_hz[i - 1] + t * (r.freq_hz[i] - r.freq_hz[i - 1]));
+  }
+  return found;
+}
+
+}  // namespace
+
+DesignReport measure(const Mask& mask, const Spec& spec) {
+  if (mask.taps.empty()) throw Error("report: the mask has no taps");
+  const std::size_t taps = mask.taps.size();
+  std::size_t intervals = 8192;
+  while (intervals < 16 * taps && intervals < (std::size_t(1) << 22)) intervals *= 2;
+
+  Mask at_rate = mask;
+  at_rate.rate_hz = spec.rate_hz;
+  const Response r = response(at_rate, static_cast<int>(intervals + 1));
+
+  DesignReport report;
+  report.method = to_string(spec.method);
+  if (spec.method == Method::window || spec.method == Method::kaiser) report.window = to_string(spec.window);
+  report.taps = taps;
+  report.rate_hz = spec.rate_hz;
+  report.phase = spec.minimum_phase ? Phase::minimum : Phase::linear;
+  report.grid_points = r.freq_hz.size();
+
+  double delay_sum = 0;
+  std::size_t delay_points = 0;
+  bool any_pass = false, any_stop = false;
+  for (const BandGoal& goal : band_layout(spec, static_cast<int>(taps))) {
+    BandMeasure band;
+    band.low_hz = goal.low_hz;
+    band.high_hz = goal.high_hz;
+    band.gain = goal.gain;
+    band.weight = goal.weight;
+    // The edges themselves, evaluated directly: the worst point of a band is often its edge.
+    band.min_gain = band.max_gain = magnitude_at(mask, goal.low_hz, spec.rate_hz);
+    const double at_high = magnitude_at(mask, goal.high_hz, spec.rate_hz);
+    band.min_gain = std::min(band.min_gain, at_high);
+    band.max_gain = std::max(band.max_gain, at_high);
+    const auto first = std::lower_bound(r.freq_hz.begin(), r.freq_hz.end(), goal.low_hz) - r.freq_hz.begin();
+    for (std::size_t i = static_cast<std::size_t>(first); i < r.freq_hz.size() && r.freq_hz[i] <= goal.high_hz; ++i) {
+      band.min_gain = std::min(band.min_gain, r.magnitude[i]);
+      band.max_gain = std::max(band.max_gain, r.magnitude[i]);
+      if (goal.gain > 0) {
+        delay_sum += r.group_delay[i];
+        ++delay_points;
+      }
+    }
+    if (goal.gain > 0) {
+      band.ripple_db = band.min_gain > 0 ? db(band.max_gain / band.min_gain) : INFINITY;
+      report.ripple_db = any_pass ? std::max(report.ripple_db, band.ripple_db) : band.ripple_db;
+      any_pass = true;
+    } else {
+      band.attenuation_db = band.max_gain > 0 ? -db(band.max_gain) : INFINITY;
+      report.attenuation_db = any_stop ? std::min(report.attenuation_db, band.attenuation_db) : band.attenuation_db;
+      any_stop = true;
+    }
+    report.bands.push_back(band);
+  }
+
+  if (report.phase == Phase::linear || delay_points == 0) {
+    report.delay_samples = 0.5 * static_cast<double>(taps - 1);
+  } else {
+    report.delay_samples = delay_sum / static_cast<double>(delay_points);
+  }
+  report.delay_ms = report.delay_samples / spec.rate_hz * 1000;
+  report.minus_3db_hz = crossings(r, std::pow(10.0, -3.0 / 20));
+  report.minus_6db_hz = crossings(r, std::pow(10.0, -6.0 / 20));
+
+  double sum = 0;
+  for (float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
+  report.worst_case_gain = sum;
+  report.worst_case_gain_db = sum > 0 ? db(sum) : -INFINITY;
+
+  report.target_attenuation_db = spec.attenuation_db;
+  report.target_ripple_db = spec.ripple_db;
+  report.spec_given = spec.attenuation_db > 0 || spec.ripple_db > 0;
+  report.met = true;
+  for (const BandMeasure& band : report.bands) {
+    if (band.gain > 0 && spec.ripple_db > 0 && !(band.ripple_db <= spec.ripple_db)) report.met = false;
+    if (band.gain == 0 && spec.attenuation_db > 0 && !(band.attenuation_db >= spec.attenuation_db)) report.met = false;
+  }
+  return report;
+}
+
+}  // namespace halo::filters

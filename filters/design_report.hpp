@@ -1,0 +1,68 @@
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "filters/mask.hpp"
+#include "filters/spec.hpp"
+
+namespace halo::filters {
+
+// One band of the spec, as measured on the dense response. The edges are where the spec puts
+// them: for --lowpass F with a transition T, the pass band is [0, F - T/2] and the stop band
+// [F + T/2, rate/2] (the cutoff is the middle of the transition, as firwin's is). Without a
+// transition, T is 4 * rate / taps (four bins of the mask's resolution).
+struct BandMeasure {
+  double low_hz = 0;            // [0, rate/2]
+  double high_hz = 0;           // (low_hz, rate/2]
+  double gain = 0;              // the |H| asked for: > 0 a pass band, 0 a stop band
+  double weight = 1;            // remez/firls weight, > 0 (1 unless given)
+  double min_gain = 0;          // the smallest |H| on the grid inside [low_hz, high_hz]
+  double max_gain = 0;          // the largest
+  // Pass band: max - min of 20 log10 |H| over the band (peak to peak, dB); 0 for a stop band.
+  double ripple_db = 0;
+  // Stop band: -20 log10 max |H| (dB below unit gain; +inf for an exact zero); 0 for a pass band.
+  double attenuation_db = 0;
+};
+
+enum class Phase { linear, minimum };
+
+// What a designed mask measures against its spec: a small value type, printed by
+// `halo design`, written as JSON by --report, and the bands a plot shades.
+struct DesignReport {
+  std::string method;          // "window", "kaiser", "remez", "firls" (the one used, never "auto")
+  std::string window;          // window/kaiser: "hamming", "kaiser:5.65"; "" for remez/firls
+  std::size_t taps = 0;        // M
+  double rate_hz = 0;          // > 0
+  Phase phase = Phase::linear;
+  // Linear phase: (M - 1) / 2 exactly. Minimum phase: the mean group delay over the pass bands
+  // (what a signal in the pass band is delayed by).
+  double delay_samples = 0;
+  double delay_ms = 0;         // delay_samples / rate * 1000
+  std::vector<BandMeasure> bands;  // lowest first
+  double ripple_db = 0;        // the worst pass band's ripple_db (0 when there is no pass band)
+  double attenuation_db = 0;   // the worst (smallest) stop band's attenuation_db (0 when none)
+  // Frequencies (Hz, ascending) where |H| crosses -3 dB / -6 dB (of unit gain), linearly
+  // interpolated between grid points: one per transition of a lowpass, two of a bandpass.
+  std::vector<double> minus_3db_hz;
+  std::vector<double> minus_6db_hz;
+  // sum |h|: the largest |output| any input within [-1, 1] can give. worst_case_gain_db is its
+  // dB (20 log10): the headroom a signal needs never to clip (e.g. a preamp of -that).
+  double worst_case_gain = 0;
+  double worst_case_gain_db = 0;
+  // The goals the spec gave (0 = not given) and whether the mask meets every one.
+  double target_attenuation_db = 0;
+  double target_ripple_db = 0;
+  bool spec_given = false;     // target_attenuation_db or target_ripple_db given
+  bool met = true;             // every given target met (true when none was given)
+  std::size_t grid_points = 0; // the dense response's size over [0, rate/2]
+};
+
+// Measures `mask` against `spec` on a dense grid over [0, rate/2]: at least 16 points per tap
+// and 8193 points, at most 2^22 + 1. `spec` is the spec as design() resolved it
+// (Designed::spec in design.hpp: the method used, never automatic; taps the length used; the
+// window used), so that the report says how the mask was made. Throws filters::Error for an
+// empty mask.
+DesignReport measure(const Mask& mask, const Spec& spec);
+
+}  // namespace halo::filters

@@ -1,0 +1,50 @@
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "filters/mask.hpp"
+
+namespace halo::filters {
+
+// What `halo ir inspect` says about one channel of an impulse response. Times are in seconds at
+// the mask's rate (rate_hz > 0 is required); levels in dB are relative to full scale (1.0) unless
+// named otherwise. A figure that does not exist (a decay that never falls 25 dB) is NaN.
+struct IrAnalysis {
+  std::size_t frames = 0;
+  std::size_t peak_index = 0;        // the first sample of largest |h|
+  double peak = 0;                   // h there (signed)
+  double peak_dbfs = 0;              // 20 log10 |peak|; -inf for an all-zero channel
+  // The onset: the first sample within 20 dB of the peak (ISO 3382-1's start of the decay). The
+  // pre-delay is the time before it; what comes before is silence or noise, not the response.
+  std::size_t onset_index = 0;
+  double pre_delay_s = 0;
+  double energy = 0;                 // sum h^2
+  double worst_case_gain = 0;        // sum |h|: the largest output a full-scale input can give
+  double dc_gain = 0;                // sum h: the response at 0 Hz
+  double dc_offset = 0;              // the mean of h
+  std::size_t clipped = 0;           // samples at or beyond 16-bit full scale, |h| >= 32767/32768
+  // Schroeder backward integration from the onset: decay_db[i] = 10 log10 of the energy left
+  // after onset + i over the energy after the onset (0 dB at the onset, falling).
+  std::vector<double> decay_db;
+  // Least-squares lines through the decay curve: T20 over -5..-25 dB, T30 over -5..-35 dB,
+  // EDT over 0..-10 dB, each extrapolated to 60 dB of decay (ISO 3382-1).
+  double t20_s = 0;
+  double t30_s = 0;
+  double edt_s = 0;
+  // The T30 line, or the T20 line where T30 does not exist, as decay_db = slope * t + offset
+  // with t in seconds from the onset: for plots.
+  double fit_slope_db_per_s = 0;
+  double fit_offset_db = 0;
+};
+
+// Analyses one mask (one channel of an IR). Throws filters::Error for an empty mask or a rate
+// that is not above 0.
+IrAnalysis analyse_ir(const Mask& mask);
+
+// The T60 of a decay curve (decay_db sampled at rate_hz, 0 dB first) from a least-squares line
+// over [upper_db, lower_db] (e.g. -5, -25 for T20), or NaN when the curve never falls to
+// lower_db. `slope` and `offset` receive the line (dB per second, dB) when not null.
+double reverberation_time(const std::vector<double>& decay_db, double rate_hz, double upper_db, double lower_db,
+                          double* slope = nullptr, double* offset = nullptr);
+
+}  // namespace halo::filters

@@ -1,0 +1,47 @@
+#include "filters/resample.hpp"
+
+#include <samplerate.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "filters/error.hpp"
+
+namespace halo::filters {
+
+Mask resample(const Mask& mask, double new_rate_hz) {
+  if (!(mask.rate_hz > 0) || !(new_rate_hz > 0))
+    throw Error(Field::rate_hz, "resampling needs both rates above 0 Hz");
+  if (mask.taps.empty()) throw Error("resampling: the mask has no taps");
+  const double ratio = new_rate_hz / mask.rate_hz;
+  // libsamplerate takes ratios in [1/256, 256].
+  if (ratio < 1.0 / 256 || ratio > 256)
+    throw Error(Field::rate_hz, "resampling from " + std::to_string(mask.rate_hz) + " to " +
+                                    std::to_string(new_rate_hz) + " Hz: the ratio is beyond 256");
+  const std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
+  std::vector<float> out(frames + 1, 0.0f);
+  SRC_DATA data{};
+  data.data_in = mask.taps.data();
+  data.input_frames = static_cast<long>(mask.taps.size());
+  data.data_out = out.data();
+  data.output_frames = static_cast<long>(out.size());
+  data.src_ratio = ratio;
+  // One call over the whole mask: src_simple treats it as the complete input and flushes the
+  // filter's tail into the output.
+  if (const int code = src_simple(&data, SRC_SINC_BEST_QUALITY, 1); code != 0)
+    throw Error(std::string("resampling: ") + src_strerror(code));
+  Mask result;
+  result.rate_hz = new_rate_hz;
+  result.taps.assign(frames, 0.0f);
+  const double scale = mask.rate_hz / new_rate_hz;
+  for (std::size_t i = 0; i < frames && i < static_cast<std::size_t>(data.output_frames_gen); ++i)
+    result.taps[i] = static_cast<float>(out[i] * scale);
+  char note[96];
+  std::snprintf(note, sizeof note, ", resampled from %.10g to %.10g Hz", mask.rate_hz, new_rate_hz);
+  result.provenance = mask.provenance + note;
+  return result;
+}
+
+}  // namespace halo::filters

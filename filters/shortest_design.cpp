@@ -1,0 +1,232 @@
+// The shortest mask that meets a spec: estimate the length (kaiserord for Kaiser, Herrmann's
+// formula for remez and firls), design, measure on the dense response of design_report.cpp,
+// step down while it still meets and up (by an eighth) until it does, then bisect between the
+// longest length that fails and the shortest that meets. Measured, not trusted: an estimate
+// is only where the search starts.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "filters/band_spec.hpp"
+#include "filters/design_report.hpp"
+#include "filters/error.hpp"
+#include "filters/methods.hpp"
+
+namespace halo::filters {
+namespace {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+// Peak deviations wanted in the pass and stop bands, each from its goal; a goal not given
+// takes the other's (the equal-ripple case of Kaiser's design).
+struct Deltas {
+  double pass;
+  double stop;
+};
+
+Deltas deltas_of(const Spec& spec) {
+  double pass = 0, stop = 0;
+  if (spec.ripple_db > 0) {
+    const double g = std::pow(10.0, spec.ripple_db / 20);
+    pass = (g - 1) / (g + 1);
+  }
+  if (spec.attenuation_db > 0) stop = std::pow(10.0, -spec.attenuation_db / 20);
+  if (pass == 0) pass = stop;
+  if (stop == 0) stop = pass;
+  return {pass, stop};
+}
+
+// The narrowest transition of the band layout, in Hz.
+double narrowest_transition(const Spec& spec) {
+  const std::vector<BandGoal> bands = band_layout(spec, 1);
+  double narrowest = spec.rate_hz / 2;
+  for (std::size_t i = 1; i < bands.size(); ++i) narrowest = std::min(narrowest, bands[i].low_hz - bands[i - 1].high_hz);
+  return narrowest;
+}
+
+// Herrmann, Rabiner and Chan (1973): the length of an equiripple low-pass for deviations
+// dp, ds and a transition df (cycles per sample).
+double herrmann_taps(Deltas d, double df) {
+  const double lp = std::log10(std::min(d.pass, 0.5)), ls = std::log10(std::min(d.stop, 0.5));
+  const double d_inf = (5.309e-3 * lp * lp + 7.114e-2 * lp - 0.4761) * ls + (-2.66e-3 * lp * lp - 0.5941 * lp - 0.4278);
+  const double f = 11.01217 + 0.51244 * (lp - ls);
+  return d_inf / df - f * df + 1;
+}
+
+// The attenuation a Kaiser window is designed for: the stricter of the two goals (its ripple
+// is the same in pass and stop bands).
+double kaiser_attenuation(const Spec& spec) {
+  return std::max(8.0, -20 * std::log10(std::min(deltas_of(spec).pass, deltas_of(spec).stop)));
+}
+
+int estimate(const Spec& spec, Method method) {
+  const double transition = narrowest_transition(spec);
+  double taps = 0;
+  if (method == Method::kaiser) {
+    taps = kaiser_order(std::min(kaiser_attenuation(spec), 300.0), transition, spec.rate_hz).taps;
+  } else {
+    taps = herrmann_taps(deltas_of(spec), transition / spec.rate_hz);
+    if (method == Method::firls) taps *= 1.1;  // least squares spends some peak error on the mean
+  }
+  return static_cast<int>(std::clamp(std::ceil(taps), 1.0, 1e9));
+}
+
+// Searches one method's lengths in [1, max_taps].
+class Search {
+ public:
+  Search(const Spec& spec, Method method, int max_taps) : spec_(spec), method_(method), max_taps_(max_taps) {
+    // firls designs odd lengths; a mask that passes Nyquist needs one.
+    const bool nyquist = spec.band == Band::multiband
+                             ? spec.bands.back().high_hz >= spec.rate_hz / 2 && spec.bands.back().gain > 0
+                             : spec.band == Band::highpass || spec.band == Band::bandstop;
+    odd_only_ = method == Method::firls || nyquist;
+  }
+
+  // The shortest length found that meets, or nothing when none up to max_taps does.
+  std::optional<Designed> run() {
+    const int step = odd_only_ ? 2 : 1;
+    int meets = 0, fails = 0;  // lengths known to meet / to fail, 0 = none yet
+    const int estimated = estimate(spec_, method_);
+    // Far past the limit, no design is worth its time: the estimates are within a few percent.
+    if (estimated > 2 * max_taps_) {
+      failure_ = "the estimate alone is " + std::to_string(estimated) + " taps";
+      return std::nullopt;
+    }
+    const int start = fit(std::min(estimated, max_taps_));
+    if (start > max_taps_) return std::nullopt;
+    if (try_length(start)) {
+      meets = start;
+      while (true) {
+        const int shorter = fit(meets - std::max(step, meets / 8));
+        if (shorter < 1 || shorter >= meets) break;
+        if (!try_length(shorter)) {
+          fails = shorter;
+          break;
+        }
+        meets = shorter;
+      }
+    } else {
+      fails = start;
+      while (true) {
+        int longer = fit(fails + std::max(step, fails / 8));
+        if (longer > max_taps_) longer = fit(max_taps_) > max_taps_ ? max_taps_ - 1 : fit(max_taps_);
+        if (longer <= fails) return std::nullopt;
+        if (try_length(longer)) {
+          meets = longer;
+          break;
+        }
+        fails = longer;
+      }
+    }
+    while (meets - fails > step) {
+      const int middle = fails + ((meets - fails) / step / 2) * step;
+      if (try_length(middle)) {
+        meets = middle;
+      } else {
+        fails = middle;
+      }
+    }
+    return found_.at(meets);
+  }
+
+  const std::string& failure() const { return failure_; }
+
+ private:
+  int fit(int taps) const {
+    taps = std::max(taps, 1);
+    return odd_only_ && taps % 2 == 0 ? taps + 1 : taps;
+  }
+
+  Spec at_length(int taps) const {
+    Spec s = spec_;
+    s.method = method_;
+    s.taps = taps;
+    if (method_ == Method::kaiser) s.window = Window{WindowKind::kaiser, kaiser_beta(kaiser_attenuation(spec_))};
+    return s;
+  }
+
+  bool try_length(int taps) {
+    const Spec s = at_length(taps);
+    try {
+      const Designed designed{mask_of(coefficients_of(s), s, ""), s};
+      if (!measure(designed.mask, s).met) return false;
+      found_.emplace(taps, designed);
+      return true;
+    } catch (const Error& e) {  // remez that does not converge, firls singular: this length fails
+      failure_ = e.what();
+      return false;
+    }
+  }
+
+  Spec spec_;
+  Method method_;
+  int max_taps_;
+  bool odd_only_ = false;
+  std::map<int, Designed> found_;  // the designs that met, by length
+  std::string failure_;            // the last method error met on the way, for the message
+};
+
+int max_taps_of(Method method) {
+  switch (method) {
+    case Method::kaiser: return max_search_taps_kaiser;
+    case Method::remez: return max_search_taps_remez;
+    case Method::firls: return max_search_taps_firls;
+    default: return max_search_taps_kaiser;
+  }
+}
+
+std::string goals_text(const Spec& spec) {
+  std::string text;
+  if (spec.attenuation_db > 0) text += number(spec.attenuation_db) + " dB attenuation";
+  if (spec.ripple_db > 0) text += std::string(text.empty() ? "" : ", ") + number(spec.ripple_db) + " dB ripple";
+  if (spec.band != Band::multiband) text += " over a " + number(spec.transition_hz) + " Hz transition";
+  return text;
+}
+
+}  // namespace
+
+Designed shortest_design(const Spec& spec) {
+  std::vector<Method> methods;
+  if (spec.method == Method::automatic) {
+    // remez first: usually the shortest, so that it caps the others' searches.
+    methods = {Method::remez, Method::firls};
+    if (spec.band != Band::multiband && spec.attenuation_db > 0) methods.push_back(Method::kaiser);
+  } else {
+    methods = {spec.method};
+  }
+  std::optional<Designed> best;
+  std::string failure;
+  int limit = 0;
+  for (Method method : methods) {
+    limit = std::max(limit, max_taps_of(method));
+    const int cap = best ? std::min(max_taps_of(method), best->spec.taps - 1) : max_taps_of(method);
+    if (cap < 1) continue;
+    Search search(spec, method, cap);
+    std::optional<Designed> found = search.run();
+    if (!search.failure().empty()) failure = search.failure();
+    if (found) best = std::move(found);
+  }
+  if (!best) {
+    const Field field = spec.attenuation_db > 0 ? Field::attenuation_db : Field::ripple_db;
+    std::string detail = goals_text(spec) + ": no " +
+                         (spec.method == Method::automatic ? std::string("kaiser, remez or firls")
+                                                           : to_string(spec.method)) +
+                         " mask up to " + std::to_string(limit) + " taps meets it";
+    if (!failure.empty()) detail += " (" + failure + ")";
+    throw Error(field, detail);
+  }
+  // The provenance says how the length was reached.
+  const std::string how = " (the shortest " + to_string(best->spec.method) + " mask meeting " + goals_text(spec) + ")";
+  best->mask.provenance = mask_of({}, best->spec, how).provenance;
+  return *best;
+}
+
+}  // namespace halo::filters

@@ -1,0 +1,178 @@
+// halo design's --format and --plot: the names checked before any work, then the export
+// (audio/mask_export) and the SVG (filters/svg_plot) written through atomic files.
+#include "src/cli/design_outputs.hpp"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "audio/atomic_file.hpp"
+#include "audio/error.hpp"
+#include "src/cli/command.hpp"
+
+namespace halo::cli {
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string extension = path.substr(dot + 1);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+const char* band_name(filters::Band band) {
+  switch (band) {
+    case filters::Band::lowpass: return "lowpass";
+    case filters::Band::highpass: return "highpass";
+    case filters::Band::bandpass: return "bandpass";
+    case filters::Band::bandstop: return "bandstop";
+    case filters::Band::multiband: return "bands";
+  }
+  return "";
+}
+
+// JSON has no infinity: an exact zero's attenuation is written as null.
+nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+}  // namespace
+
+void add_design_output_options(cxxopts::Options& options) {
+  options.add_options("Output")
+      ("format", "txt|f32|wav|json|h|camilladsp|eqapo|sox (default: from -o's extension; .json, .h, .yml too)",
+       cxxopts::value<std::string>(), "F")
+      ("plot", "draw the magnitude, group delay and impulse response into FILE.svg", cxxopts::value<std::string>(),
+       "FILE.svg")
+      ("plot-scale", "frequency axis of --plot: linear|log (default linear)", cxxopts::value<std::string>(), "S");
+}
+
+void check_plot_name(const std::string& option, const std::string& path) {
+  if (path.empty()) throw UsageError(option + ": an empty name");
+  if (lower_extension(path) != "svg") throw UsageError(option + " " + path + ": a plot is an SVG file; name it .svg");
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  struct stat info {};
+  if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    throw UsageError(option + " " + path + ": cannot create a file in " + folder + ": no such folder");
+}
+
+DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output) {
+  DesignOutputs outputs;
+  outputs.output = output;
+  try {
+    outputs.format = parsed.count("format") ? audio::parse_export_format(parsed["format"].as<std::string>())
+                                            : audio::export_format_for(output);
+  } catch (const audio::Error& error) {
+    throw UsageError(error.what());
+  }
+  if (output == "-" && outputs.format != audio::ExportFormat::txt && outputs.format != audio::ExportFormat::mask_file)
+    throw UsageError("--format " + parsed["format"].as<std::string>() + " writes files: give -o FILE");
+  // A name the format cannot take is about the file (exit 1), as design's -o always was.
+  if (output != "-") audio::check_export_output(output, outputs.format);
+  if (parsed.count("plot")) {
+    outputs.plot = parsed["plot"].as<std::string>();
+    check_plot_name("--plot", outputs.plot);
+    if (outputs.plot == output) throw UsageError("--plot and -o name the same file: " + output);
+  }
+  if (parsed.count("plot-scale")) {
+    const std::string scale = parsed["plot-scale"].as<std::string>();
+    if (scale != "linear" && scale != "log") throw UsageError("--plot-scale " + scale + ": give linear or log");
+    if (!parsed.count("plot")) throw UsageError("--plot-scale goes with --plot FILE.svg");
+    outputs.scale = scale == "log" ? filters::FrequencyScale::log : filters::FrequencyScale::linear;
+  }
+  return outputs;
+}
+
+nlohmann::json spec_json(const filters::Spec& spec) {
+  nlohmann::json j;
+  j["band"] = band_name(spec.band);
+  j["method"] = filters::to_string(spec.method);
+  j["rate_hz"] = spec.rate_hz;
+  if (spec.band == filters::Band::multiband) {
+    nlohmann::json bands = nlohmann::json::array();
+    for (const filters::BandGoal& goal : spec.bands)
+      bands.push_back({{"low_hz", goal.low_hz}, {"high_hz", goal.high_hz}, {"gain", goal.gain}, {"weight", goal.weight}});
+    j["bands"] = bands;
+  } else if (spec.band == filters::Band::bandpass || spec.band == filters::Band::bandstop) {
+    j["low_hz"] = spec.low_hz;
+    j["high_hz"] = spec.high_hz;
+  } else {
+    j["cutoff_hz"] = spec.low_hz;
+  }
+  j["taps"] = spec.taps;
+  if (spec.transition_hz > 0) j["transition_hz"] = spec.transition_hz;
+  if (spec.attenuation_db > 0) j["attenuation_db"] = spec.attenuation_db;
+  if (spec.ripple_db > 0) j["ripple_db"] = spec.ripple_db;
+  if (spec.method == filters::Method::window) j["window"] = filters::to_string(spec.window);
+  j["minimum_phase"] = spec.minimum_phase;
+  return j;
+}
+
+nlohmann::json report_json(const filters::DesignReport& report) {
+  nlohmann::json j;
+  j["method"] = report.method;
+  if (!report.window.empty()) j["window"] = report.window;
+  j["taps"] = report.taps;
+  j["rate_hz"] = report.rate_hz;
+  j["phase"] = report.phase == filters::Phase::linear ? "linear" : "minimum";
+  j["delay_samples"] = report.delay_samples;
+  j["delay_ms"] = report.delay_ms;
+  nlohmann::json bands = nlohmann::json::array();
+  for (const filters::BandMeasure& band : report.bands) {
+    nlohmann::json b = {{"low_hz", band.low_hz}, {"high_hz", band.high_hz}, {"gain", band.gain},
+                        {"weight", band.weight}, {"min_gain", band.min_gain}, {"max_gain", band.max_gain}};
+    if (band.gain > 0) b["ripple_db"] = band.ripple_db;
+    else b["attenuation_db"] = finite_or_null(band.attenuation_db);
+    bands.push_back(b);
+  }
+  j["bands"] = bands;
+  j["ripple_db"] = report.ripple_db;
+  j["attenuation_db"] = finite_or_null(report.attenuation_db);
+  j["minus_3db_hz"] = report.minus_3db_hz;
+  j["minus_6db_hz"] = report.minus_6db_hz;
+  j["worst_case_gain"] = report.worst_case_gain;
+  j["worst_case_gain_db"] = report.worst_case_gain_db;
+  if (report.target_attenuation_db > 0) j["target_attenuation_db"] = report.target_attenuation_db;
+  if (report.target_ripple_db > 0) j["target_ripple_db"] = report.target_ripple_db;
+  j["met"] = report.met;
+  j["grid_points"] = report.grid_points;
+  return j;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  audio::AtomicFile file(path);
+  file.write_all(text.data(), text.size());
+  file.commit();
+}
+
+void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
+                          const filters::DesignReport* report) {
+  // The plot is made (pure, may throw) before any file is written.
+  std::string svg;
+  if (!outputs.plot.empty()) {
+    filters::MaskSet plotted = masks;
+    const double rate_hz = spec ? spec->rate_hz : 0;
+    for (filters::Mask& mask : plotted)
+      if (!(mask.rate_hz > 0)) mask.rate_hz = rate_hz > 0 ? rate_hz : 48000;
+    filters::PlotOptions options;
+    char rate[48];
+    std::snprintf(rate, sizeof rate, " at %.10g Hz", plotted.front().rate_hz);
+    options.title = masks.size() == 1 ? masks.front().provenance : std::to_string(masks.size()) + " masks";
+    if (options.title.find(" Hz") == std::string::npos) options.title += rate;  // a designed mask's names its rate
+    options.scale = outputs.scale;
+    svg = filters::design_plot_svg(plotted, report ? filters::spec_regions(*report) : std::vector<filters::SpecRegion>{},
+                                   options);
+  }
+  if (outputs.output != "-") {
+    audio::ExportNotes notes;
+    if (spec) notes.spec = spec_json(*spec);
+    if (report) notes.measured = report_json(*report);
+    audio::write_export(outputs.output, outputs.format, masks, notes);
+  }
+  if (!svg.empty()) write_text_file(outputs.plot, svg);
+}
+
+}  // namespace halo::cli

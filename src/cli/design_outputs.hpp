@@ -1,0 +1,45 @@
+#pragma once
+#include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "audio/mask_export.hpp"
+#include "filters/design_report.hpp"
+#include "filters/mask.hpp"
+#include "filters/spec.hpp"
+#include "filters/svg_plot.hpp"
+
+namespace halo::cli {
+
+// What `halo design` writes besides its report: the mask in a format other programs load
+// (--format) and a picture of it (--plot). Options shared with nothing else; design.cpp calls
+// these three.
+void add_design_output_options(cxxopts::Options& options);
+
+struct DesignOutputs {
+  std::string output;                 // -o; "-" is standard output (text only)
+  audio::ExportFormat format = audio::ExportFormat::mask_file;
+  std::string plot;                   // --plot FILE.svg; empty when not asked
+  filters::FrequencyScale scale = filters::FrequencyScale::linear;
+};
+
+// Reads --format, --plot and --plot-scale, and checks every name they lead to before any design
+// work (a format the extension contradicts, a missing folder): UsageError.
+DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output);
+
+// Writes the export to outputs.output (not "-") and the plot. `spec` and `report`: the design
+// and what it measured, null for a mask read from a file (then the plot shades no band).
+void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
+                          const filters::DesignReport* report);
+
+// The spec and the report as JSON objects (the JSON export's "spec" and "measured").
+nlohmann::json spec_json(const filters::Spec& spec);
+nlohmann::json report_json(const filters::DesignReport& report);
+
+// Writes `text` to `path` through an AtomicFile (nothing under the name unless complete).
+void write_text_file(const std::string& path, const std::string& text);
+
+// Refuses a --plot name that is not .svg or whose folder does not exist (UsageError).
+void check_plot_name(const std::string& option, const std::string& path);
+
+}  // namespace halo::cli

@@ -1,0 +1,367 @@
+// halo ir inspect FILE [--plot F.svg] [--json]: what a measured impulse response holds.
+// halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]
+//                    [--minimum-phase] [--fade-out MS]: the usual repairs before it is used.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "audio/error.hpp"
+#include "audio/mask_export.hpp"
+#include "audio/mask_file.hpp"
+#include "filters/error.hpp"
+#include "filters/ir_analysis.hpp"
+#include "filters/methods.hpp"
+#include "filters/resample.hpp"
+#include "filters/svg_plot.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/design_outputs.hpp"
+#include "src/cli/number_parser.hpp"
+
+namespace halo::cli {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+// Below the loudest peak by this much, a sample is silence for --trim-silence: under 24-bit
+// dither, and far under anything a room measurement resolves.
+constexpr double silence_below_peak_db = 120;
+
+double db20(double value) { return value > 0 ? 20 * std::log10(value) : -INFINITY; }
+double db10(double value) { return value > 0 ? 10 * std::log10(value) : -INFINITY; }
+
+// JSON has no NaN or infinity: null stands for "does not exist".
+nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
+
+std::vector<std::string> positionals(const cxxopts::ParseResult& parsed) {
+  return parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+// The IR of FILE with a known rate: a sound file's own, a text mask's "# rate" line, or --rate.
+filters::MaskSet read_ir(const std::string& path, double rate_hz) {
+  filters::MaskSet masks = audio::read_mask(path);
+  for (filters::Mask& mask : masks) {
+    if (rate_hz > 0) mask.rate_hz = rate_hz;
+    if (!(mask.rate_hz > 0)) throw UsageError(path + ": the file does not say its sample rate: give --rate HZ");
+  }
+  return masks;
+}
+
+std::string seconds(double value) {
+  char text[32];
+  if (std::isnan(value)) return "n/a";
+  std::snprintf(text, sizeof text, "%.3f s", value);
+  return text;
+}
+
+void print_inspection(const std::string& path, const filters::MaskSet& masks,
+                      const std::vector<filters::IrAnalysis>& analyses) {
+  const double rate = masks.front().rate_hz;
+  const std::size_t frames = masks.front().taps.size();
+  std::printf("file:      %s\n", path.c_str());
+  std::printf("rate:      %.10g Hz\n", rate);
+  std::printf("channels:  %zu\n", masks.size());
+  std::printf("length:    %zu frames (%.6f s)\n", frames, static_cast<double>(frames) / rate);
+  for (std::size_t c = 0; c < analyses.size(); ++c) {
+    const filters::IrAnalysis& a = analyses[c];
+    std::printf("ch %zu:\n", c + 1);
+    std::printf("  peak:            %.2f dBFS (%.9g) at frame %zu (%.6f s)\n", a.peak_dbfs, a.peak, a.peak_index,
+                static_cast<double>(a.peak_index) / rate);
+    std::printf("  pre-delay:       %.6f s (onset, within 20 dB of the peak, at frame %zu)\n", a.pre_delay_s,
+                a.onset_index);
+    std::printf("  energy:          %.9g (%.2f dB)\n", a.energy, db10(a.energy));
+    std::printf("  decay:           EDT %s, T20 %s, T30 %s (Schroeder, extrapolated to 60 dB)\n",
+                seconds(a.edt_s).c_str(), seconds(a.t20_s).c_str(), seconds(a.t30_s).c_str());
+    std::printf("  DC:              gain %.6g (%.2f dB), offset %.3g\n", a.dc_gain, db20(std::fabs(a.dc_gain)),
+                a.dc_offset);
+    std::printf("  clipped:         %zu samples at or beyond full scale\n", a.clipped);
+    std::printf("  worst-case gain: %.6g (%.2f dB): sum |h|, the largest output of a full-scale input\n",
+                a.worst_case_gain, db20(a.worst_case_gain));
+  }
+}
+
+nlohmann::ordered_json inspection_json(const std::string& path, const filters::MaskSet& masks,
+                                       const std::vector<filters::IrAnalysis>& analyses) {
+  const double rate = masks.front().rate_hz;
+  nlohmann::ordered_json j;
+  j["file"] = path;
+  j["rate_hz"] = rate;
+  j["channels"] = masks.size();
+  j["frames"] = masks.front().taps.size();
+  j["duration_s"] = static_cast<double>(masks.front().taps.size()) / rate;
+  nlohmann::ordered_json channels = nlohmann::ordered_json::array();
+  for (const filters::IrAnalysis& a : analyses) {
+    nlohmann::ordered_json c;
+    c["peak"] = a.peak;
+    c["peak_dbfs"] = number_or_null(a.peak_dbfs);
+    c["peak_index"] = a.peak_index;
+    c["peak_s"] = static_cast<double>(a.peak_index) / rate;
+    c["onset_index"] = a.onset_index;
+    c["pre_delay_s"] = a.pre_delay_s;
+    c["energy"] = a.energy;
+    c["energy_db"] = number_or_null(db10(a.energy));
+    c["edt_s"] = number_or_null(a.edt_s);
+    c["t20_s"] = number_or_null(a.t20_s);
+    c["t30_s"] = number_or_null(a.t30_s);
+    c["dc_gain"] = a.dc_gain;
+    c["dc_offset"] = a.dc_offset;
+    c["clipped"] = a.clipped;
+    c["worst_case_gain"] = a.worst_case_gain;
+    c["worst_case_gain_db"] = number_or_null(db20(a.worst_case_gain));
+    channels.push_back(c);
+  }
+  j["channel"] = channels;
+  return j;
+}
+
+int inspect(int argc, char** argv) {
+  cxxopts::Options options("halo ir inspect", "Describe an impulse response.\n  halo ir inspect FILE [--plot F.svg] [--json]");
+  options.positional_help("FILE");
+  options.add_options()
+      ("json", "print the figures as JSON (NaN figures as null)")
+      ("plot", "draw the IR, its energy decay and its response into FILE.svg", cxxopts::value<std::string>(), "FILE.svg")
+      ("plot-scale", "frequency axis of --plot: linear|log (default log)", cxxopts::value<std::string>(), "S")
+      ("rate", "the sample rate of a text or .f32 IR, which does not say it", cxxopts::value<std::string>(), "HZ")
+      ("h,help", "this help")
+      ("files", "", cxxopts::value<std::vector<std::string>>());
+  options.parse_positional({"files"});
+  const auto parsed = options.parse(argc, argv);
+  if (parsed.count("help")) {
+    std::printf("%s\n", options.help().c_str());
+    return 0;
+  }
+  refuse_repeats(parsed, {"help", "json"});
+  const std::vector<std::string> files = positionals(parsed);
+  if (files.size() != 1) throw UsageError("ir inspect needs one FILE (see halo ir inspect --help)");
+  const std::string plot = parsed.count("plot") ? parsed["plot"].as<std::string>() : "";
+  if (!plot.empty()) check_plot_name("--plot", plot);
+  filters::FrequencyScale scale = filters::FrequencyScale::log;
+  if (parsed.count("plot-scale")) {
+    const std::string text = parsed["plot-scale"].as<std::string>();
+    if (text != "linear" && text != "log") throw UsageError("--plot-scale " + text + ": give linear or log");
+    if (plot.empty()) throw UsageError("--plot-scale goes with --plot FILE.svg");
+    scale = text == "linear" ? filters::FrequencyScale::linear : filters::FrequencyScale::log;
+  }
+  const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
+  if (parsed.count("rate") && !(rate_hz > 0)) throw UsageError("--rate: give a sample rate above 0 Hz");
+
+  const filters::MaskSet masks = read_ir(files.front(), rate_hz);
+  std::vector<filters::IrAnalysis> analyses;
+  for (const filters::Mask& mask : masks) analyses.push_back(filters::analyse_ir(mask));
+  if (!plot.empty()) {
+    filters::PlotOptions plot_options;
+    plot_options.title = "impulse response " + files.front();
+    plot_options.scale = scale;
+    write_text_file(plot, filters::ir_plot_svg(masks, analyses, plot_options));
+  }
+  if (parsed.count("json")) {
+    std::printf("%s\n", inspection_json(files.front(), masks, analyses).dump(1).c_str());
+  } else {
+    print_inspection(files.front(), masks, analyses);
+    if (!plot.empty()) std::printf("plot:      %s\n", plot.c_str());
+  }
+  return 0;
+}
+
+// --normalize: "peak" (the loudest sample at 0 dBFS), "energy" (sum h^2 = 1 in the loudest
+// channel), or a level in dBFS for the peak ("-3").
+struct Normalize {
+  enum class Kind { none, peak, energy, level } kind = Kind::none;
+  double level_dbfs = 0;
+};
+
+Normalize parse_normalize(const cxxopts::ParseResult& parsed) {
+  Normalize normalize;
+  if (!parsed.count("normalize")) return normalize;
+  const std::string text = parsed["normalize"].as<std::string>();
+  if (text == "peak") {
+    normalize.kind = Normalize::Kind::peak;
+  } else if (text == "energy") {
+    normalize.kind = Normalize::Kind::energy;
+  } else {
+    normalize.kind = Normalize::Kind::level;
+    normalize.level_dbfs = parse_real("--normalize", text);
+    if (normalize.level_dbfs > 0 || normalize.level_dbfs < -200)
+      throw UsageError("--normalize " + text + ": give peak, energy or a peak level in dBFS in [-200, 0]");
+  }
+  return normalize;
+}
+
+// The first and one past the last frame any channel holds above `threshold`.
+std::pair<std::size_t, std::size_t> span_above(const filters::MaskSet& masks, double threshold) {
+  std::size_t first = masks.front().taps.size(), end = 0;
+  for (const filters::Mask& mask : masks)
+    for (std::size_t i = 0; i < mask.taps.size(); ++i)
+      if (std::fabs(static_cast<double>(mask.taps[i])) > threshold) {
+        first = std::min(first, i);
+        end = std::max(end, i + 1);
+      }
+  return {first, end};
+}
+
+void keep_frames(filters::MaskSet& masks, std::size_t first, std::size_t end) {
+  for (filters::Mask& mask : masks)
+    mask.taps = std::vector<float>(mask.taps.begin() + static_cast<long>(first), mask.taps.begin() + static_cast<long>(end));
+}
+
+double loudest_peak(const filters::MaskSet& masks) {
+  double peak = 0;
+  for (const filters::Mask& mask : masks)
+    for (float tap : mask.taps) peak = std::max(peak, std::fabs(static_cast<double>(tap)));
+  return peak;
+}
+
+int fix(int argc, char** argv) {
+  cxxopts::Options options("halo ir fix",
+                           "Repair an impulse response: in this order, resample, make minimum phase, remove the\n"
+                           "pre-delay, trim silence, fade out, normalize; every channel alike (their timing and\n"
+                           "balance kept).\n"
+                           "  halo ir fix IN OUT [--rate HZ] [--minimum-phase] [--remove-delay] [--trim-silence]\n"
+                           "                     [--fade-out MS] [--normalize peak|energy|DB]");
+  options.positional_help("IN OUT");
+  options.add_options()
+      ("rate", "resample to HZ (libsamplerate, best sinc; the response kept)", cxxopts::value<std::string>(), "HZ")
+      ("minimum-phase", "the minimum-phase IR of the same length and magnitude")
+      ("remove-delay", "cut what comes before the earliest onset (within 20 dB of the peak)")
+      ("trim-silence", "cut leading and trailing samples more than 120 dB below the peak")
+      ("fade-out", "a half-cosine fade over the last MS milliseconds", cxxopts::value<std::string>(), "MS")
+      ("normalize", "peak (0 dBFS), energy (sum h^2 = 1) or a peak level DB in dBFS", cxxopts::value<std::string>(),
+       "peak|energy|DB")
+      ("in-rate", "the sample rate of a text or .f32 IN, which does not say it", cxxopts::value<std::string>(), "HZ")
+      ("q,quiet", "print nothing")
+      ("h,help", "this help")
+      ("files", "", cxxopts::value<std::vector<std::string>>());
+  options.parse_positional({"files"});
+  const auto parsed = options.parse(argc, argv);
+  if (parsed.count("help")) {
+    std::printf("%s\n", options.help().c_str());
+    return 0;
+  }
+  refuse_repeats(parsed, {"help", "files", "quiet"});
+  const std::vector<std::string> files = positionals(parsed);
+  if (files.size() != 2) throw UsageError("ir fix needs IN and OUT (see halo ir fix --help)");
+  const std::string& input = files[0];
+  const std::string& output = files[1];
+  if (output.empty() || output == "-") throw UsageError("ir fix: OUT must be a file name");
+  const audio::ExportFormat format = audio::export_format_for(output);
+  audio::check_export_output(output, format);  // before any work
+
+  const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
+  if (parsed.count("rate") && !(rate_hz > 0 && rate_hz <= 10e6)) throw UsageError("--rate: give a sample rate above 0 Hz");
+  const double in_rate_hz = parsed.count("in-rate") ? parse_hz("--in-rate", parsed["in-rate"].as<std::string>()) : 0;
+  if (parsed.count("in-rate") && !(in_rate_hz > 0)) throw UsageError("--in-rate: give a sample rate above 0 Hz");
+  const double fade_ms = parsed.count("fade-out") ? parse_real("--fade-out", parsed["fade-out"].as<std::string>()) : 0;
+  if (parsed.count("fade-out") && !(fade_ms > 0)) throw UsageError("--fade-out: give a length in ms above 0");
+  const Normalize normalize = parse_normalize(parsed);
+  const bool quiet = parsed.count("quiet") > 0;
+
+  filters::MaskSet masks = read_ir(input, in_rate_hz);
+  std::vector<std::string> done;
+  const double old_rate = masks.front().rate_hz;
+  if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
+    try {
+      for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+    } catch (const filters::Error& error) {
+      throw UsageError(std::string("--rate: ") + error.what());
+    }
+    char line[96];
+    std::snprintf(line, sizeof line, "resampled %.10g -> %.10g Hz", old_rate, rate_hz);
+    done.push_back(line);
+  }
+  const double rate = masks.front().rate_hz;
+  if (parsed.count("minimum-phase")) {
+    for (filters::Mask& mask : masks) {
+      const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
+      const std::vector<double> minimum = filters::minimum_phase(taps);
+      mask.taps.assign(minimum.begin(), minimum.end());
+      for (float tap : mask.taps)
+        if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
+    }
+    done.push_back("minimum phase");
+  }
+  if (parsed.count("remove-delay")) {
+    // The earliest onset of all channels: the channels keep their timing against each other.
+    std::size_t onset = masks.front().taps.size();
+    for (const filters::Mask& mask : masks) onset = std::min(onset, filters::analyse_ir(mask).onset_index);
+    keep_frames(masks, onset, masks.front().taps.size());
+    done.push_back("removed " + std::to_string(onset) + " frames of pre-delay");
+  }
+  if (parsed.count("trim-silence")) {
+    const double peak = loudest_peak(masks);
+    if (peak > 0) {
+      const std::size_t before = masks.front().taps.size();
+      const auto [first, end] = span_above(masks, peak * std::pow(10.0, -silence_below_peak_db / 20));
+      keep_frames(masks, first, end);
+      done.push_back("trimmed " + std::to_string(before - masks.front().taps.size()) + " silent frames");
+    }
+  }
+  if (fade_ms > 0) {
+    const std::size_t frames = masks.front().taps.size();
+    const std::size_t fade = std::min(frames, static_cast<std::size_t>(std::llround(fade_ms / 1000 * rate)));
+    // Half a cosine from 1 down to (not reaching) 0 over the last `fade` frames: the last
+    // sample is scaled by the step before 0, so no sample is lost to an exact zero.
+    for (filters::Mask& mask : masks)
+      for (std::size_t i = 0; i < fade; ++i) {
+        const double gain = 0.5 * (1 + std::cos(pi * static_cast<double>(i + 1) / static_cast<double>(fade + 1)));
+        float& tap = mask.taps[frames - fade + i];
+        tap = static_cast<float>(tap * gain);
+      }
+    done.push_back("faded out over " + std::to_string(fade) + " frames");
+  }
+  if (normalize.kind != Normalize::Kind::none) {
+    double scale = 1;
+    if (normalize.kind == Normalize::Kind::energy) {
+      double loudest = 0;
+      for (const filters::Mask& mask : masks) {
+        double energy = 0;
+        for (float tap : mask.taps) energy += static_cast<double>(tap) * tap;
+        loudest = std::max(loudest, energy);
+      }
+      if (loudest > 0) scale = 1 / std::sqrt(loudest);
+    } else {
+      const double peak = loudest_peak(masks);
+      const double target = normalize.kind == Normalize::Kind::peak ? 1.0 : std::pow(10.0, normalize.level_dbfs / 20);
+      if (peak > 0) scale = target / peak;
+    }
+    if (loudest_peak(masks) == 0) throw audio::Error(input + ": the impulse response is all zeros; nothing to normalize");
+    for (filters::Mask& mask : masks)
+      for (float& tap : mask.taps) tap = static_cast<float>(tap * scale);
+    char line[64];
+    std::snprintf(line, sizeof line, "scaled by %.6g (%.2f dB)", scale, db20(scale));
+    done.push_back(line);
+  }
+  if (masks.front().taps.empty()) throw audio::Error(input + ": nothing is left of the impulse response");
+  std::string steps;
+  for (const std::string& step : done) steps += (steps.empty() ? "" : ", ") + step;
+  if (!steps.empty())
+    for (filters::Mask& mask : masks) mask.provenance += " (" + steps + ")";
+
+  audio::write_export(output, format, masks, {});
+  if (!quiet) {
+    for (const std::string& step : done) std::printf("%s\n", step.c_str());
+    std::printf("written:   %s (%zu frames, %zu channels, %.10g Hz)\n", output.c_str(), masks.front().taps.size(),
+                masks.size(), masks.front().rate_hz);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ir_command(int argc, char** argv) {
+  const std::string sub = argc >= 2 ? argv[1] : "";
+  if (sub == "inspect") return inspect(argc - 1, argv + 1);
+  if (sub == "fix") return fix(argc - 1, argv + 1);
+  if (sub == "--help" || sub == "-h") {
+    std::printf("halo ir inspect FILE [--plot F.svg] [--json]\n"
+                "halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]\n"
+                "                   [--minimum-phase] [--fade-out MS]\n");
+    return 0;
+  }
+  throw UsageError(sub.empty() ? "ir needs inspect or fix (see halo ir --help)"
+                               : "ir " + sub + ": give inspect or fix (see halo ir --help)");
+}
+
+}  // namespace halo::cli

@@ -1,0 +1,317 @@
+// issue 16, outputs: design's exports loaded by the programs (or grammars) they are for, the
+// JSON and header exports read back by --mask, the SVG plot parsed and its curves checked
+// against a float64 response computed here, `halo ir inspect` against numpy's figures
+// (tests/data/ir/make_ir_golden.py), `info --json`, and --ir-rate.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <complex>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+Result halo_ok(const std::vector<std::string>& args, const RunOptions& options = {}) {
+  std::vector<std::string> all = {HALO_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  Result result = run(all, options);
+  EXPECT_EQ(result.exit_code, 0) << describe(all, result);
+  return result;
+}
+
+// The coefficients of a text mask (as sox reads it: '#' comments, one number a line).
+std::vector<float> text_taps(const std::string& path) {
+  std::vector<float> taps;
+  std::istringstream in(read_bytes(path));
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream numbers(line);
+    for (float value; numbers >> value;) taps.push_back(value);
+  }
+  return taps;
+}
+
+// |H(f)| of taps at rate, in dB: the float64 DFT written plainly.
+double magnitude_db(const std::vector<float>& taps, double hz, double rate) {
+  std::complex<double> sum = 0;
+  for (std::size_t k = 0; k < taps.size(); ++k)
+    sum += static_cast<double>(taps[k]) * std::polar(1.0, -2 * pi * hz / rate * static_cast<double>(k));
+  return 20 * std::log10(std::abs(sum));
+}
+
+class Exports : public ::testing::Test {
+ protected:
+  TempDir dir;
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+  // The reference mask, designed once as text: every export must hold exactly these floats.
+  std::vector<float> reference() {
+    halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("ref.txt")});
+    return text_taps(path("ref.txt"));
+  }
+};
+
+TEST_F(Exports, SoxFiltersWithTheSoxExportAsHaloFilterDoes) {
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "--format", "sox", "-o", path("sox.txt")});
+  write_sound(path("x.wav"), random_signal(9600, 7, 0.4f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result sox = run({"/usr/bin/sox", path("x.wav"), "-e", "floating-point", "-b", "32", path("y_sox.wav"), "fir",
+                          path("sox.txt")});
+  ASSERT_EQ(sox.exit_code, 0) << sox.err;
+  halo_ok({"filter", path("x.wav"), path("y_halo.wav"), "--mask", path("sox.txt"), "-q"});
+  const Sound a = read_sound(path("y_sox.wav")), b = read_sound(path("y_halo.wav"));
+  ASSERT_EQ(a.samples.size(), b.samples.size());
+  // Both against the float64 convolution, centred (sox removes M/2 = 50 frames of delay).
+  const Sound x = read_sound(path("x.wav"));
+  const std::vector<double> ref = expected_output(x.samples, 1, {text_taps(path("sox.txt"))}, Align::same, false);
+  EXPECT_LE(relative_error(a.samples, ref), 1e-6);  // sox's own float rounding
+  EXPECT_LE(relative_error(b.samples, ref), 1e-6);
+}
+
+TEST_F(Exports, CamillaDspYamlHasTheDocumentedKeysAndItsRawFileHoldsTheMask) {
+  const std::vector<float> taps = reference();
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("lp.yml")});
+  const YAML::Node config = YAML::LoadFile(path("lp.yml"));
+  const YAML::Node filter = config["filters"]["lp"];
+  ASSERT_TRUE(filter) << read_bytes(path("lp.yml"));
+  EXPECT_EQ(filter["type"].as<std::string>(), "Conv");
+  EXPECT_EQ(filter["parameters"]["type"].as<std::string>(), "Raw");
+  EXPECT_EQ(filter["parameters"]["format"].as<std::string>(), "F32_LE");
+  EXPECT_EQ(filter["parameters"]["filename"].as<std::string>(), "lp.f32");
+  ASSERT_TRUE(config["pipeline"].IsSequence());
+  EXPECT_EQ(config["pipeline"][0]["type"].as<std::string>(), "Filter");
+  EXPECT_EQ(config["pipeline"][0]["names"][0].as<std::string>(), "lp");
+  EXPECT_EQ(read_f32(path("lp.f32")), taps);
+}
+
+TEST_F(Exports, EqualizerApoConfigFollowsItsGrammarWithAPreampFromTheWorstCaseGain) {
+  const std::vector<float> taps = reference();
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "--format", "eqapo", "-o", path("eq.txt")});
+  // Every line a comment or "Command: parameters" (Equalizer APO's configuration reference).
+  const std::regex preamp(R"(Preamp: (-?[0-9]+\.[0-9]+) dB)"), convolution(R"(Convolution: (\S+))");
+  double preamp_db = 1;
+  std::string wav;
+  for (const std::string& line : lines_of(read_bytes(path("eq.txt")))) {
+    if (line.empty() || line[0] == '#') continue;
+    std::smatch match;
+    if (std::regex_match(line, match, preamp)) preamp_db = std::stod(match[1]);
+    else if (std::regex_match(line, match, convolution)) wav = match[1];
+    else ADD_FAILURE() << "not in the grammar: " << line;
+  }
+  double sum = 0;
+  for (float tap : taps) sum += std::fabs(tap);
+  ASSERT_GT(sum, 1.0);
+  EXPECT_LE(preamp_db, -20 * std::log10(sum));          // enough headroom
+  EXPECT_GE(preamp_db, -20 * std::log10(sum) - 0.011);  // and no more than the rounding
+  ASSERT_EQ(wav, "eq.wav");
+  const Sound ir = read_sound(path(wav));
+  EXPECT_EQ(ir.rate_hz, 48000);
+  EXPECT_EQ(ir.samples, taps);
+}
+
+TEST_F(Exports, TheCHeaderCompilesAndItsArrayEqualsTheMask) {
+  const std::vector<float> taps = reference();
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("lp.h")});
+  write_bytes(path("main.cpp"),
+              "#include \"lp.h\"\n#include <cstdio>\nint main() { std::fwrite(lp, sizeof(float), lp_taps, stdout);"
+              " return lp_rate_hz == 48000 && sizeof lp / sizeof lp[0] == 101 ? 0 : 1; }\n");
+  const Result compile = run({"/usr/bin/c++", "-std=c++17", "-Wall", "-Werror", "-o", path("main"), path("main.cpp")});
+  ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  RunOptions to_file;
+  to_file.stdout_path = path("out.f32");
+  ASSERT_EQ(run({path("main")}, to_file).exit_code, 0);
+  EXPECT_EQ(read_f32(path("out.f32")), taps);  // bit for bit
+}
+
+TEST_F(Exports, JsonAndHeaderReadBackThroughMask) {
+  const std::vector<float> taps = reference();
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("lp.json")});
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("lp.h")});
+  const nlohmann::json j = nlohmann::json::parse(read_bytes(path("lp.json")));
+  EXPECT_EQ(j["rate_hz"].get<double>(), 48000);
+  EXPECT_EQ(j["spec"]["cutoff_hz"].get<double>(), 3000);
+  EXPECT_NEAR(j["measured"]["worst_case_gain"].get<double>(), [&] {
+    double sum = 0;
+    for (float tap : taps) sum += std::fabs(tap);
+    return sum;
+  }(), 1e-6);
+  for (const std::string name : {"lp.json", "lp.h"}) {
+    halo_ok({"design", "--mask", path(name), "-o", path(name + ".txt")});
+    EXPECT_EQ(text_taps(path(name + ".txt")), taps) << name;
+  }
+  // filter reads them too, and the result is the filter of those taps.
+  write_sound(path("x.wav"), random_signal(4000, 3, 0.4f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Sound x = read_sound(path("x.wav"));
+  const std::vector<double> ref = expected_output(x.samples, 1, {taps}, Align::same, false);
+  for (const std::string name : {"lp.json", "lp.h"}) {
+    halo_ok({"filter", path("x.wav"), path("y.wav"), "--mask", path(name), "-q"});
+    EXPECT_LE(relative_error(read_sound(path("y.wav")).samples, ref), 1e-6) << name;
+  }
+}
+
+TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
+  write_bytes(path("nan.json"), "{\"coefficients\": [0.5, NaN]}");
+  write_bytes(path("nan.h"), "static const float m[] = {0.5f, nanf};\n");
+  write_bytes(path("ragged.json"), "{\"coefficients\": [[1, 2], [3]]}");
+  const DirectorySnapshot before(dir.path());
+  for (const std::string name : {"nan.json", "nan.h", "ragged.json"}) {
+    const auto args = halo_args({"design", "--mask", path(name), "-o", path("out.txt")});
+    expect_one_line_failure(run(args), 1, name, before, name);
+  }
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "camilladsp", "-o", path("x.txt")}), 1,
+                          "name it .yml", before, "camilladsp to .txt");
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "nope", "-o", path("x.txt")}), 2, "--format",
+                          before, "unknown format");
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--plot", path("x.png")}), 2, ".svg", before, "png plot");
+}
+
+// The design plot: XML, three panels, and a magnitude curve whose points are the response.
+TEST_F(Exports, ThePlotParsesAndItsMagnitudeCurveIsTheResponse) {
+  const std::vector<float> taps = reference();
+  halo_ok({"design", "--lowpass", "3000", "--taps", "101", "--plot", path("lp.svg"), "-o", path("lp2.txt")});
+  // Python's XML parser (expat) as the independent reader: every panel's mapping and every
+  // point of its curves, mapped back to values.
+  const Result points = python(dir.path(), R"(
+import xml.etree.ElementTree as ET, math
+ns = {'s': 'http://www.w3.org/2000/svg'}
+root = ET.parse('lp.svg').getroot()
+panels = root.findall('.//s:g[@class="panel"]', ns)
+assert [p.get('id') for p in panels] == ['magnitude', 'group-delay', 'impulse'], [p.get('id') for p in panels]
+for p in panels:
+    left, top, w, h = (float(p.get('data-' + k)) for k in ('left', 'top', 'width', 'height'))
+    x0, x1, y0, y1 = (float(p.get('data-' + k)) for k in ('x-min', 'x-max', 'y-min', 'y-max'))
+    curves = p.findall('.//s:polyline[@class="curve"]', ns)
+    assert curves, p.get('id')
+    for c in curves:
+        pts = [tuple(map(float, xy.split(','))) for xy in c.get('points').split()]
+        assert len(pts) > 100, (p.get('id'), len(pts))
+        for px, py in pts:
+            if top <= py <= top + h:
+                print(p.get('id'), x0 + (px - left) / w * (x1 - x0), y1 - (py - top) / h * (y1 - y0))
+)");
+  ASSERT_EQ(points.exit_code, 0) << points.err;
+  int checked = 0;
+  double worst = 0;
+  for (const std::string& line : lines_of(points.out)) {
+    std::istringstream in(line);
+    std::string panel;
+    double x = 0, y = 0;
+    in >> panel >> x >> y;
+    if (panel == "magnitude" && y > -60) {  // away from the nulls, where a hundredth of a pixel is many dB
+      worst = std::max(worst, std::fabs(y - magnitude_db(taps, x, 48000)));
+      ++checked;
+    }
+    if (panel == "group-delay") EXPECT_NEAR(y, 50.0 / 48.0, 1e-3) << line;  // (M-1)/2 samples, in ms
+  }
+  EXPECT_GT(checked, 200);
+  EXPECT_LT(worst, 0.05);
+}
+
+// ---------------------------------------------------------------- ir inspect, info --json, --ir-rate
+
+std::string ir_data(const std::string& name) { return std::string(HALO_TEST_DATA) + "/ir/" + name; }
+
+TEST(IrInspect, FiguresMatchNumpyAndTheKnownDecay) {
+  const Result result = halo_ok({"ir", "inspect", ir_data("decay_t60_0.5.wav"), "--json"});
+  const nlohmann::json j = nlohmann::json::parse(result.out);
+  EXPECT_EQ(j["rate_hz"].get<double>(), 48000);
+  ASSERT_EQ(j["channel"].size(), 2u);
+  std::istringstream golden(read_bytes(ir_data("decay_t60_0.5.txt")));
+  int compared = 0;
+  for (std::string line; std::getline(golden, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::size_t channel = 0;
+    std::string key;
+    double value = 0;
+    in >> channel >> key >> value;
+    const double got = j["channel"][channel - 1][key].get<double>();
+    // The fits: a range edge may fall one sample apart where both sums round differently at
+    // exactly 0 dB (EDT's upper end), which moves the slope by a few parts in a million.
+    const double relative = key.size() > 2 && key.compare(key.size() - 2, 2, "_s") == 0 ? 1e-4 : 1e-6;
+    EXPECT_NEAR(got, value, relative * std::max(1.0, std::fabs(value))) << line;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 18);
+  // The decay was made with T60 = 0.5 s.
+  for (const auto& channel : j["channel"]) EXPECT_NEAR(channel["t30_s"].get<double>(), 0.5, 0.025);
+}
+
+TEST(IrInspect, PlotHoldsTheDecayCurve) {
+  TempDir dir;
+  halo_ok({"ir", "inspect", ir_data("decay_t60_0.5.wav"), "--plot", dir.path() + "/ir.svg"});
+  const Result check = python(dir.path(), R"(
+import xml.etree.ElementTree as ET
+ns = {'s': 'http://www.w3.org/2000/svg'}
+root = ET.parse('ir.svg').getroot()
+ids = [p.get('id') for p in root.findall('.//s:g[@class="panel"]', ns)]
+assert ids == ['impulse', 'decay', 'magnitude'], ids
+decay = root.find('.//s:g[@id="decay"]', ns)
+assert len(decay.findall('.//s:polyline[@class="curve"]', ns)) == 2
+assert len(decay.findall('.//s:line[@class="fit"]', ns)) == 2
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+TEST(IrFix, RemovesTheDelayAndNormalizesThePeak) {
+  TempDir dir;
+  const std::string out = dir.path() + "/fixed.wav";
+  halo_ok({"ir", "fix", ir_data("decay_t60_0.5.wav"), out, "--remove-delay", "--normalize", "-6", "-q"});
+  const Sound in = read_sound(ir_data("decay_t60_0.5.wav")), fixed = read_sound(out);
+  ASSERT_EQ(fixed.channels, 2);
+  ASSERT_EQ(fixed.frames, in.frames - 480);  // the earlier onset: channel 1's, frame 480
+  double peak = 0, in_peak = 0;
+  for (float v : fixed.samples) peak = std::max(peak, static_cast<double>(std::fabs(v)));
+  for (float v : in.samples) in_peak = std::max(in_peak, static_cast<double>(std::fabs(v)));
+  EXPECT_NEAR(20 * std::log10(peak), -6, 1e-5);
+  for (std::size_t i = 0; i < fixed.samples.size(); ++i)
+    ASSERT_NEAR(fixed.samples[i], in.samples[i + 480 * 2] * peak / in_peak, 1e-6) << i;
+}
+
+TEST(InfoJson, GivesTheFiguresOfTheTextReport) {
+  TempDir dir;
+  const std::string file = dir.path() + "/a.wav";
+  std::vector<float> samples = random_signal(2000, 11, 0.25f);
+  samples[301] = -0.75f;  // the peak, channel 2 (odd index)
+  write_sound(file, samples, 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const nlohmann::json j = nlohmann::json::parse(halo_ok({"info", file, "--json"}).out);
+  EXPECT_EQ(j["rate_hz"].get<int>(), 44100);
+  EXPECT_EQ(j["channels"].get<int>(), 2);
+  EXPECT_EQ(j["frames"].get<int>(), 1000);
+  EXPECT_NEAR(j["peak"].get<double>(), 0.75, 1e-9);
+  EXPECT_NEAR(j["channel"][1]["peak_dbfs"].get<double>(), 20 * std::log10(0.75), 1e-6);
+}
+
+TEST(IrRate, ARateMismatchIsRefusedOrResampled) {
+  TempDir dir;
+  // An IR at 96 kHz: a windowed-sinc low-pass at 4 kHz, designed by halo and written as WAV.
+  halo_ok({"design", "--lowpass", "4000", "--taps", "201", "--rate", "96000", "-o", dir.path() + "/ir96.wav"});
+  const Sound ir = read_sound(dir.path() + "/ir96.wav");
+  std::vector<float> impulse(4000, 0.0f);
+  impulse[0] = 0.5f;
+  write_sound(dir.path() + "/x.wav", impulse, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot before(dir.path());
+  expect_one_line_failure(halo({"filter", dir.path() + "/x.wav", dir.path() + "/y.wav", "--ir", dir.path() + "/ir96.wav"}),
+                          1, "at 96000 Hz but the audio is at 48000 Hz", before, "refused");
+  halo_ok({"filter", dir.path() + "/x.wav", dir.path() + "/y.wav", "--ir", dir.path() + "/ir96.wav", "--ir-rate",
+           "resample", "-q"});
+  // The response at 48 kHz is the 96 kHz IR's below 20 kHz (pass band within 0.01 dB; the
+  // resampler's own stop band is about -97 dB).
+  const Sound y = read_sound(dir.path() + "/y.wav");
+  std::vector<float> h48(y.samples.begin(), y.samples.end());
+  for (float& v : h48) v *= 2;  // the impulse was 0.5
+  for (double hz : {100.0, 1000.0, 2000.0, 3000.0})
+    EXPECT_NEAR(magnitude_db(h48, hz, 48000), magnitude_db(ir.samples, hz, 96000), 0.01) << hz;
+  for (double hz : {8000.0, 12000.0, 16000.0})
+    EXPECT_LT(magnitude_db(h48, hz, 48000), -45) << hz;
+}
+
+}  // namespace
+}  // namespace halo::test

@@ -1,0 +1,134 @@
+// `halo design` with methods, goals and the measured report (issue 16, the design side): the
+// printed and JSON report against a response computed plainly here from the written taps,
+// exit 3 for a spec not met, -q, and bad specs refused with one line and nothing written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+std::vector<double> text_taps(const std::string& path) {
+  std::vector<double> taps;
+  std::istringstream in(read_bytes(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') taps.push_back(std::stod(line));
+  return taps;
+}
+
+double magnitude(const std::vector<double>& h, double hz, double rate_hz) {
+  std::complex<double> sum = 0;
+  for (std::size_t k = 0; k < h.size(); ++k) sum += h[k] * std::polar(1.0, -2 * pi * hz / rate_hz * static_cast<double>(k));
+  return std::abs(sum);
+}
+
+// The largest and smallest |H| over [low, high] on `points` frequencies, edges included.
+std::pair<double, double> extremes(const std::vector<double>& h, double low, double high, double rate_hz, int points) {
+  double smallest = INFINITY, largest = 0;
+  for (int i = 0; i < points; ++i) {
+    const double m = magnitude(h, low + (high - low) * i / (points - 1), rate_hz);
+    smallest = std::min(smallest, m);
+    largest = std::max(largest, m);
+  }
+  return {smallest, largest};
+}
+
+TEST(DesignCli, ReportAndJsonAgreeWithAPlainResponse) {
+  TempDir dir;
+  const Result run = halo({"design", "--lowpass", "3000", "--transition", "600", "--attenuation", "60", "--ripple",
+                           "0.1", "--method", "remez", "-o", dir / "m.txt", "--report", dir / "r.json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* line : {"method:     remez", "pass band:  0-2700 Hz", "stop band:  3300-24000 Hz", "-3 dB:",
+                           "-6 dB:", "worst gain:", "spec:       met"})
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << " in\n" << run.out;
+
+  const std::vector<double> h = text_taps(dir / "m.txt");
+  const nlohmann::json report = nlohmann::json::parse(read_bytes(dir / "r.json"));
+  EXPECT_EQ(report["method"], "remez");
+  EXPECT_EQ(report["taps"].get<std::size_t>(), h.size());
+  EXPECT_EQ(report["phase"], "linear");
+  EXPECT_DOUBLE_EQ(report["delay_samples"].get<double>(), (h.size() - 1) / 2.0);
+  EXPECT_TRUE(report["met"].get<bool>());
+
+  const auto pass = extremes(h, 0, 2700, 48000, 4000);
+  const auto stop = extremes(h, 3300, 24000, 48000, 20000);
+  EXPECT_NEAR(report["ripple_db"].get<double>(), 20 * std::log10(pass.second / pass.first), 0.002);
+  EXPECT_NEAR(report["attenuation_db"].get<double>(), -20 * std::log10(stop.second), 0.02);
+  EXPECT_LE(report["ripple_db"].get<double>(), 0.1);
+  EXPECT_GE(report["attenuation_db"].get<double>(), 60);
+  double sum = 0;
+  for (double t : h) sum += std::fabs(t);
+  EXPECT_NEAR(report["worst_case_gain"].get<double>(), sum, 1e-6);
+  ASSERT_EQ(report["minus_6db_hz"].size(), 1u);
+  const double f6 = report["minus_6db_hz"][0].get<double>();
+  EXPECT_NEAR(20 * std::log10(magnitude(h, f6, 48000)), -6, 0.01);
+}
+
+TEST(DesignCli, QuietPrintsNothing) {
+  TempDir dir;
+  const Result run = halo({"design", "--bands", "0-3000:1, 4000-24000:0/w=10", "--taps", "101", "-q", "-o", dir / "m.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(text_taps(dir / "m.txt").size(), 101u);
+}
+
+TEST(DesignCli, ASpecNotMetExitsThreeAndStillWrites) {
+  TempDir dir;
+  const Result run = halo({"design", "--lowpass", "3000", "--method", "remez", "--taps", "31", "--transition", "600",
+                           "--attenuation", "60", "-o", dir / "m.txt"});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.out.find("NOT MET"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("halo: the spec is not met"), std::string::npos) << run.err;
+  EXPECT_EQ(text_taps(dir / "m.txt").size(), 31u);
+}
+
+TEST(DesignCli, MinimumPhaseKeepsTheLength) {
+  TempDir dir;
+  const Result run = halo({"design", "--lowpass", "2000", "--method", "kaiser", "--taps", "255", "--attenuation", "60",
+                           "--minimum-phase", "-o", dir / "m.txt"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("minimum phase"), std::string::npos) << run.out;
+  EXPECT_EQ(text_taps(dir / "m.txt").size(), 255u);
+}
+
+TEST(DesignCli, BadSpecsOneLineNothingWritten) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string words;
+  };
+  const std::vector<Case> cases = {
+      {{"--bands", "0-3000:1, 2000-24000:0"}, "--bands band 2 2000-24000 overlaps"},
+      {{"--bands", "0-3000:1, 4000-30000:0"}, "past Nyquist"},
+      {{"--bands", "3000-0:1, 4000-24000:0"}, "out of order"},
+      {{"--lowpass", "1000", "--method", "remez", "--transition", "5", "--attenuation", "200"},
+       "--attenuation 200 dB"},
+      {{"--lowpass", "23900", "--method", "remez", "--transition", "400", "--taps", "101"}, "--transition"},
+      {{"--lowpass", "1000", "--method", "bogus"}, "--method bogus"},
+      {{"--lowpass", "1000", "--method", "remez", "--window", "hann", "--transition", "100", "--taps", "51"},
+       "--window"},
+      {{"--lowpass", "1000", "--method", "firls", "--transition", "100", "--taps", "50"}, "--taps 50"},
+  };
+  TempDir dir;
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {HALO_BINARY, "design"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"-o", dir / "m.txt", "--report", dir / "r.json"});
+    const DirectorySnapshot before(dir.path());
+    const Result result = run(args);
+    expect_one_line_failure(result, 2, c.words, before, describe(args, result));
+  }
+}
+
+}  // namespace
+}  // namespace halo::test
