@@ -95,6 +95,13 @@ long underruns(const std::string& err) {
   return std::stol(match[1]);
 }
 
+// The periods the server flagged (the summary's "host xruns N").
+long host_xruns(const std::string& err) {
+  std::smatch match;
+  if (!std::regex_search(err, match, std::regex("host xruns ([0-9]+)"))) return -1;
+  return std::stol(match[1]);
+}
+
 // Compares a recording with what it should hold, piece by piece: from the first frame where
 // `expected` is not silent, rec[f + offset] == expected[f] (within `tolerance`); where the
 // host dropped or repeated periods, the offset is found again from the next 128 frames.
@@ -185,8 +192,11 @@ TEST_F(Jack, PlaySendsWhatFilterWrites) {
   const Sound reference = read_sound(ref), recording = read_sound(rec);
   std::vector<double> expected(reference.samples.begin(), reference.samples.end());
   const Comparison c = compare_pieces(recording.samples, 2, {0, 1}, expected, 2, 1e-6);
-  // Equal piece by piece: a period the host dropped or repeated is at most a period unmatched.
-  EXPECT_LE(c.bad, 2 * c.resyncs * period) << c.matched << " of " << c.compared << " frames matched, " << c.resyncs
+  // Equal piece by piece: a period the host dropped or repeated is at most a period unmatched,
+  // and so is one it flagged (an xrun of the dummy driver under load once left one period of
+  // the recording wrong in place, with no resync, while halo had no underrun).
+  const std::size_t flagged = static_cast<std::size_t>(std::max(0L, host_xruns(played.err)));
+  EXPECT_LE(c.bad, (2 * c.resyncs + flagged) * period) << c.matched << " of " << c.compared << " frames matched, " << c.resyncs
                                        << " resyncs\n" << played.err;
   EXPECT_GT(c.compared, static_cast<std::size_t>(rate)) << "the recording holds too little of the file";
   EXPECT_LE(c.resyncs, 10u);
