@@ -51,11 +51,16 @@ std::string subtype_name(int subtype) {
   return "unknown subtype";
 }
 
-int container_for_extension(const std::string& path) {
+std::string lower_extension(const std::string& path) {
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return 0;
-  const std::string extension = lower(path.substr(dot + 1));
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return lower(path.substr(dot + 1));
+}
+
+int container_for_extension(const std::string& path) {
+  const std::string extension = lower_extension(path);
+  if (extension.empty()) return 0;
   // Names libsndfile's table does not list under the extension users type.
   static const std::map<std::string, int> aliases = {
       {"aif", SF_FORMAT_AIFF}, {"aiff", SF_FORMAT_AIFF}, {"aifc", SF_FORMAT_AIFF},

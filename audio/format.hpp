@@ -26,6 +26,9 @@ struct RawInput {
 std::string container_name(int container);  // "WAV", "FLAC", ...
 std::string subtype_name(int subtype);      // "pcm16", "float", "vorbis", ...
 
+// A file name's extension, lower case, without the dot; "" when it has none.
+std::string lower_extension(const std::string& path);
+
 // The container libsndfile writes for a file name's extension, 0 when none matches.
 int container_for_extension(const std::string& path);
 

@@ -24,6 +24,7 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/format.hpp"
 #include "audio/mask_json_header.hpp"
 #include "audio/sndfile_handle.hpp"
 
@@ -62,15 +63,6 @@ constexpr const char* read_only_sound[] = {
     "htk", "sds", "avr", "wve", "mpc2k", "nist", "sph", "mat4", "mat5",
 };
 
-std::string extension_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string extension = path.substr(dot + 1);
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
-
 const SoundContainer* writable_container(const std::string& extension) {
   for (const SoundContainer& container : writable_sound) {
     if (extension == container.extension) return &container;
@@ -84,7 +76,7 @@ bool is_read_only_sound(const std::string& extension) {
 }
 
 FileKind kind_of(const std::string& path) {
-  const std::string extension = extension_of(path);
+  const std::string extension = lower_extension(path);
   if (extension == "f32") return FileKind::raw_f32;
   if (extension == "json") return FileKind::json;
   if (extension == "h" || extension == "hpp") return FileKind::header;
@@ -457,7 +449,7 @@ struct SoundPlan {
 };
 
 SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
-  const std::string extension = extension_of(path);
+  const std::string extension = lower_extension(path);
   const SoundContainer* container = writable_container(extension);
   if (!container) {
     throw Error(path + ": ." + extension +
@@ -529,7 +521,7 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
 }
 
 void check_mask_output(const std::string& path) {
-  const std::string extension = extension_of(path);
+  const std::string extension = lower_extension(path);
   if (kind_of(path) == FileKind::sound && !writable_container(extension))
     throw Error(path + ": ." + extension + " cannot hold a mask exactly; write .wav, .flac, .aiff, .caf, .w64 or .txt");
   const std::size_t slash = path.find_last_of('/');

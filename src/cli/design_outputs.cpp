@@ -10,19 +10,11 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/format.hpp"
 #include "src/cli/command.hpp"
 
 namespace halo::cli {
 namespace {
-
-std::string lower_extension(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string extension = path.substr(dot + 1);
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
 
 const char* band_name(filters::Band band) {
   switch (band) {
@@ -51,7 +43,7 @@ void add_design_output_options(cxxopts::Options& options) {
 
 void check_plot_name(const std::string& option, const std::string& path) {
   if (path.empty()) throw UsageError(option + ": an empty name");
-  if (lower_extension(path) != "svg") throw UsageError(option + " " + path + ": a plot is an SVG file; name it .svg");
+  if (audio::lower_extension(path) != "svg") throw UsageError(option + " " + path + ": a plot is an SVG file; name it .svg");
   const std::size_t slash = path.find_last_of('/');
   const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat info {};
