@@ -141,6 +141,7 @@ void CpuPartitionedEngine::worker_loop() noexcept {
     while (sem_wait(&wake_) != 0 && errno == EINTR) {
     }
     if (stopping_.load(std::memory_order_acquire)) return;
+    worker_cpu_.follow();
     {
       std::lock_guard<std::mutex> lock(worker_mutex_);
       run_pending_worker_tasks(worker_scratch_);

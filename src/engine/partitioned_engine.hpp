@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/engine/cpu_follower.hpp"
 #include "src/engine/engine.hpp"
 #include "src/engine/partition_plan.hpp"
 
@@ -98,6 +99,9 @@ class CpuPartitionedEngine final : public Engine {
   // worker at normal priority. False where the system refuses (no privilege) or there is no
   // worker; the engine stays exact either way (late waits).
   bool request_realtime_worker(int priority) noexcept;
+  // The worker moves to the CPU `cpu` holds whenever it wakes (cpu_follower.hpp); null: it runs
+  // where the system puts it. The real-time path gives it the audio callback's CPU.
+  void follow_cpu(const std::atomic<int>* cpu) noexcept { worker_cpu_.set_target(cpu); }
 
   std::vector<std::pair<std::string, double>> time_breakdown() const override;
 
@@ -170,6 +174,7 @@ class CpuPartitionedEngine final : public Engine {
   sem_t wake_{};
   bool wake_made_ = false;
   std::mutex worker_mutex_;  // held by the worker while it computes, and by set_taps/reset
+  CpuFollower worker_cpu_;   // moved by the worker itself, when it wakes
   std::thread worker_;
 };
 

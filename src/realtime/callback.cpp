@@ -1,5 +1,6 @@
 #include "src/realtime/callback.hpp"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -41,6 +42,11 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
       }
     }
     state.frames_out.fetch_add(got, std::memory_order_relaxed);
+  }
+  state.cpu.store(sched_getcpu(), std::memory_order_relaxed);
+  if (!state.thread_known.load(std::memory_order_relaxed)) {
+    state.thread = pthread_self();
+    state.thread_known.store(true, std::memory_order_release);
   }
   if (state.wake != nullptr) sem_post(state.wake);
 }

@@ -1,4 +1,5 @@
 #pragma once
+#include <pthread.h>
 #include <semaphore.h>
 
 #include <atomic>
@@ -50,6 +51,13 @@ struct CallbackState {
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   std::uint64_t since_host_xrun = 1000;  // callback-only: callbacks since the last flagged one
+  // The CPU this callback ran on (sched_getcpu: glibc reads it from the rseq area the kernel
+  // keeps, no system call), and the callback's thread (the host's or PortAudio's), recorded by
+  // the first callback: the worker keeps that thread on that CPU and runs there itself (see
+  // worker.hpp).
+  std::atomic<int> cpu{-1};
+  std::atomic<bool> thread_known{false};
+  pthread_t thread{};  // written once, before thread_known
   double rate_hz = 48000;                // to tell a period's length
   std::int64_t last_callback_ns = 0;     // callback-only: CLOCK_MONOTONIC of the last callback
 };

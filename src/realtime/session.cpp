@@ -144,6 +144,7 @@ struct Session::Reader {
 Session::Session(const SessionOptions& options, MaskSource masks) : options_(options), mask_source_(std::move(masks)) {
   if (options_.period_frames < 1 || options_.period_frames > 8192)
     throw Error("the period must be 1 to 8192 frames");
+  callback_ = std::make_unique<CallbackState>();  // first: the voices' engine threads follow its CPU
   portaudio_ = std::make_unique<audio::PortAudio>(options_.client_name);
   const audio::DeviceInfo out_device = portaudio_->find(options_.output_device, true);
   report_.output_device = device_label(out_device);
@@ -245,7 +246,6 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
                                        std::max<std::size_t>(1, static_cast<std::size_t>(options_.fade_ms * rate_hz_ / 1000.0)));
   if (slot_->offer(std::move(first)) != nullptr) throw Error("internal: the slot refused the first voice");
   stats_ = std::make_unique<PeriodStats>(1e6 * static_cast<double>(period) / rate_hz_);
-  callback_ = std::make_unique<CallbackState>();
   if (options_.live) {
     input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(1024, 8 * period));
     output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(1024, 8 * period));
@@ -261,6 +261,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   config.play = !options_.live;
   config.skip_frames = common_delay_frames_;
   config.realtime_priority = options_.realtime_priority;
+  config.callback = callback_.get();
   worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
   callback_->input = options_.live ? input_.get() : nullptr;
   callback_->output = output_.get();
@@ -322,7 +323,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   std::unique_ptr<Engine> engine = make_engine(engine_name);
   engine->prepare(spec);
   engine->set_taps(taps);
-  if (options_.realtime_priority > 0) give_engine_threads_priority(*engine, options_.realtime_priority);
+  place_engine_threads(*engine, options_.realtime_priority, &callback_->cpu);
   const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
   const std::size_t latency = engine->latency_frames();
   VoiceSetup setup;
@@ -441,6 +442,11 @@ SessionReport Session::report() const {
   report.periods = stats_->periods();
   report.late_periods = stats_->late_periods();
   report.realtime = worker_->realtime_note();
+  report.worker_cpu = worker_->pinned_cpu() < 0
+                          ? std::string("any (not pinned)")
+                          : "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +
+                                (worker_->callback_pinned() ? "pinned there" : "not pinned") + "; worker moved " +
+                                std::to_string(worker_->cpu_moves()) + " times)";
   report.switches = slot_->switches();
   if (reader_) {
     std::lock_guard<std::mutex> lock(reader_->error_mutex);

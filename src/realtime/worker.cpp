@@ -20,9 +20,11 @@ int make_thread_realtime(int priority) noexcept {
   return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
 }
 
-void give_engine_threads_priority(Engine& engine, int priority) noexcept {
-  if (auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine))
-    partitioned->request_realtime_worker(std::max(1, priority - 1));
+void place_engine_threads(Engine& engine, int priority, const std::atomic<int>* callback_cpu) noexcept {
+  auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine);
+  if (partitioned == nullptr) return;
+  if (priority > 0) partitioned->request_realtime_worker(std::max(1, priority - 1));
+  partitioned->follow_cpu(callback_cpu);
 }
 
 Worker::Worker(const Config& config, EngineSlot& slot, FrameRing& input, FrameRing& output, PeriodStats& stats,
@@ -35,7 +37,8 @@ Worker::Worker(const Config& config, EngineSlot& slot, FrameRing& input, FrameRi
       draining_(draining),
       in_block_(config.block_frames * static_cast<std::size_t>(config.channels), 0.0f),
       out_block_(config.block_frames * static_cast<std::size_t>(config.channels), 0.0f),
-      mapped_(config.block_frames * static_cast<std::size_t>(config.output_channels), 0.0f) {
+      mapped_(config.block_frames * static_cast<std::size_t>(config.output_channels), 0.0f),
+      cpu_(config.callback != nullptr ? &config.callback->cpu : nullptr) {
   sem_init(&wake_, 0, 0);
 }
 
@@ -70,6 +73,7 @@ void Worker::loop() noexcept {
   }
   priority_known_.store(true, std::memory_order_release);
   while (!stopping_.load(std::memory_order_acquire)) {
+    place_threads();
     step();
     timespec until{};
     clock_gettime(CLOCK_REALTIME, &until);
@@ -81,6 +85,25 @@ void Worker::loop() noexcept {
     while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
     }
   }
+}
+
+bool pin_thread(pthread_t thread, int cpu) noexcept {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
+}
+
+void Worker::place_threads() noexcept {
+  CallbackState* callback = config_.callback;
+  if (callback == nullptr) return;
+  if (!callback_pin_tried_ && callback->thread_known.load(std::memory_order_acquire)) {
+    callback_pin_tried_ = true;
+    callback_pinned_.store(pin_thread(callback->thread, callback->cpu.load(std::memory_order_relaxed)),
+                           std::memory_order_relaxed);
+  }
+  cpu_.follow();
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "src/engine/cpu_follower.hpp"
+#include "src/realtime/callback.hpp"
 #include "src/realtime/engine_slot.hpp"
 #include "src/realtime/frame_ring.hpp"
 #include "src/realtime/period_stats.hpp"
@@ -28,6 +30,13 @@ namespace halo::realtime {
 // Contract: step() (the loop body) never allocates, locks, throws or logs; the thread waits on
 // a semaphore that the callback (and the reader) post. Non-finite input samples are fed to
 // the engine as 0, non-finite results written as 0, as offline::Stream does.
+// One CPU for the period's hand-over: a period is a hand-over from the callback to the worker,
+// which must answer before the next callback. Once the first callback has run, the worker pins
+// the callback's thread to the CPU it ran on, and follows it there (cpu_follower.hpp, which
+// says why: cross-CPU wake-ups arrive milliseconds late on a virtual machine); so do the
+// engine's own threads (place_engine_threads). Pinned, the callback's thread stops wandering
+// between CPUs when other clients share the server (measured: 600 moves in 30 s with a player
+// and a recorder on the same JACK server), and each move would cost the worker a migration.
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
 // slot, trimmed ones included), written_frames_ (frames put into output).
 class Worker {
@@ -40,6 +49,9 @@ class Worker {
     bool play = false;
     std::uint64_t skip_frames = 0;   // play: outputs trimmed from the start
     int realtime_priority = 0;       // SCHED_FIFO priority to ask for (0: do not ask)
+    // The callback's state, or null: the worker keeps the callback's thread on the CPU it first
+    // ran on and runs there itself (see above).
+    CallbackState* callback = nullptr;
   };
 
   // Allocates its block buffers. The rings, slot and stats outlive the worker.
@@ -66,9 +78,17 @@ class Worker {
   // After start(): whether SCHED_FIFO was granted, and the line that says so.
   bool realtime() const noexcept { return realtime_.load(std::memory_order_acquire); }
   std::string realtime_note() const;
+  // The CPU the worker runs on now (-1: not pinned) and how many times it moved to follow the
+  // callback.
+  int pinned_cpu() const noexcept { return cpu_.cpu(); }
+  std::uint64_t cpu_moves() const noexcept { return cpu_.moves(); }
+  // Whether the callback's thread was pinned to that CPU (false before the first callback, or
+  // where the system refused).
+  bool callback_pinned() const noexcept { return callback_pinned_.load(std::memory_order_relaxed); }
 
  private:
   void loop() noexcept;
+  void place_threads() noexcept;  // pins the callback's thread once, then follows its CPU
   std::size_t put(const float* block, std::size_t frames) noexcept;  // maps channels; returns frames written
 
   Config config_;
@@ -84,13 +104,20 @@ class Worker {
   std::atomic<bool> stopping_{false}, done_{false}, failed_{false}, realtime_{false};
   std::atomic<bool> priority_known_{false};
   int priority_error_ = 0;
+  CpuFollower cpu_;
+  bool callback_pin_tried_ = false;  // worker thread only
+  std::atomic<bool> callback_pinned_{false};
   sem_t wake_{};
   std::thread thread_;
 };
 
 // Asks for SCHED_FIFO at `priority` for the calling thread; 0 on success, else the errno.
 int make_thread_realtime(int priority) noexcept;
-// Engines with threads of their own (cpu-partitioned) get them one step below `priority`.
-void give_engine_threads_priority(Engine& engine, int priority) noexcept;
+// Engines with threads of their own (cpu-partitioned): SCHED_FIFO one step below `priority`
+// (where priority > 0), and on the callback's CPU as the worker is (cpu_follower.hpp).
+void place_engine_threads(Engine& engine, int priority, const std::atomic<int>* callback_cpu) noexcept;
+
+// Pins `thread` to `cpu`; true where the system allows it.
+bool pin_thread(pthread_t thread, int cpu) noexcept;
 
 }  // namespace halo::realtime
