@@ -1,38 +1,134 @@
 #include "cuda/fft/block_fft.hpp"
 
 #include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "src/engine/error.hpp"
 
 namespace halo::cuda {
+namespace {
+
+int log2_of(std::size_t fft_frames) {
+  int log2 = 0;
+  while ((std::size_t{1} << log2) < fft_frames) ++log2;
+  if ((std::size_t{1} << log2) != fft_frames || log2 < min_fused_log2 || log2 > max_fused_log2)
+    throw Error("fused FFT of " + std::to_string(fft_frames) + " points: needs a power of two from " +
+                std::to_string(1 << min_fused_log2) + " to " + std::to_string(1 << max_fused_log2));
+  return log2;
+}
+
+// Calls f(std::integral_constant<int, Log2>) for L's Log2: the host twins run the kernel's
+// instantiation for that size.
+template <class F>
+void with_shape(std::size_t fft_frames, F&& f) {
+  switch (log2_of(fft_frames)) {
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 9: return f(std::integral_constant<int, 9>{});
+    case 10: return f(std::integral_constant<int, 10>{});
+    case 11: return f(std::integral_constant<int, 11>{});
+    case 12: return f(std::integral_constant<int, 12>{});
+    case 13: return f(std::integral_constant<int, 13>{});
+    default: return f(std::integral_constant<int, 14>{});
+  }
+}
+
+template <int Log2>
+void forward_in_shared(Complex* z, const Complex* twiddles) {
+  using S = FusedShape<Log2>;
+  for (int p = 0; p < S::passes - 1; ++p)
+    for (int t = 0; t < S::threads; ++t) fused_forward_phase<Log2>(z, p, twiddles, t);
+  for (int t = 0; t < S::threads; ++t) {
+    Complex v[16];
+    load_pass<Log2>(z, S::passes - 1, t, v);
+    last_pass<Log2, false>(v);
+    store_pass<Log2>(z, S::passes - 1, t, v);
+  }
+}
+
+template <int Log2>
+void inverse_in_shared(Complex* z, const Complex* twiddles) {
+  using S = FusedShape<Log2>;
+  for (int t = 0; t < S::threads; ++t) {
+    Complex v[16];
+    load_pass<Log2>(z, S::passes - 1, t, v);
+    last_pass<Log2, true>(v);
+    store_pass<Log2>(z, S::passes - 1, t, v);
+  }
+  for (int p = S::passes - 2; p >= 0; --p)
+    for (int t = 0; t < S::threads; ++t) fused_inverse_phase<Log2>(z, p, twiddles, t);
+}
+
+// z (natural, L points) through `transform` in padded shared-memory layout, and back.
+template <class F>
+void in_padded(Complex* z, std::size_t fft_frames, F&& transform) {
+  std::vector<Complex> shared(fused_shared_points(fft_frames));
+  for (std::size_t i = 0; i < fft_frames; ++i) shared[padded(static_cast<int>(i))] = z[i];
+  transform(shared.data());
+  for (std::size_t i = 0; i < fft_frames; ++i) z[i] = shared[padded(static_cast<int>(i))];
+}
+
+}  // namespace
+
+std::size_t bin_at_position(std::size_t position, std::size_t fft_frames) {
+  const int log2 = log2_of(fft_frames);
+  const int passes = (log2 + 3) / 4;
+  std::size_t bin = 0, scale = 1;
+  for (int p = 0; p < passes - 1; ++p) {  // pass p's digit: bin digit p (radix 16)
+    const std::size_t s = static_cast<std::size_t>(fused_pass_stride(log2, p));
+    bin += (position / s) * scale;
+    position %= s;
+    scale *= 16;
+  }
+  return bin + position * scale;  // the last pass's digit
+}
+
+std::size_t fused_shared_points(std::size_t fft_frames) { return fft_frames + fft_frames / 16; }
 
 std::vector<Complex> make_twiddles(std::size_t fft_frames) {
-  std::vector<Complex> w(fft_frames / 2);
+  const int log2 = log2_of(fft_frames);
+  const int passes = (log2 + 3) / 4;
+  std::vector<Complex> w(static_cast<std::size_t>(fused_twiddle_offset(log2, passes - 1)));
   const double pi = 3.14159265358979323846;
-  for (std::size_t k = 0; k < w.size(); ++k) {
-    const double angle = -2.0 * pi * static_cast<double>(k) / static_cast<double>(fft_frames);
-    w[k] = {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))};
+  for (int p = 0; p < passes - 1; ++p) {
+    const int s = fused_pass_stride(log2, p), offset = fused_twiddle_offset(log2, p);
+    for (int b = 0; b < 4; ++b)
+      for (int n2 = 0; n2 < s; ++n2) {
+        const double angle = -2.0 * pi * static_cast<double>(n2 << b) / static_cast<double>(16 * s);
+        w[offset + b * s + n2] = {static_cast<float>(std::cos(angle)), static_cast<float>(std::sin(angle))};
+      }
   }
   return w;
 }
 
-void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles, int threads) {
-  const long long n = static_cast<long long>(fft_frames);
-  for (long long len = n; len >= 2; len /= 2)
-    for (int t = 0; t < threads; ++t) forward_stage(z, n, len, twiddles, t, threads);
+void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles) {
+  with_shape(fft_frames, [&](auto shape) {
+    in_padded(z, fft_frames, [&](Complex* shared) { forward_in_shared<decltype(shape)::value>(shared, twiddles); });
+  });
 }
 
-void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles, int threads) {
-  const long long n = static_cast<long long>(fft_frames);
-  for (long long len = 2; len <= n; len *= 2)
-    for (int t = 0; t < threads; ++t) inverse_stage(z, n, len, twiddles, t, threads);
+void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles) {
+  with_shape(fft_frames, [&](auto shape) {
+    in_padded(z, fft_frames, [&](Complex* shared) { inverse_in_shared<decltype(shape)::value>(shared, twiddles); });
+  });
 }
 
 void fused_step_on_host(const Geometry& g, long long step, const float* ring, float* out_ring, const Complex* mask,
-                        const Complex* twiddles, Complex* z, int threads) {
-  for (int t = 0; t < threads; ++t) fused_load(g, step, ring, z, t, threads);
-  forward_transform_on_host(z, static_cast<std::size_t>(g.fft_frames), twiddles, threads);
-  for (int t = 0; t < threads; ++t) fused_multiply(z, g.fft_frames, mask, t, threads);
-  inverse_transform_on_host(z, static_cast<std::size_t>(g.fft_frames), twiddles, threads);
-  for (int t = 0; t < threads; ++t) fused_store(g, step, z, out_ring, t, threads);
+                        const Complex* twiddles, Complex* z) {
+  with_shape(static_cast<std::size_t>(g.fft_frames), [&](auto shape) {
+    constexpr int log2 = decltype(shape)::value;
+    using S = FusedShape<log2>;
+    for (int t = 0; t < S::threads; ++t) fused_first_pass<log2>(g, step, ring, z, twiddles, t);
+    for (int p = 1; p < S::passes - 1; ++p)
+      for (int t = 0; t < S::threads; ++t) fused_forward_phase<log2>(z, p, twiddles, t);
+    for (int t = 0; t < S::threads; ++t) fused_middle_phase<log2>(z, mask, t);
+    for (int p = S::passes - 2; p >= 1; --p)
+      for (int t = 0; t < S::threads; ++t) fused_inverse_phase<log2>(z, p, twiddles, t);
+    for (int t = 0; t < S::threads; ++t) fused_last_pass<log2>(g, step, z, out_ring, twiddles, t);
+  });
 }
 
 std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, std::size_t fft_frames,
@@ -40,8 +136,12 @@ std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, std::si
   std::vector<Complex> z(fft_frames, Complex{0.0f, 0.0f});
   const float scale = 1.0f / static_cast<float>(fft_frames);  // the inverse is unnormalised; exact (power of two)
   for (std::size_t k = 0; k < taps.size() && k < fft_frames; ++k) z[k].re = taps[k] * scale;
-  forward_transform_on_host(z.data(), fft_frames, twiddles.data(), 1);
-  return z;
+  forward_transform_on_host(z.data(), fft_frames, twiddles.data());
+  const std::size_t threads = fft_frames / fused_points_per_thread;
+  std::vector<Complex> held(fft_frames);
+  for (std::size_t t = 0; t < threads; ++t)
+    for (std::size_t j = 0; j < fused_points_per_thread; ++j) held[j * threads + t] = z[16 * t + j];
+  return held;
 }
 
 }  // namespace halo::cuda

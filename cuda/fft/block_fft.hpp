@@ -1,24 +1,45 @@
 #pragma once
-// The fused engine's transforms: radix-2 FFTs of L points (a power of two) in place, on
-// complex floats in one block's shared memory, written as functions of (thread, threads) so
-// the same code runs in the kernel (each thread its share, a barrier between stages) and on
-// the host, where the tests run it thread by thread with no GPU (cuda_fft_fused's indexing
-// is checked here against a plain DFT).
+// The fused engine's transforms: complex FFTs of L = 2^Log2 points (32 <= L <= 16384) by
+// one block of L/16 threads, each holding 16 points in registers. Written as functions of
+// (thread t) between barriers ("phases"), so the same code runs in the kernel (every thread
+// at once, a barrier between phases) and on the host, where the tests run it thread by thread
+// with no GPU (cuda_fft_fused's indexing is checked here against a plain DFT).
 //
-// No permutation pass: the forward transform is decimation in frequency (natural order in,
-// bit-reversed order out), the mask's spectrum is made by the same forward transform and so
-// is stored bit-reversed too, the product is taken element by element in that order, and the
-// inverse is decimation in time (bit-reversed in, natural order out).
-// Twiddles come from a table of L/2 entries, w[k] = exp(-2 pi i k / L), computed in double on
-// the host (make_twiddles); stage `len` uses every (L/len)-th entry.
+// The transform: mixed-radix decimation in frequency, L = 16 x 16 x ... x r (r = 2, 4, 8 or
+// 16 for the last pass). Pass p splits blocks of N = 16 s points (s = L / 16^(p+1)) into 16
+// sub-blocks: point n2 + j s (n2 < s) of a block gets a 16-point DFT over j in registers,
+// then output k is multiplied by exp(-2 pi i n2 k / N) and written back in place, so each
+// sub-block of s points is transformed by the next pass. The last pass does L / r DFTs of r
+// consecutive points (no twiddles). Bin k then sits at a digit-reversed position
+// (bin_at_position); no permutation pass is needed: the mask's spectrum is made by the same
+// forward transform, so it sits in the same order, the product is taken element by element,
+// and the inverse (the passes in reverse, conjugated, unnormalised) takes that order back to
+// natural order.
+//
+// Thread t in pass p < last holds the 16 points of butterfly (prefix, n2) = (t / s, t % s):
+// positions prefix 16 s + j s + n2; in the last pass, the 16 consecutive points 16 t + j.
+// Between passes the points go through shared memory, one row of 16 points padded by one
+// (padded(i) = i + i / 16): the strided reads of the later passes then hit 16 different
+// bank pairs per half-warp, as the contiguous ones of the early passes do.
+// Twiddles: one table per pass (make_twiddles), entry b s + n2 = exp(-2 pi i n2 2^b / N) for
+// b < 4, computed in double and rounded once (a warp reads consecutive n2: coalesced); the
+// other 11 powers are products of these (pass_twiddle).
 #include <cstddef>
 #include <vector>
 
 #include "cuda/fft/overlap_save.hpp"
 
+#if defined(__CUDA_ARCH__)  // the device pass: the host compiler would warn
+#define HALO_UNROLL _Pragma("unroll")
+#else
+#define HALO_UNROLL
+#endif
+
 namespace halo::cuda {
 
-struct Complex {
+// 8-byte aligned: one 64-bit access per point in shared and global memory (two 32-bit ones
+// and 2-way bank conflicts otherwise).
+struct alignas(8) Complex {
   float re, im;
 };
 
@@ -27,86 +48,270 @@ HALO_HD Complex operator-(Complex a, Complex b) { return {a.re - b.re, a.im - b.
 HALO_HD Complex operator*(Complex a, Complex b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
 HALO_HD Complex conjugate(Complex a) { return {a.re, -a.im}; }
 
-// One stage of the forward (decimation-in-frequency) transform: butterflies of span `len`
-// (L, L/2, ..., 2). Thread `t` of `threads` takes butterflies t, t + threads, ...
-HALO_HD void forward_stage(Complex* z, long long fft_frames, long long len, const Complex* twiddles, int t,
-                           int threads) {
-  const long long half = len / 2, stride = fft_frames / len;
-  for (long long b = t; b < fft_frames / 2; b += threads) {
-    const long long group = b / half, k = b - group * half;
-    const long long i0 = group * len + k, i1 = i0 + half;
-    const Complex u = z[i0], v = z[i1];
-    z[i0] = u + v;
-    z[i1] = (u - v) * twiddles[k * stride];
+// A read-only table entry (twiddles, masks): through the non-coherent cache on the device.
+HALO_HD Complex read_only(const Complex* p) {
+#if defined(__CUDA_ARCH__)
+  const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+  return {v.x, v.y};
+#else
+  return *p;
+#endif
+}
+
+constexpr int fused_points_per_thread = 16;
+constexpr int min_fused_log2 = 5;   // two passes at least: 16 x 2
+constexpr int max_fused_log2 = 14;  // 16384 (max_fused_fft_frames)
+
+// The pass structure of an L = 2^Log2 point transform.
+template <int Log2>
+struct FusedShape {
+  static_assert(Log2 >= min_fused_log2 && Log2 <= max_fused_log2, "fused FFT size out of range");
+  static constexpr int points = 1 << Log2;
+  static constexpr int threads = points / fused_points_per_thread;
+  static constexpr int passes = (Log2 + 3) / 4;                      // 16-point passes, then the last
+  static constexpr int last_radix = 1 << (Log2 - 4 * (passes - 1));  // 2, 4, 8 or 16
+  static constexpr int shared_points = points + points / 16;         // one pad point per row of 16
+};
+
+// Stride s of pass p (< passes - 1): its butterflies span 16 s points.
+HALO_HD constexpr int fused_pass_stride(int log2, int p) { return 1 << (log2 - 4 * (p + 1)); }
+// Where pass p's twiddles start in the table: 4 entries per butterfly of each earlier pass.
+HALO_HD constexpr int fused_twiddle_offset(int log2, int p) {
+  int offset = 0;
+  for (int q = 0; q < p; ++q) offset += 4 * fused_pass_stride(log2, q);
+  return offset;
+}
+HALO_HD constexpr int padded(int i) { return i + (i >> 4); }
+
+// ---------------------------------------------------------------- in registers
+
+// x exp(-+2 pi i j / 16) (sign by Inverse), j < 8; j is a constant once unrolled, so the
+// trivial rotations cost no multiply.
+template <bool Inverse>
+HALO_HD Complex rotate16(Complex x, int j) {
+  constexpr float c1 = 0.92387953251128675613f, s1 = 0.38268343236508977173f, r = 0.70710678118654752440f;
+  const float sign = Inverse ? -1.0f : 1.0f;  // conjugate roots for the inverse
+  switch (j) {
+    case 0: return x;
+    case 2: return Inverse ? Complex{r * (x.re - x.im), r * (x.re + x.im)} : Complex{r * (x.re + x.im), r * (x.im - x.re)};
+    case 4: return Inverse ? Complex{-x.im, x.re} : Complex{x.im, -x.re};
+    case 6: return Inverse ? Complex{-r * (x.re + x.im), r * (x.re - x.im)} : Complex{r * (x.im - x.re), -r * (x.re + x.im)};
+    case 1: return x * Complex{c1, -sign * s1};
+    case 3: return x * Complex{s1, -sign * c1};
+    case 5: return x * Complex{-s1, -sign * c1};
+    default: return x * Complex{-c1, -sign * s1};  // 7
   }
 }
 
-// One stage of the inverse (decimation-in-time, unnormalised) transform: span `len` (2, 4,
-// ..., L), conjugate twiddles.
-HALO_HD void inverse_stage(Complex* z, long long fft_frames, long long len, const Complex* twiddles, int t,
-                           int threads) {
-  const long long half = len / 2, stride = fft_frames / len;
-  for (long long b = t; b < fft_frames / 2; b += threads) {
-    const long long group = b / half, k = b - group * half;
-    const long long i0 = group * len + k, i1 = i0 + half;
-    const Complex u = z[i0], v = z[i1] * conjugate(twiddles[k * stride]);
-    z[i0] = u + v;
-    z[i1] = u - v;
+// i < 2^bits, bits <= 4, reversed: one expression, so a constant i folds (a loop would not).
+HALO_HD constexpr int reverse_bits(int i, int bits) {
+  return (((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) | ((i & 8) >> 3)) >> (4 - bits);
+}
+
+// DFT of the R <= 16 points a[o, o + R) in registers, natural order in and out: radix-2
+// decimation in frequency with constant roots, the bit reversal being a renaming of
+// registers (o and every index are constants once unrolled: no local memory).
+// Forward: sum_n a[n] exp(-2 pi i n k / R); Inverse: the conjugate roots, unnormalised.
+template <int R, bool Inverse>
+HALO_HD void small_dft(Complex (&a)[16], int o) {
+  constexpr int bits = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
+  HALO_UNROLL
+  for (int stage = 0; stage < bits; ++stage) {
+    const int half = R >> (stage + 1);
+    HALO_UNROLL
+    for (int i = 0; i < R; ++i) {
+      if ((i & half) != 0) continue;
+      const Complex u = a[o + i], w = a[o + i + half];
+      a[o + i] = u + w;
+      a[o + i + half] = rotate16<Inverse>(u - w, (i & (half - 1)) * (8 / half));  // exp(-+2 pi i k / (2 half))
+    }
   }
+  Complex b[R];
+  HALO_UNROLL
+  for (int i = 0; i < R; ++i) b[i] = a[o + reverse_bits(i, bits)];
+  HALO_UNROLL
+  for (int i = 0; i < R; ++i) a[o + i] = b[i];
 }
 
-// The fused kernel's three element-wise parts for one step (segments 2 step and 2 step + 1)
-// of one channel, thread t of `threads`; barriers between them are the caller's.
-// Load: point i holds x of the first segment (real part) and of the second (imaginary part);
-// stream positions before 0 read as 0 (the stream starts in silence).
-HALO_HD void fused_load(const Geometry& g, long long step, const float* ring, Complex* z, int t, int threads) {
-  const long long first = segment_input(g, 2 * step), second = first + g.hop_frames;
-  for (long long i = t; i < g.fft_frames; i += threads) {
-    const long long a = first + i, b = second + i;
-    z[i] = {a < 0 ? 0.0f : ring[ring_slot(a, g.ring_frames)], b < 0 ? 0.0f : ring[ring_slot(b, g.ring_frames)]};
-  }
+// ---------------------------------------------------------------- one thread's share of a pass
+
+// Padded shared-memory index of point j of thread t in pass p.
+template <int Log2>
+HALO_HD int pass_index(int p, int t, int j) {
+  if (p == FusedShape<Log2>::passes - 1) return padded(16 * t + j);
+  const int s = fused_pass_stride(Log2, p);
+  return padded((t / s) * 16 * s + j * s + t % s);
 }
 
-// Product with the mask's spectrum (both bit-reversed).
-HALO_HD void fused_multiply(Complex* z, long long fft_frames, const Complex* mask, int t, int threads) {
-  for (long long i = t; i < fft_frames; i += threads) z[i] = z[i] * mask[i];
+template <int Log2>
+HALO_HD void load_pass(const Complex* z, int p, int t, Complex (&v)[16]) {
+  HALO_UNROLL
+  for (int j = 0; j < 16; ++j) v[j] = z[pass_index<Log2>(p, t, j)];
 }
 
-// Store: circular wrap spoils the first Mmax - 1 points; the next H are the segments' outputs.
-HALO_HD void fused_store(const Geometry& g, long long step, const Complex* z, float* out_ring, int t, int threads) {
-  const long long first = 2 * step * g.hop_frames, second = first + g.hop_frames;
-  for (long long i = t; i < g.hop_frames; i += threads) {
-    const Complex v = z[g.halo_frames + i];
-    out_ring[ring_slot(first + i, g.out_ring_frames)] = v.re;
-    out_ring[ring_slot(second + i, g.out_ring_frames)] = v.im;
-  }
+template <int Log2>
+HALO_HD void store_pass(Complex* z, int p, int t, const Complex (&v)[16]) {
+  HALO_UNROLL
+  for (int j = 0; j < 16; ++j) z[pass_index<Log2>(p, t, j)] = v[j];
 }
 
-// Bit-reversal of i over log2(L) bits: where the forward transform leaves bin i.
-inline std::size_t bit_reversed(std::size_t i, std::size_t fft_frames) {
-  std::size_t r = 0;
-  for (std::size_t bit = 1; bit < fft_frames; bit <<= 1, i >>= 1) r = (r << 1) | (i & 1);
+// Twiddle k (1 <= k < 16) of thread t in pass p, exp(-2 pi i n2 k / N), from the four the
+// table holds (k = 1, 2, 4, 8: w[b s] = exp(-2 pi i n2 2^b / N)): a product of at most four
+// correctly rounded values, so within a few float roundings; 4 loads a pass instead of 15.
+// k is a constant once unrolled.
+HALO_HD Complex pass_twiddle(const Complex (&w)[4], int k) {
+  Complex r = (k & 1) ? w[0] : Complex{1.0f, 0.0f};
+  if (k & 2) r = (k & 1) ? r * w[1] : w[1];
+  if (k & 4) r = (k & 3) ? r * w[2] : w[2];
+  if (k & 8) r = (k & 7) ? r * w[3] : w[3];
   return r;
 }
 
-// exp(-2 pi i k / L) for k < L/2, computed in double, rounded once.
+template <int Log2>
+HALO_HD void load_twiddles(const Complex* twiddles, int p, int t, Complex (&w)[4]) {
+  const int s = fused_pass_stride(Log2, p);
+  const Complex* table = twiddles + fused_twiddle_offset(Log2, p) + t % s;
+  HALO_UNROLL
+  for (int b = 0; b < 4; ++b) w[b] = read_only(table + b * s);
+}
+
+// Pass p < passes - 1, forward: the 16-point DFT, then the twiddles.
+template <int Log2>
+HALO_HD void forward_pass(Complex (&v)[16], int p, int t, const Complex* twiddles) {
+  Complex w[4];
+  load_twiddles<Log2>(twiddles, p, t, w);
+  small_dft<16, false>(v, 0);
+  HALO_UNROLL
+  for (int k = 1; k < 16; ++k) v[k] = v[k] * pass_twiddle(w, k);
+}
+
+// Its inverse (unnormalised): conjugate twiddles, then the conjugate DFT.
+template <int Log2>
+HALO_HD void inverse_pass(Complex (&v)[16], int p, int t, const Complex* twiddles) {
+  Complex w[4];
+  load_twiddles<Log2>(twiddles, p, t, w);
+  HALO_UNROLL
+  for (int k = 1; k < 16; ++k) v[k] = v[k] * conjugate(pass_twiddle(w, k));
+  small_dft<16, true>(v, 0);
+}
+
+// The last pass: 16 / r DFTs of r consecutive points.
+template <int Log2, bool Inverse>
+HALO_HD void last_pass(Complex (&v)[16]) {
+  constexpr int r = FusedShape<Log2>::last_radix;
+  HALO_UNROLL
+  for (int group = 0; group < 16 / r; ++group) small_dft<r, Inverse>(v, group * r);
+}
+
+// ---------------------------------------------------------------- the fused kernel's phases
+// One step (segments 2 step and 2 step + 1) of one channel, thread t; a barrier between
+// phases. z: FusedShape<Log2>::shared_points. The mask's spectrum is stored as the threads
+// hold it in the last pass: point j of thread t at mask[j threads + t] (coalesced).
+
+// Phase 1: point i holds x of the first segment (real part) and of the second (imaginary
+// part), read straight from the input ring into pass 0's registers (stream positions before
+// 0 read as 0: the stream starts in silence); pass 0; into shared memory.
+template <int Log2>
+HALO_HD void fused_first_pass(const Geometry& g, long long step, const float* ring, Complex* z,
+                              const Complex* twiddles, int t) {
+  constexpr int threads = FusedShape<Log2>::threads;
+  const long long first = segment_input(g, 2 * step), second = first + g.hop_frames;
+  // Index arithmetic in 32 bits (registers): a segment starts at most Mmax - 1 < L frames
+  // before the stream (those read 0), and ring slots are below 2^31.
+  const int mask = static_cast<int>(g.ring_frames - 1);
+  const int a = (first < 0 ? static_cast<int>(first) : static_cast<int>(first & mask)) + t;
+  const int b = (second < 0 ? static_cast<int>(second) : static_cast<int>(second & mask)) + t;
+  Complex v[16];
+  HALO_UNROLL
+  for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
+    const int i = j * threads;
+    v[j] = {a + i < 0 ? 0.0f : ring[(a + i) & mask], b + i < 0 ? 0.0f : ring[(b + i) & mask]};
+  }
+  forward_pass<Log2>(v, 0, t, twiddles);
+  store_pass<Log2>(z, 0, t, v);
+}
+
+// Phases of passes 0 < p < passes - 1, forward and inverse.
+template <int Log2>
+HALO_HD void fused_forward_phase(Complex* z, int p, const Complex* twiddles, int t) {
+  Complex v[16];
+  load_pass<Log2>(z, p, t, v);
+  forward_pass<Log2>(v, p, t, twiddles);
+  store_pass<Log2>(z, p, t, v);
+}
+
+template <int Log2>
+HALO_HD void fused_inverse_phase(Complex* z, int p, const Complex* twiddles, int t) {
+  Complex v[16];
+  load_pass<Log2>(z, p, t, v);
+  inverse_pass<Log2>(v, p, t, twiddles);
+  store_pass<Log2>(z, p, t, v);
+}
+
+// The middle phase: the forward's last pass, the product with the mask's spectrum and the
+// inverse's first pass, all in registers.
+template <int Log2>
+HALO_HD void fused_middle_phase(Complex* z, const Complex* mask, int t) {
+  constexpr int p = FusedShape<Log2>::passes - 1, threads = FusedShape<Log2>::threads;
+  Complex v[16];
+  load_pass<Log2>(z, p, t, v);
+  last_pass<Log2, false>(v);
+  HALO_UNROLL
+  for (int j = 0; j < 16; ++j) v[j] = v[j] * read_only(mask + j * threads + t);
+  last_pass<Log2, true>(v);
+  store_pass<Log2>(z, p, t, v);
+}
+
+// The last phase: the inverse's pass 0 leaves point j threads + t in register j; circular
+// wrap spoils the first Mmax - 1 points, the next H are the two segments' outputs, written
+// straight to the output ring.
+template <int Log2>
+HALO_HD void fused_last_pass(const Geometry& g, long long step, const Complex* z, float* out_ring,
+                             const Complex* twiddles, int t) {
+  constexpr int threads = FusedShape<Log2>::threads;
+  Complex v[16];
+  load_pass<Log2>(z, 0, t, v);
+  inverse_pass<Log2>(v, 0, t, twiddles);
+  const long long first = 2 * step * g.hop_frames, second = first + g.hop_frames;
+  const int mask = static_cast<int>(g.out_ring_frames - 1), halo = static_cast<int>(g.halo_frames);
+  const int a = static_cast<int>(first & mask) + t - halo, b = static_cast<int>(second & mask) + t - halo;
+  HALO_UNROLL
+  for (int j = 0; j < 16; ++j) {
+    const int i = j * threads;
+    if (i + t < halo) continue;
+    out_ring[(a + i) & mask] = v[j].re;
+    out_ring[(b + i) & mask] = v[j].im;
+  }
+}
+
+// ---------------------------------------------------------------- host side
+
+// Which bin of the DFT the forward transform leaves at position i (digit reversal: pass p's
+// digit of the position, weight s_p, is the bin's digit of weight 16^p).
+std::size_t bin_at_position(std::size_t position, std::size_t fft_frames);
+
+// Shared-memory points (padded) the fused kernel and the host twins use for L.
+std::size_t fused_shared_points(std::size_t fft_frames);
+
+// Every pass's twiddle table for L (see the top), computed in double, rounded once.
 std::vector<Complex> make_twiddles(std::size_t fft_frames);
 
-// Host twins of the kernel's whole-transform loops (every thread of a stage, then the next
-// stage): what the tests run.
-void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles, int threads);
-void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles, int threads);
+// Host twins of the whole transforms, through the same phase code (every thread of a pass,
+// then the next pass): natural order in, digit-reversed order out (forward), and back
+// (inverse, unnormalised). What the tests run.
+void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
+void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
 
-// The fused kernel's work for one step of one channel, on the host: loads the step's two
-// segments from the input ring (x(p) for p < 0 is 0), forward, product with the mask's
-// bit-reversed spectrum `mask` (scaled by 1/L), inverse, and the outputs into the output
-// ring. `z` is scratch of L points. The kernel does the same through the same functions.
-// (Tests use it to check the indexing without a GPU.)
+// The fused kernel's work for one step of one channel, on the host, phase by phase through
+// the same functions: the step's two segments from the input ring (x(p) for p < 0 is 0),
+// forward, product with the mask's spectrum `mask` (fused_mask_spectrum), inverse, the
+// outputs into the output ring. `z` is scratch of fused_shared_points(L).
 void fused_step_on_host(const Geometry& g, long long step, const float* ring, float* out_ring, const Complex* mask,
-                        const Complex* twiddles, Complex* z, int threads);
+                        const Complex* twiddles, Complex* z);
 
 // The mask's spectrum as the fused kernel multiplies by it: forward transform of h / L
-// (zero-padded to L), bit-reversed order, computed on the host in float by the same stages.
+// (zero-padded to L), computed on the host in float by the same passes, in the threads'
+// last-pass order (point j of thread t at j L/16 + t).
 std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, std::size_t fft_frames,
                                          const std::vector<Complex>& twiddles);
 

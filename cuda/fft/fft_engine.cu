@@ -360,8 +360,8 @@ class FftEngine final : public Engine {
     DeviceBuffer<cufftComplex> mask_spectra;  // distinct masks x (L/2 + 1), scaled by 1/L (set_taps)
     FftPlan forward, inverse;            // batched R2C and C2R over every slot
     // cuda-fft-fused:
-    DeviceBuffer<Complex> twiddles;      // L/2
-    DeviceBuffer<Complex> fused_masks;   // distinct masks x L, bit-reversed, scaled by 1/L (set_taps)
+    DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles)
+    DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
     // The small-block path (Geometry::graph), captured by set_taps:
     GraphExec graph_with_transform, graph_without_transform;
   };

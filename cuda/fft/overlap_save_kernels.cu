@@ -1,8 +1,10 @@
 // The overlap-save kernels (overlap_save_kernels.hpp says what each moves).
+#include "cuda/device/error.hpp"
 #include "cuda/device/gpu_device.hpp"
 #include "cuda/fft/overlap_save_kernels.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace halo::cuda {
 namespace {
@@ -70,38 +72,94 @@ __global__ void crop_kernel(const PieceHeader* __restrict__ header, Geometry g, 
     crop_point(g, h, c, s, i, segments, out_ring);
 }
 
-// cuda-fft-fused: one block per (step, channel): the step's two segments of L inputs are read
-// once from the input ring (global memory, through L2: neighbouring steps overlap by Mmax - 1
-// frames) into one complex transform of L points in shared memory (8 L bytes); both FFTs,
-// the product with the mask's spectrum (global, read through L1/L2: every block of a channel
-// reads the same L values) and the crop happen there; each of the 2 H outputs is written once
-// to the output ring. So the signal costs 2 L / (2 H) reads and one write per sample in
-// device memory, besides the ring's own copy in and out (to_ring, from_ring); the arithmetic
-// is 2 x log2(L) radix-2 stages of L/2 butterflies per step, a barrier after each.
-__global__ void fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ ring,
-                             float* __restrict__ out_ring, const Complex* __restrict__ masks,
-                             const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
+// cuda-fft-fused: one block per (step, channel), L/16 threads (at most 512); block_fft.hpp has the
+// transform. Memory: the step's two overlapping segments (L inputs each, 2 L reads per 2 H
+// outputs; neighbouring steps share Mmax - 1 frames through L2) are read once from the input
+// ring, straight into registers: thread t takes points j L/16 + t, so a warp reads 32
+// consecutive frames per load (coalesced; the ring's wrap splits at most one). Each of the
+// 2 H outputs is written once, by the same mapping (coalesced). In between, nothing touches
+// device memory but the read-only tables, through L1/L2: the mask's spectrum (L values, shared
+// by every block of a channel; stored in the threads' order, so coalesced) and the twiddles
+// (4 per butterfly and pass, about L/4 values, coalesced). Arithmetic: 16-point DFTs in registers; shared memory (8 L
+// bytes + padding) only for the transposes between passes: passes - 1 round trips each way
+// (2 for L <= 4096, 3 above), one barrier each, against log2 L stages before.
+// Registers: left alone the compiler takes 128 a thread to keep more loads in flight, and
+// fewer blocks run (fused_min_blocks caps them). At L = 16384 a block of 1024 threads would
+// get 64 and spill: there each of 512 threads runs two of the transform's threads in turn,
+// phase by phase (block_fft.hpp's phases are independent per thread).
+template <int Log2>
+constexpr int fused_block_threads = FusedShape<Log2>::threads < 512 ? FusedShape<Log2>::threads : 512;
+// Blocks an SM should hold: 1024 threads (64 registers each) where shared memory allows, so
+// a piece's blocks (2048 steps at L = 1024, 512 at 4096) fit the GPU in one wave; at 80
+// registers (12 blocks of 64 threads an SM, 1.3 waves) the H100 ran L = 1024 with 30 % of
+// its warps active, 19.0 us a 3.15 M-frame piece, at 64 with 38 %, 17.7 us. One block at
+// L = 16384 (139 KiB of shared memory a block).
+template <int Log2>
+constexpr int fused_min_blocks = Log2 >= 14 ? 1 : 1024 / fused_block_threads<Log2>;
+
+template <int Log2>
+__global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
+    fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ ring,
+                 float* __restrict__ out_ring, const Complex* __restrict__ masks,
+                 const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
+  using S = FusedShape<Log2>;
+  constexpr int block = fused_block_threads<Log2>;
   extern __shared__ Complex z[];
   const PieceHeader h = *header;
   const long long s = blockIdx.x;
   const int c = blockIdx.y;
   if (2 * s >= h.segments) return;  // the whole block: before any barrier
   const long long step = h.first_segment / 2 + s;
-  const int t = threadIdx.x, threads = blockDim.x;
-  const long long l = g.fft_frames;
-  fused_load(g, step, ring + c * g.ring_frames, z, t, threads);
+  const float* in = ring + c * g.ring_frames;
+  float* out = out_ring + c * g.out_ring_frames;
+  const Complex* mask = masks + static_cast<long long>(mask_of_channel[c]) * S::points;
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_first_pass<Log2>(g, step, in, z, twiddles, t);
   __syncthreads();
-  for (long long len = l; len >= 2; len /= 2) {
-    forward_stage(z, l, len, twiddles, t, threads);
+#pragma unroll
+  for (int p = 1; p < S::passes - 1; ++p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += block) fused_forward_phase<Log2>(z, p, twiddles, t);
     __syncthreads();
   }
-  fused_multiply(z, l, masks + static_cast<long long>(mask_of_channel[c]) * l, t, threads);
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_middle_phase<Log2>(z, mask, t);
   __syncthreads();
-  for (long long len = 2; len <= l; len *= 2) {
-    inverse_stage(z, l, len, twiddles, t, threads);
+#pragma unroll
+  for (int p = S::passes - 2; p >= 1; --p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += block) fused_inverse_phase<Log2>(z, p, twiddles, t);
     __syncthreads();
   }
-  fused_store(g, step, z, out_ring + c * g.out_ring_frames, t, threads);
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_last_pass<Log2>(g, step, z, out, twiddles, t);
+}
+
+// The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
+using FusedKernel = void (*)(const PieceHeader*, Geometry, const float*, float*, const Complex*, const int*,
+                             const Complex*);
+struct FusedLaunch {
+  FusedKernel kernel = nullptr;
+  unsigned threads = 0;
+};
+template <int Log2>
+FusedLaunch fused_launch() {
+  return {fused_kernel<Log2>, static_cast<unsigned>(fused_block_threads<Log2>)};
+}
+FusedLaunch fused_launch_for(long long fft_frames) {
+  switch (fft_frames) {
+    case 512: return fused_launch<9>();
+    case 1024: return fused_launch<10>();
+    case 2048: return fused_launch<11>();
+    case 4096: return fused_launch<12>();
+    case 8192: return fused_launch<13>();
+    case 16384: return fused_launch<14>();
+    default: return {};
+  }
+}
+
+std::size_t fused_shared_bytes(const Geometry& g) {
+  return fused_shared_points(static_cast<std::size_t>(g.fft_frames)) * sizeof(Complex);
 }
 
 // y: rows_per_channel(grid_segments) rows per channel (in all at most cufft_batch_samples / L
@@ -155,15 +213,18 @@ cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const floa
 cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* ring, float* out_ring,
                          const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept {
+  const FusedLaunch launch = fused_launch_for(g.fft_frames);
+  if (!launch.kernel) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(std::max<long long>(1, grid_steps)), static_cast<unsigned>(g.channels));
-  const std::size_t shared = static_cast<std::size_t>(g.fft_frames) * sizeof(Complex);
-  fused_kernel<<<grid, g.fused_threads, shared, stream>>>(header, g, ring, out_ring, masks, mask_of_channel, twiddles);
+  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(header, g, ring, out_ring, masks,
+                                                                         mask_of_channel, twiddles);
   return cudaGetLastError();
 }
 
 void allow_fused_kernel(GpuDevice& device, const Geometry& g) {
-  device.allow_dynamic_smem(reinterpret_cast<const void*>(&fused_kernel),
-                            static_cast<std::size_t>(g.fft_frames) * sizeof(Complex));
+  const FusedKernel kernel = fused_launch_for(g.fft_frames).kernel;
+  if (!kernel) throw Error("cuda-fft-fused: no kernel for " + std::to_string(g.fft_frames) + "-point transforms");
+  device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), fused_shared_bytes(g));
 }
 
 }  // namespace halo::cuda

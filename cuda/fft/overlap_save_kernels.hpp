@@ -15,8 +15,8 @@
 //   R2C, C2R:  cuFFT's passes over L/H reals and (L/2+1)/H complex values each way (cuda-fft)
 //   multiply:  (L/2+1)/H complex reads and writes + the mask spectrum's (L2-resident) reads
 //   crop:      1 read of segments + 1 write of the output ring  (cuda-fft)
-//   fused:     L/H reads of the ring + 1 write of the output ring; the FFTs stay in shared
-//              memory (cuda-fft-fused)
+//   fused:     L/H reads of the ring + 1 write of the output ring; the FFTs stay in registers
+//              and shared memory (cuda-fft-fused)
 //   from_ring: 1 read of the output ring + 1 write (interleaved output)
 #include <cuda_runtime_api.h>
 #include <cufft.h>
@@ -49,13 +49,13 @@ cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const floa
                         long long grid_segments, cudaStream_t stream) noexcept;
 
 // cuda-fft-fused: every completed step of every channel, one block each: input ring ->
-// shared-memory FFT -> product with the mask's bit-reversed spectrum (masks +
+// register FFT -> product with the mask's spectrum (fused_mask_spectrum's order, masks +
 // mask_of_channel[c] * L) -> inverse -> output ring.
 cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* ring, float* out_ring,
                          const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept;
-// Lets the fused kernel take 8 L bytes of shared memory on `device` (above 48 KiB a kernel
-// must opt in). Throws halo::cuda::Error.
+// Lets the fused kernel take fused_shared_points(L) complex values of shared memory on
+// `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.
 void allow_fused_kernel(GpuDevice& device, const Geometry& g);
 
 }  // namespace halo::cuda

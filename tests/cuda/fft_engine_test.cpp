@@ -62,17 +62,20 @@ std::string describe(FftMethod method, std::size_t taps, int channels, bool per_
 
 // ------------------------------------------------------------------ the transforms, on the host
 
-// X[k] = sum_n x[n] exp(-2 pi i k n / L), in double.
+// X[k] = sum_n x[n] exp(sign 2 pi i k n / L), in double (the roots from a table of L, each
+// computed in double: L^2 terms for L up to 16384).
 std::vector<std::complex<double>> plain_dft(const std::vector<Complex>& x, int sign) {
   const std::size_t n = x.size();
-  std::vector<std::complex<double>> out(n);
   const double pi = 3.14159265358979323846;
+  std::vector<std::complex<double>> roots(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double angle = sign * 2.0 * pi * static_cast<double>(j) / static_cast<double>(n);
+    roots[j] = {std::cos(angle), std::sin(angle)};
+  }
+  std::vector<std::complex<double>> out(n);
   for (std::size_t k = 0; k < n; ++k) {
     std::complex<double> sum = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double angle = sign * 2.0 * pi * static_cast<double>((k * j) % n) / static_cast<double>(n);
-      sum += std::complex<double>(x[j].re, x[j].im) * std::complex<double>(std::cos(angle), std::sin(angle));
-    }
+    for (std::size_t j = 0; j < n; ++j) sum += std::complex<double>(x[j].re, x[j].im) * roots[(k * j) % n];
     out[k] = sum;
   }
   return out;
@@ -98,33 +101,39 @@ double relative_error(const std::vector<Complex>& got, const std::vector<std::co
 
 std::size_t natural(std::size_t i, std::size_t) { return i; }
 
-// The forward stages leave bin k at bit_reversed(k); the inverse stages take that order back
-// to natural order; both equal the plain DFT, whatever the thread count splits.
+// The forward passes leave bin bin_at_position(i) at position i; the inverse passes take that
+// order back to natural order; both equal the plain DFT, for every pass structure (last
+// radix 2, 4, 8, 16; two to four passes).
 TEST(FftHost, BlockTransformsMatchAPlainDft) {
-  for (const std::size_t l : {std::size_t{2}, std::size_t{8}, std::size_t{512}, std::size_t{2048}}) {
+  for (std::size_t l = 32; l <= max_fused_fft_frames; l *= 2) {
     const auto twiddles = make_twiddles(l);
-    for (const int threads : {1, 3, 256}) {
-      const auto x = random_points(l, 10 * l + threads);
-      auto z = x;
-      forward_transform_on_host(z.data(), l, twiddles.data(), threads);
-      EXPECT_LE(relative_error(z, plain_dft(x, -1), bit_reversed), 1e-6) << "forward, L " << l << ", threads " << threads;
+    const auto x = random_points(l, 10 * l);
+    auto z = x;
+    forward_transform_on_host(z.data(), l, twiddles.data());
+    EXPECT_LE(relative_error(z, plain_dft(x, -1), bin_at_position), 1e-6) << "forward, L " << l;
 
-      // Inverse: from a spectrum in bit-reversed order to L x the signal, in natural order.
-      std::vector<Complex> spectrum(l);
-      for (std::size_t k = 0; k < l; ++k) spectrum[bit_reversed(k, l)] = x[k];
-      inverse_transform_on_host(spectrum.data(), l, twiddles.data(), threads);
-      auto want = plain_dft(x, +1);
-      EXPECT_LE(relative_error(spectrum, want, natural), 1e-6) << "inverse, L " << l << ", threads " << threads;
-    }
+    // Inverse: from a spectrum in the forward's order to L x the signal, in natural order.
+    std::vector<Complex> spectrum(l);
+    for (std::size_t i = 0; i < l; ++i) spectrum[i] = x[bin_at_position(i, l)];
+    inverse_transform_on_host(spectrum.data(), l, twiddles.data());
+    EXPECT_LE(relative_error(spectrum, plain_dft(x, +1), natural), 1e-6) << "inverse, L " << l;
   }
 }
 
-TEST(FftHost, BitReversal) {
-  EXPECT_EQ(bit_reversed(1, 8), 4u);
-  EXPECT_EQ(bit_reversed(3, 8), 6u);
-  EXPECT_EQ(bit_reversed(6, 16), 6u);
-  EXPECT_EQ(bit_reversed(1, 2), 1u);
-  for (std::size_t i = 0; i < 1024; ++i) EXPECT_EQ(bit_reversed(bit_reversed(i, 1024), 1024), i);
+// Digit reversal by hand: L = 32 is one 16-point pass (digit of weight 2) and a last pass of
+// 2 (weight 1): position 2 d1 + d0 holds bin d1 + 16 d0. L = 512 = 16 x 16 x 2: position
+// 32 d2 + 2 d1 + d0 holds bin d2 + 16 d1 + 256 d0. And a permutation at every size.
+TEST(FftHost, DigitReversal) {
+  EXPECT_EQ(bin_at_position(1, 32), 16u);
+  EXPECT_EQ(bin_at_position(2, 32), 1u);
+  EXPECT_EQ(bin_at_position(2 * 5 + 1, 32), 5u + 16u);
+  EXPECT_EQ(bin_at_position(32 * 3 + 2 * 7 + 1, 512), 3u + 16u * 7 + 256u);
+  EXPECT_EQ(bin_at_position(256 * 9 + 16 * 4 + 11, 4096), 9u + 16u * 4 + 256u * 11);
+  for (std::size_t l = 32; l <= max_fused_fft_frames; l *= 2) {
+    std::vector<bool> seen(l, false);
+    for (std::size_t i = 0; i < l; ++i) seen[bin_at_position(i, l)] = true;
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; })) << "L " << l;
+  }
 }
 
 // ------------------------------------------------------------------ geometry
@@ -207,7 +216,7 @@ class HostOverlapSave {
       twiddles_ = make_twiddles(static_cast<std::size_t>(l));
       for (std::size_t m = 0; m < taps_.distinct_masks(); ++m)
         fused_masks_.push_back(fused_mask_spectrum(taps_.taps(m), static_cast<std::size_t>(l), twiddles_));
-      z_.resize(l);
+      z_.resize(fused_shared_points(static_cast<std::size_t>(l)));
     }
   }
 
@@ -236,7 +245,7 @@ class HostOverlapSave {
         for (long long step = 0; step < h.segments / 2; ++step)
           fused_step_on_host(g_, h.first_segment / 2 + step, ring_.data() + c * g_.ring_frames,
                              out_ring_.data() + c * g_.out_ring_frames, fused_masks_[mask].data(), twiddles_.data(),
-                             z_.data(), 64);
+                             z_.data());
         continue;
       }
       for (long long s = 0; s < h.segments; ++s) {
