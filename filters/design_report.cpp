@@ -14,6 +14,10 @@ namespace {
 
 double db(double magnitude) { return 20 * std::log10(magnitude); }
 
+// A band this narrow (relative to the rate) is one band_layout squeezed: its edges 1e-9 of
+// Nyquist apart.
+constexpr double squeezed_width = 1e-6;
+
 // Where |H| crosses `level` between grid points, interpolated linearly.
 std::vector<double> crossings(const Response& r, double level) {
   std::vector<double> found;
@@ -50,6 +54,14 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
   std::size_t delay_points = 0;
   bool any_pass = false, any_stop = false;
   for (const BandGoal& goal : band_layout(spec, static_cast<int>(taps))) {
+    // Without a transition the layout keeps 4 bins of the mask's resolution between bands; a
+    // short mask's guard can be wider than a band, which band_layout then squeezes to a point
+    // (a 100 Hz low-pass of 31 taps: "0-0 Hz"). Its figures would be those of one frequency,
+    // a ripple of 0 dB that says nothing: it is left out, and a goal it had is not met.
+    if (goal.high_hz - goal.low_hz <= squeezed_width * spec.rate_hz) {
+      (goal.gain > 0 ? report.squeezed_pass_bands : report.squeezed_stop_bands) += 1;
+      continue;
+    }
     BandMeasure band;
     band.low_hz = goal.low_hz;
     band.high_hz = goal.high_hz;
@@ -98,7 +110,8 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
   report.target_attenuation_db = spec.attenuation_db;
   report.target_ripple_db = spec.ripple_db;
   report.spec_given = spec.attenuation_db > 0 || spec.ripple_db > 0;
-  report.met = true;
+  report.met = !(spec.ripple_db > 0 && report.squeezed_pass_bands > 0) &&
+               !(spec.attenuation_db > 0 && report.squeezed_stop_bands > 0);
   for (const BandMeasure& band : report.bands) {
     if (band.gain > 0 && spec.ripple_db > 0 && !(band.ripple_db <= spec.ripple_db)) report.met = false;
     if (band.gain == 0 && spec.attenuation_db > 0 && !(band.attenuation_db >= spec.attenuation_db)) report.met = false;

@@ -39,7 +39,12 @@ struct DesignReport {
   // (what a signal in the pass band is delayed by).
   double delay_samples = 0;
   double delay_ms = 0;         // delay_samples / rate * 1000
-  std::vector<BandMeasure> bands;  // lowest first
+  // Lowest first. A band that a short mask's guard squeezes to a point (no transition given:
+  // a 100 Hz low-pass of 31 taps, whose guard of 4 bins is 6194 Hz wide) is not measured:
+  // it is counted below instead, and the -3 dB frequencies say where the mask's edge lies.
+  std::vector<BandMeasure> bands;
+  std::size_t squeezed_pass_bands = 0;
+  std::size_t squeezed_stop_bands = 0;
   double ripple_db = 0;        // the worst pass band's ripple_db (0 when there is no pass band)
   double attenuation_db = 0;   // the worst (smallest) stop band's attenuation_db (0 when none)
   // Frequencies (Hz, ascending) where |H| crosses -3 dB / -6 dB (of unit gain), linearly
@@ -54,7 +59,8 @@ struct DesignReport {
   double target_attenuation_db = 0;
   double target_ripple_db = 0;
   bool spec_given = false;     // target_attenuation_db or target_ripple_db given
-  bool met = true;             // every given target met (true when none was given)
+  bool met = true;             // every given target met (true when none was given; false
+                               // when a band with a target was squeezed out)
   std::size_t grid_points = 0; // the dense response's size over [0, rate/2]
 };
 

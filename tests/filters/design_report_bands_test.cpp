@@ -1,0 +1,101 @@
+// issue 16: the bands a design report measures. Without a transition, a short mask's guard
+// (4 bins: 6194 Hz for 31 taps at 48 kHz) can be wider than its pass band; the report then
+// leaves that band out (it printed "pass band: 0-0 Hz, ripple 0.000 dB") and the -3 dB
+// frequency says where the mask's edge lies. Checked against a plain float64 response here,
+// and on `halo design`'s printed report.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+#include "filters/design.hpp"
+#include "filters/design_report.hpp"
+
+namespace halo::filters {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+double plain_magnitude(const std::vector<float>& h, double hz, double rate_hz) {
+  std::complex<double> sum = 0;
+  for (std::size_t k = 0; k < h.size(); ++k)
+    sum += static_cast<double>(h[k]) * std::polar(1.0, -2 * pi * hz / rate_hz * static_cast<double>(k));
+  return std::abs(sum);
+}
+
+Spec short_lowpass() {
+  Spec spec;
+  spec.band = Band::lowpass;
+  spec.low_hz = 100;
+  spec.taps = 31;
+  spec.rate_hz = 48000;
+  return spec;
+}
+
+TEST(ReportBands, ASqueezedPassBandIsLeftOutAndTheEdgeIsMeasured) {
+  const Designed d = design_to_spec(short_lowpass());
+  const DesignReport r = measure(d.mask, d.spec);
+  EXPECT_EQ(r.squeezed_pass_bands, 1u);
+  EXPECT_EQ(r.squeezed_stop_bands, 0u);
+  ASSERT_EQ(r.bands.size(), 1u);
+  const BandMeasure& stop = r.bands.front();
+  EXPECT_EQ(stop.gain, 0);
+  EXPECT_NEAR(stop.low_hz, 100 + 2 * 48000.0 / 31, 1e-6);  // half the 4-bin guard above the cutoff
+  EXPECT_EQ(r.ripple_db, 0);
+  // The stop band's figure and the -3 dB edge, against the plain response.
+  double largest = 0;
+  for (int i = 0; i <= 4000; ++i)
+    largest = std::max(largest, plain_magnitude(d.mask.taps, stop.low_hz + (24000 - stop.low_hz) * i / 4000, 48000));
+  EXPECT_NEAR(stop.attenuation_db, -20 * std::log10(largest), 0.01);
+  ASSERT_EQ(r.minus_3db_hz.size(), 1u);
+  EXPECT_GT(r.minus_3db_hz[0], 500);  // far above the 100 Hz asked: 31 taps cannot do better
+  EXPECT_NEAR(20 * std::log10(plain_magnitude(d.mask.taps, r.minus_3db_hz[0], 48000)), -3, 0.01);
+  EXPECT_TRUE(r.met);  // no goal was given
+}
+
+TEST(ReportBands, BothBandsOfAWideEnoughMaskAreMeasured) {
+  Spec spec = short_lowpass();
+  spec.low_hz = 8000;
+  const Designed d = design_to_spec(spec);
+  const DesignReport r = measure(d.mask, d.spec);
+  EXPECT_EQ(r.squeezed_pass_bands + r.squeezed_stop_bands, 0u);
+  ASSERT_EQ(r.bands.size(), 2u);
+  EXPECT_GT(r.bands[0].high_hz - r.bands[0].low_hz, 1000);
+  EXPECT_GT(r.ripple_db, 0);
+}
+
+TEST(ReportBands, AGoalOnASqueezedBandIsNotMet) {
+  Spec spec = short_lowpass();
+  spec.ripple_db = 1;
+  const Designed d = design_to_spec(spec);
+  const DesignReport r = measure(d.mask, d.spec);
+  EXPECT_TRUE(r.spec_given);
+  EXPECT_FALSE(r.met);
+}
+
+TEST(ReportBands, DesignPrintsNoPointBands) {
+  for (const std::vector<std::string>& band : std::vector<std::vector<std::string>>{
+           {"--lowpass", "100"}, {"--highpass", "23900"}, {"--bandpass", "1000:1500"}}) {
+    std::vector<std::string> args = {HALO_BINARY, "design", band[0], band[1], "--taps", "31", "-o", "-"};
+    const test::Result result = test::run(args);
+    ASSERT_EQ(result.exit_code, 0) << test::describe(args, result);
+    // The report goes to stderr when the taps go to stdout.
+    EXPECT_EQ(result.err.find("0-0 Hz"), std::string::npos) << result.err;
+    for (const std::string& line : test::lines_of(result.err)) {
+      EXPECT_EQ(line.find("pass band:"), std::string::npos) << band[0] << ": " << line;
+      // "1250-1250 Hz", "24000-24000 Hz": no band of one frequency.
+      const auto dash = line.find('-');
+      if (line.rfind("stop band:", 0) == 0 && dash != std::string::npos) {
+        const std::string range = line.substr(12, line.find(" Hz") - 12);
+        EXPECT_NE(range.substr(0, range.find('-')), range.substr(range.find('-') + 1)) << line;
+      }
+    }
+    EXPECT_NE(result.err.find("-3 dB:"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace halo::filters
