@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "audio/error.hpp"
+#include "audio/format.hpp"
 #include "audio/mask_file.hpp"
 #include "filters/band_spec.hpp"
 #include "filters/design.hpp"
@@ -28,7 +29,10 @@ void add_mask_options(cxxopts::Options& options) {
       ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
        cxxopts::value<std::string>(), "FILE")
       ("ir-rate", "an --ir file at another rate than the audio: refuse (default), resample it (libsamplerate) "
-       "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep");
+       "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep")
+      ("mask-rate", "a --mask file that carries its rate (.json, .h) at another rate than the audio: refuse "
+       "(default), resample it (libsamplerate) or keep its taps as they are", cxxopts::value<std::string>(),
+       "refuse|resample|keep");
   options.add_options("Design")
       ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<std::string>(), "N")
       ("transition", "transition width in Hz (with --attenuation: Kaiser length and beta)",
@@ -87,6 +91,40 @@ auto flags_for(filters::Band band, Call call) -> decltype(call()) {
   }
 }
 
+MaskSource::IrRate rate_policy(const cxxopts::ParseResult& parsed, const std::string& option) {
+  const std::string policy = parsed[option].as<std::string>();
+  if (policy != "refuse" && policy != "resample" && policy != "keep")
+    throw UsageError("--" + option + " " + policy + ": give refuse, resample or keep");
+  return policy == "resample" ? MaskSource::IrRate::resample
+         : policy == "keep"   ? MaskSource::IrRate::keep
+                              : MaskSource::IrRate::refuse;
+}
+
+// The mask files whose rate is the one they were designed at, written by halo design: a text
+// mask's "# rate" line or a sound file's header may only be a default (48000 for a mask whose
+// rate was unknown).
+bool carries_design_rate(const std::string& path) {
+  const std::string extension = audio::lower_extension(path);
+  return extension == "json" || extension == "h" || extension == "hpp";
+}
+
+// Masks at another rate than the audio's are never used silently: their delays and
+// frequencies would all be off. `what` names them in the refusal, `option` is the flag that
+// chooses.
+void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double rate_hz, const std::string& path,
+                   const char* what, const char* option) {
+  const double mask_rate = masks.front().rate_hz;
+  if (!(mask_rate > 0) || std::fabs(mask_rate - rate_hz) <= 1e-6 * rate_hz || policy == MaskSource::IrRate::keep)
+    return;
+  if (policy == MaskSource::IrRate::refuse) {
+    char line[200];
+    std::snprintf(line, sizeof line, ": %s is at %.10g Hz but the audio is at %.10g Hz "
+                  "(%s resample resamples it, %s keep uses it as it is)", what, mask_rate, rate_hz, option, option);
+    throw audio::Error(path + line);
+  }
+  for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+}
+
 void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) throw UsageError(option + " " + text + ": give the band as LO:HI");
@@ -116,16 +154,16 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     source.kind = chosen == "mask" ? MaskSource::Kind::mask_file : MaskSource::Kind::impulse_response;
     source.path = value;
     if (parsed.count("ir-rate")) {
-      const std::string policy = parsed["ir-rate"].as<std::string>();
-      if (policy != "refuse" && policy != "resample" && policy != "keep")
-        throw UsageError("--ir-rate " + policy + ": give refuse, resample or keep");
+      source.ir_rate = rate_policy(parsed, "ir-rate");
       if (chosen != "ir") throw UsageError("--ir-rate applies to --ir");
-      source.ir_rate = policy == "resample" ? MaskSource::IrRate::resample
-                       : policy == "keep"   ? MaskSource::IrRate::keep
-                                            : MaskSource::IrRate::refuse;
+    }
+    if (parsed.count("mask-rate")) {
+      source.mask_rate = rate_policy(parsed, "mask-rate");
+      if (chosen != "mask") throw UsageError("--mask-rate applies to --mask");
     }
     return source;
   }
+  if (parsed.count("mask-rate")) throw UsageError("--mask-rate applies to --mask");
 
   filters::Spec& spec = source.spec;
   if (chosen == "lowpass" || chosen == "highpass") {
@@ -180,20 +218,15 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
 }
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
-  if (source.kind == MaskSource::Kind::mask_file) return audio::read_mask(source.path);
+  if (source.kind == MaskSource::Kind::mask_file) {
+    filters::MaskSet masks = audio::read_mask(source.path);
+    if (carries_design_rate(source.path))
+      to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate");
+    return masks;
+  }
   if (source.kind == MaskSource::Kind::impulse_response) {
     filters::MaskSet masks = audio::read_mask(source.path);
-    const double ir_rate = masks.front().rate_hz;
-    // Never used silently at another rate: its delays and frequencies would all be off.
-    if (ir_rate > 0 && std::fabs(ir_rate - rate_hz) > 1e-6 * rate_hz && source.ir_rate != MaskSource::IrRate::keep) {
-      if (source.ir_rate == MaskSource::IrRate::refuse) {
-        char line[160];
-        std::snprintf(line, sizeof line, ": the impulse response is at %.10g Hz but the audio is at %.10g Hz "
-                      "(--ir-rate resample resamples it, --ir-rate keep uses it as it is)", ir_rate, rate_hz);
-        throw audio::Error(source.path + line);
-      }
-      for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
-    }
+    to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate");
     return masks;
   }
   return {design_for(source, rate_hz).mask};

@@ -19,6 +19,9 @@ struct MaskSource {
   // default), resample it with libsamplerate (--ir-rate resample), or use its taps as they are
   // (--ir-rate keep, with filter's warning): never silently.
   enum class IrRate { refuse, resample, keep } ir_rate = IrRate::refuse;
+  // The same choice for a mask_file that carries the rate it was designed at (the JSON and C
+  // header exports of `halo design`), by --mask-rate.
+  IrRate mask_rate = IrRate::refuse;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 
