@@ -65,7 +65,8 @@ int live_command(int argc, char** argv) {
       running.replace_mask(watched, source(watched, running.rate_hz()));
       notice("reloaded " + what + (signalled ? " (SIGHUP)" : " (changed)"));
     } catch (const std::exception& error) {
-      notice(what + ": " + error.what() + "; keeping the old mask");
+      const std::string why = error.what();  // a mask file's errors name the file (and line) already
+      notice((why.rfind(what, 0) == 0 ? why : what + ": " + why) + "; keeping the old mask");
     }
   };
   return run_session(session, arguments, "live", tick);

@@ -1,0 +1,161 @@
+#include "realtime/jack_fixture.hpp"
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+namespace halo::test {
+
+namespace {
+// One server per test process (ctest runs tests in parallel, each in its own process).
+const std::string server_name = "halo-test-" + std::to_string(getpid());
+}  // namespace
+
+bool on_path(const std::string& program) {
+  return run({"/bin/sh", "-c", "command -v " + program}).exit_code == 0;
+}
+
+std::vector<std::string> ports() { return lines_of(run({"/usr/bin/jack_lsp"}).out); }
+
+bool wait_for_port(const std::string& port, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    for (const auto& name : ports())
+      if (name == port) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+void Jack::SetUpTestSuite() {
+  if (!on_path("jackd") || !on_path("jack_rec")) {
+    skip_reason_ = "jackd2 is not installed (setup.sh installs it)";
+    return;
+  }
+  setenv("JACK_DEFAULT_SERVER", server_name.c_str(), 1);  // every client of this test, halo included
+  setenv("JACK_NO_START_SERVER", "1", 1);
+  for (const bool realtime : {true, false}) {
+    std::vector<std::string> args = {"/usr/bin/jackd", "-n", server_name};
+    if (realtime) args.insert(args.end(), {"-R", "-P", "70"});
+    args.insert(args.end(), {"-d", "dummy", "-r", std::to_string(rate), "-p", std::to_string(period)});
+    server_ = new Process(args);
+    if (wait_for_port("system:playback_1", 5)) {
+      if (!realtime) std::fprintf(stderr, "jack test: jackd -R failed; running without -R (expect more host xruns)\n");
+      return;
+    }
+    delete server_;
+    server_ = nullptr;
+  }
+  skip_reason_ = "jackd with the dummy driver did not start";
+}
+
+void Jack::TearDownTestSuite() {
+  if (server_ != nullptr) {
+    kill(server_->pid(), SIGTERM);
+    server_->wait();
+    delete server_;
+    server_ = nullptr;
+  }
+}
+
+void Jack::SetUp() {
+  if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+}
+
+Process* Jack::server_ = nullptr;
+std::string Jack::skip_reason_;
+
+long added_latency(const std::string& err) {
+  std::smatch match;
+  if (!std::regex_search(err, match, std::regex("halo adds ([0-9]+) frames"))) return -1;
+  return std::stol(match[1]);
+}
+
+long short_frames(const std::string& err) {
+  std::smatch match;
+  if (!std::regex_search(err, match, std::regex("([0-9]+) frames in all"))) return -1;
+  return std::stol(match[1]);
+}
+
+long underruns(const std::string& err) {
+  std::smatch match;
+  if (!std::regex_search(err, match, std::regex("underruns ([0-9]+) \\(halo's own"))) return -1;
+  return std::stol(match[1]);
+}
+
+long host_xruns(const std::string& err) {
+  std::smatch match;
+  if (!std::regex_search(err, match, std::regex("host xruns ([0-9]+)"))) return -1;
+  return std::stol(match[1]);
+}
+
+// The offset is searched near where the first non-silent frames of both line up.
+Comparison compare_pieces(const std::vector<float>& rec, int rec_channels, const std::vector<int>& rec_columns,
+                          const std::vector<double>& expected, int channels, double tolerance) {
+  Comparison result;
+  const long rec_frames = static_cast<long>(rec.size() / rec_channels);
+  const long frames = static_cast<long>(expected.size() / channels);
+  auto equal_at = [&](long f, long offset) {
+    const long r = f + offset;
+    if (r < 0 || r >= rec_frames) return false;
+    for (int c = 0; c < channels; ++c)
+      if (std::fabs(rec[r * rec_channels + rec_columns[c]] - expected[f * channels + c]) > tolerance) return false;
+    return true;
+  };
+  auto find_offset = [&](long f, long near, long radius, long* offset) {
+    for (long d = 0; d <= radius; ++d)
+      for (const long candidate : {near + d, near - d}) {
+        bool all = true;
+        for (long g = f; g < std::min(frames, f + 128) && all; ++g) all = equal_at(g, candidate);
+        if (all) {
+          *offset = candidate;
+          return true;
+        }
+      }
+    return false;
+  };
+  long first = 0;
+  while (first < frames && std::fabs(expected[first * channels]) < 1e-3) ++first;
+  long first_rec = 0;
+  while (first_rec < rec_frames && std::fabs(rec[first_rec * rec_channels + rec_columns[0]]) < 1e-3) ++first_rec;
+  long offset = 0;
+  if (!find_offset(first, first_rec - first, 4096, &offset)) {
+    result.bad = static_cast<std::size_t>(frames - first);
+    return result;
+  }
+  result.first_offset = offset;
+  for (long f = first; f < frames && f + offset < rec_frames; ++f) {
+    ++result.compared;
+    if (equal_at(f, offset)) {
+      ++result.matched;
+      continue;
+    }
+    long again = offset;
+    if (find_offset(f, offset, 4 * period * 8, &again)) {
+      offset = again;
+      ++result.resyncs;
+      ++result.matched;
+    } else {
+      ++result.bad;
+    }
+  }
+  return result;
+}
+
+std::vector<float> noise_with_lead(std::size_t lead, std::size_t frames, int channels, std::uint64_t seed) {
+  std::vector<float> x(lead * channels, 0.0f);
+  const std::vector<float> noise = random_signal(frames * channels, seed, 0.4f);
+  x.insert(x.end(), noise.begin(), noise.end());
+  return x;
+}
+
+Live::Live(std::initializer_list<std::string> args, const RunOptions& options) {
+  process = std::make_unique<Process>(halo_args(args), options);
+}
+
+Result Live::stop() {
+  kill(process->pid(), SIGINT);
+  return process->wait();
+}
+
+}  // namespace halo::test

@@ -1,0 +1,71 @@
+#pragma once
+// The JACK server the real-time tests run halo against (jackd2's dummy driver paces a real
+// PortAudio stream in real time), and what those tests share: waiting for ports, reading
+// halo's summary, comparing a recording piece by piece between the periods the host dropped.
+// Each test process starts its own server, named after its pid so it never meets another one
+// (ctest runs tests in parallel, each in its own process), and stops it; a suite skips where
+// jackd is missing.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+
+// What every JACK test server runs at: `jackd -d dummy -r 48000 -p 64`.
+constexpr int rate = 48000;
+constexpr int period = 64;
+
+bool on_path(const std::string& program);
+std::vector<std::string> ports();  // jack_lsp
+bool wait_for_port(const std::string& port, double seconds);
+
+// Starts the server once per suite (realtime -R first, plain if that fails) and stops it; every
+// client of the test process, halo included, finds it through JACK_DEFAULT_SERVER.
+class Jack : public ::testing::Test {
+ public:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  void SetUp() override;
+
+ protected:
+  static Process* server_;
+  static std::string skip_reason_;
+  TempDir dir_;
+};
+
+// From halo's summary: "halo adds N frames", "N frames in all" (what the ring ran short),
+// "underruns N (halo's own", "host xruns N" (the periods the server flagged). -1 when absent.
+long added_latency(const std::string& err);
+long short_frames(const std::string& err);
+long underruns(const std::string& err);
+long host_xruns(const std::string& err);
+
+// Compares a recording with what it should hold, piece by piece: from the first frame where
+// `expected` is not silent, rec[f + offset] == expected[f] (within `tolerance`); where the
+// host dropped or repeated periods, the offset is found again from the next 128 frames.
+// Returns the frames that matched; `resyncs` counts the new offsets; `bad` the frames that
+// matched under no offset.
+struct Comparison {
+  std::size_t compared = 0, matched = 0, resyncs = 0, bad = 0;
+  long first_offset = 0;
+};
+Comparison compare_pieces(const std::vector<float>& rec, int rec_channels, const std::vector<int>& rec_columns,
+                          const std::vector<double>& expected, int channels, double tolerance);
+
+// `lead` frames of silence, then `frames` of seeded noise (never zero), interleaved.
+std::vector<float> noise_with_lead(std::size_t lead, std::size_t frames, int channels, std::uint64_t seed);
+
+// Starts `halo live ARGS`; stop() ends it as Ctrl-C does and collects what it printed.
+struct Live {
+  std::unique_ptr<Process> process;
+  explicit Live(std::initializer_list<std::string> args, const RunOptions& options = {});
+  Result stop();
+};
+
+}  // namespace halo::test
