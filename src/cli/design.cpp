@@ -114,7 +114,13 @@ int design_command(int argc, char** argv) {
   const DesignOutputs outputs = parse_design_outputs(parsed, output);  // every name checked before any design work
   const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
   if (parsed.count("report")) check_report_name(report_path);
-  const MaskSource source = parse_mask_options(parsed);
+  MaskSource source = parse_mask_options(parsed);
+  // design converts a mask file (--mask, --ir) without audio: its own rate stands unless
+  // --rate names another (then the --ir-rate / --mask-rate rules apply, refusing by default).
+  if (parsed.count("rate") == 0) {
+    source.ir_rate = MaskSource::IrRate::keep;
+    source.mask_rate = MaskSource::IrRate::keep;
+  }
   const bool designed = source.kind == MaskSource::Kind::designed;
   if (!designed && parsed.count("report")) throw UsageError("--report measures a designed mask against its spec");
   filters::MaskSet masks;
