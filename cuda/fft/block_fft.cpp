@@ -116,18 +116,18 @@ void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex
   });
 }
 
-void fused_step_on_host(const Geometry& g, long long step, const float* ring, float* out_ring, const Complex* mask,
-                        const Complex* twiddles, Complex* z) {
+void fused_step_on_host(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io,
+                        const Complex* mask, const Complex* twiddles, Complex* z) {
   with_shape(static_cast<std::size_t>(g.fft_frames), [&](auto shape) {
     constexpr int log2 = decltype(shape)::value;
     using S = FusedShape<log2>;
-    for (int t = 0; t < S::threads; ++t) fused_first_pass<log2>(g, step, ring, z, twiddles, t);
+    for (int t = 0; t < S::threads; ++t) fused_first_pass<log2>(g, h, step, io, z, twiddles, t);
     for (int p = 1; p < S::passes - 1; ++p)
       for (int t = 0; t < S::threads; ++t) fused_forward_phase<log2>(z, p, twiddles, t);
     for (int t = 0; t < S::threads; ++t) fused_middle_phase<log2>(z, mask, t);
     for (int p = S::passes - 2; p >= 1; --p)
       for (int t = 0; t < S::threads; ++t) fused_inverse_phase<log2>(z, p, twiddles, t);
-    for (int t = 0; t < S::threads; ++t) fused_last_pass<log2>(g, step, z, out_ring, twiddles, t);
+    for (int t = 0; t < S::threads; ++t) fused_last_pass<log2>(g, h, step, z, io, twiddles, t);
   });
 }
 

@@ -209,23 +209,29 @@ HALO_HD void last_pass(Complex (&v)[16]) {
 // hold it in the last pass: point j of thread t at mask[j threads + t] (coalesced).
 
 // Phase 1: point i holds x of the first segment (real part) and of the second (imaginary
-// part), read straight from the input ring into pass 0's registers (stream positions before
-// 0 read as 0: the stream starts in silence); pass 0; into shared memory.
+// part), read straight into pass 0's registers from the piece's own frames, or from the
+// input ring for frames before the piece (piece_input; stream positions before 0 read as 0:
+// the stream starts in silence); pass 0; into shared memory.
+// Index arithmetic in 32 bits (registers): a segment starts at most step + Mmax - 1 frames
+// before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
+// slots below 2^31.
 template <int Log2>
-HALO_HD void fused_first_pass(const Geometry& g, long long step, const float* ring, Complex* z,
+HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, Complex* z,
                               const Complex* twiddles, int t) {
   constexpr int threads = FusedShape<Log2>::threads;
   const long long first = segment_input(g, 2 * step), second = first + g.hop_frames;
-  // Index arithmetic in 32 bits (registers): a segment starts at most Mmax - 1 < L frames
-  // before the stream (those read 0), and ring slots are below 2^31.
-  const int mask = static_cast<int>(g.ring_frames - 1);
-  const int a = (first < 0 ? static_cast<int>(first) : static_cast<int>(first & mask)) + t;
-  const int b = (second < 0 ? static_cast<int>(second) : static_cast<int>(second & mask)) + t;
+  const int mask = static_cast<int>(g.ring_frames - 1), channels = g.channels;
+  const int slot_a = (first < 0 ? static_cast<int>(first) : static_cast<int>(first & mask)) + t;
+  const int slot_b = (second < 0 ? static_cast<int>(second) : static_cast<int>(second & mask)) + t;
+  const int frame_a = static_cast<int>(first - h.position) + t, frame_b = frame_a + static_cast<int>(g.hop_frames);
+  const auto input = [&](int frame, int slot) {
+    return frame >= 0 ? io.in[frame * channels] : slot < 0 ? 0.0f : io.ring[slot & mask];
+  };
   Complex v[16];
   HALO_UNROLL
   for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
     const int i = j * threads;
-    v[j] = {a + i < 0 ? 0.0f : ring[(a + i) & mask], b + i < 0 ? 0.0f : ring[(b + i) & mask]};
+    v[j] = {input(frame_a + i, slot_a + i), input(frame_b + i, slot_b + i)};
   }
   forward_pass<Log2>(v, 0, t, twiddles);
   store_pass<Log2>(z, 0, t, v);
@@ -264,23 +270,33 @@ HALO_HD void fused_middle_phase(Complex* z, const Complex* mask, int t) {
 
 // The last phase: the inverse's pass 0 leaves point j threads + t in register j; circular
 // wrap spoils the first Mmax - 1 points, the next H are the two segments' outputs, written
-// straight to the output ring.
+// straight into the piece's output frames, or into the output ring when a later piece emits
+// them (piece_output).
 template <int Log2>
-HALO_HD void fused_last_pass(const Geometry& g, long long step, const Complex* z, float* out_ring,
-                             const Complex* twiddles, int t) {
+HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long step, const Complex* z,
+                             const ChannelIo& io, const Complex* twiddles, int t) {
   constexpr int threads = FusedShape<Log2>::threads;
   Complex v[16];
   load_pass<Log2>(z, 0, t, v);
   inverse_pass<Log2>(v, 0, t, twiddles);
   const long long first = 2 * step * g.hop_frames, second = first + g.hop_frames;
   const int mask = static_cast<int>(g.out_ring_frames - 1), halo = static_cast<int>(g.halo_frames);
-  const int a = static_cast<int>(first & mask) + t - halo, b = static_cast<int>(second & mask) + t - halo;
+  const int channels = g.channels, frames = h.frames;
+  const int slot_a = static_cast<int>(first & mask) + t - halo, slot_b = static_cast<int>(second & mask) + t - halo;
+  const int frame_a = static_cast<int>(first + g.step_frames - h.position) + t - halo;
+  const int frame_b = frame_a + static_cast<int>(g.hop_frames);
+  const auto output = [&](int frame, int slot, float y) {
+    if (frame < frames)
+      io.out[frame * channels] = y;
+    else
+      io.out_ring[slot & mask] = y;
+  };
   HALO_UNROLL
   for (int j = 0; j < 16; ++j) {
     const int i = j * threads;
     if (i + t < halo) continue;
-    out_ring[(a + i) & mask] = v[j].re;
-    out_ring[(b + i) & mask] = v[j].im;
+    output(frame_a + i, slot_a + i, v[j].re);
+    output(frame_b + i, slot_b + i, v[j].im);
   }
 }
 
@@ -302,12 +318,13 @@ std::vector<Complex> make_twiddles(std::size_t fft_frames);
 void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
 void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
 
-// The fused kernel's work for one step of one channel, on the host, phase by phase through
-// the same functions: the step's two segments from the input ring (x(p) for p < 0 is 0),
-// forward, product with the mask's spectrum `mask` (fused_mask_spectrum), inverse, the
-// outputs into the output ring. `z` is scratch of fused_shared_points(L).
-void fused_step_on_host(const Geometry& g, long long step, const float* ring, float* out_ring, const Complex* mask,
-                        const Complex* twiddles, Complex* z);
+// The fused kernel's work for one step of one channel of piece h, on the host, phase by
+// phase through the same functions: the step's two segments from the piece and the input
+// ring (x(p) for p < 0 is 0), forward, product with the mask's spectrum `mask`
+// (fused_mask_spectrum), inverse, the outputs into the piece and the output ring. `z` is
+// scratch of fused_shared_points(L).
+void fused_step_on_host(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io,
+                        const Complex* mask, const Complex* twiddles, Complex* z);
 
 // The mask's spectrum as the fused kernel multiplies by it: forward transform of h / L
 // (zero-padded to L), computed on the host in float by the same passes, in the threads'

@@ -284,25 +284,27 @@ class FftEngine final : public Engine {
     return pieces;
   }
 
-  // One piece on `stream`: its frames (in, device, interleaved) into the input ring, the
-  // transform of the steps it completes (when `transform`), its outputs into `out` (device,
-  // interleaved). grid_frames / grid_segments size the grids (the kernels read the piece's
+  // One piece on `stream`: the transform of the steps it completes (when `transform`), reading
+  // its frames `in` (device, interleaved) and writing its outputs into `out` (device,
+  // interleaved), then what crosses pieces through the rings. grid_frames / grid_segments size the grids (the kernels read the piece's
   // own counts from `header`).
   Status enqueue(cudaStream_t stream, const PieceHeader* header, const float* in, float* out, long long grid_frames,
                  long long grid_segments, bool transform) noexcept {
     DeviceState& d = *state_;
-    HALO_CUDA_TRY(launch_to_ring(header, g_, in, d.ring.get(), grid_frames, stream));
     if (transform && method_ == FftMethod::cufft) {
-      HALO_CUDA_TRY(launch_gather(header, g_, d.ring.get(), d.segments.get(), grid_segments, stream));
+      HALO_CUDA_TRY(launch_gather(header, g_, in, d.ring.get(), d.segments.get(), grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecR2C(d.forward.get(), d.segments.get(), d.spectra.get()));
       HALO_CUDA_TRY(launch_multiply(header, g_, d.spectra.get(), d.mask_spectra.get(), d.mask_of_channel.get(),
                                     grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecC2R(d.inverse.get(), d.spectra.get(), d.segments.get()));
-      HALO_CUDA_TRY(launch_crop(header, g_, d.segments.get(), d.out_ring.get(), grid_segments, stream));
+      HALO_CUDA_TRY(launch_crop(header, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
     } else if (transform) {
-      HALO_CUDA_TRY(launch_fused(header, g_, d.ring.get(), d.out_ring.get(), d.fused_masks.get(), d.mask_of_channel.get(),
-                                 d.twiddles.get(), grid_segments / g_.segments_per_step, stream));
+      HALO_CUDA_TRY(launch_fused(header, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
+                                 d.mask_of_channel.get(), d.twiddles.get(), grid_segments / g_.segments_per_step,
+                                 stream));
     }
+    // The tail's ring slots are none the transform reads (plan_geometry sizes the ring).
+    HALO_CUDA_TRY(launch_to_ring(header, g_, in, d.ring.get(), grid_frames, stream));
     HALO_CUDA_TRY(launch_from_ring(header, g_, d.out_ring.get(), out, grid_frames, stream));
     return Status::ok;
   }

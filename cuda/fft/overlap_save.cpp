@@ -100,7 +100,6 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
   // from P - step on: Ry >= piece + step keeps every slot it reads.
   g.out_ring_frames = power_of_two_at_least(g.piece_frames + g.step_frames + 1);
   g.max_pieces = static_cast<int>((block + g.piece_frames - 1) / g.piece_frames);
-  g.fused_threads = g.fft_frames >= 8192 ? 512 : 256;
   g.graph = g.max_pieces == 1 && spec.max_block_frames <= graph_max_block_frames;
   return g;
 }

@@ -19,15 +19,19 @@
 //                   pairing is fixed by the stream position, so it never changes a bit.
 //
 // On the device each channel keeps two rings, indexed by stream position modulo their size
-// (a power of two):
-//   input ring  (ring_frames R):   x[p] at slot p mod R, for the frames a segment still needs;
-//   output ring (out_ring_frames): y[n] at slot n mod Ry, computed and not yet emitted.
+// (a power of two), for what crosses from one piece to a later one:
+//   input ring  (ring_frames R):   x[p] at slot p mod R, for the frames a later piece's
+//                                  segments still need (the last step + Mmax of each piece);
+//   output ring (out_ring_frames): y[n] at slot n mod Ry, computed and due in a later piece.
 // The rings are large enough that a slot is never overwritten while it is still to be read
 // (see plan_geometry), so the halo is carried on the device across chunks with no copy.
 //
 // A process() call is cut into pieces of at most piece_frames; each piece is one pass on the
-// device: its frames into the input ring, the steps it completes (at most batch_steps)
-// through the transform into the output ring, its outputs out of the output ring.
+// device: the steps it completes (at most batch_steps) read their inputs straight from the
+// piece's frames (the ring only before the piece) and write each output straight into the
+// piece's output frame (the ring only when it is due in a later piece); then the piece's
+// tail goes into the input ring and its first frames, due from earlier pieces, come out of
+// the output ring. So the signal crosses device memory about once each way, as in a copy.
 #include <cstddef>
 #include <string>
 
@@ -78,7 +82,6 @@ struct Geometry {
   long long ring_frames = 0;       // R, a power of two
   long long out_ring_frames = 0;   // Ry, a power of two
   int max_pieces = 0;              // pieces of the largest block
-  int fused_threads = 0;           // threads per block of the fused kernel
   bool graph = false;              // a piece runs as one captured CUDA graph (small blocks)
 
   HALO_HD long long bins() const { return fft_frames / 2 + 1; }  // R2C output length
@@ -138,34 +141,81 @@ HALO_HD long long segment_input(const Geometry& g, long long q) { return q * g.h
 // c * batch_segments + s is where segment first_segment + s of channel c sits in the cuFFT
 // path's buffers.
 
-// Sample i (< frames x channels) of the piece's interleaved frames into the input ring.
+// One channel's view of a piece: its own frames and outputs (interleaved), and its rings.
+struct ChannelIo {
+  const float* in;  // x[position + f] at in[f * channels], f < frames
+  float* out;       // the piece's output frame f at out[f * channels]
+  const float* ring;
+  float* out_ring;
+};
+
+HALO_HD ChannelIo channel_io(const Geometry& g, long long c, const float* in, float* out, const float* ring,
+                             float* out_ring) {
+  return {in + c, out + c, ring + c * g.ring_frames, out_ring + c * g.out_ring_frames};
+}
+
+// The piece's first frame that goes into the input ring: a later piece's segments read back
+// at most step + Mmax - 2 frames before that piece (its first completed segment starts after
+// P - step - (Mmax - 1)), and every piece keeps its own last step + Mmax frames.
+HALO_HD int first_frame_to_ring(const Geometry& g, const PieceHeader& h) {
+  const long long kept = g.step_frames + g.mask_frames;
+  return h.frames > kept ? static_cast<int>(h.frames - kept) : 0;
+}
+
+// The piece's first frames, whose outputs y[position + f - step_frames] an earlier piece
+// computed (n below the piece's first completed segment's outputs): at most step_frames.
+HALO_HD int frames_from_ring(const Geometry& g, const PieceHeader& h) {
+  const long long n = h.first_segment * g.hop_frames + g.step_frames - h.position;
+  return n < 0 ? 0 : n > h.frames ? h.frames : static_cast<int>(n);
+}
+
+// x[p] for a segment of this piece: p at piece frame f = p - position (f < frames, since the
+// piece completes the segment), from the piece when f >= 0, from the ring before, 0 before
+// the stream.
+HALO_HD float piece_input(const Geometry& g, const PieceHeader& h, const ChannelIo& io, long long p) {
+  const long long f = p - h.position;
+  if (f >= 0) return io.in[f * g.channels];
+  return p < 0 ? 0.0f : io.ring[ring_slot(p, g.ring_frames)];
+}
+
+// y[n], computed by this piece: into its output frame n + step_frames - position (> 0, since
+// the piece's first segment starts after position - step_frames) when the piece has it,
+// else into the output ring for a later piece.
+HALO_HD void piece_output(const Geometry& g, const PieceHeader& h, const ChannelIo& io, long long n, float y) {
+  const long long f = n + g.step_frames - h.position;
+  if (f < h.frames)
+    io.out[f * g.channels] = y;
+  else
+    io.out_ring[ring_slot(n, g.out_ring_frames)] = y;
+}
+
+// Sample i (first_frame_to_ring x channels <= i < frames x channels) of the piece's
+// interleaved frames into the input ring.
 HALO_HD void to_ring_sample(const Geometry& g, const PieceHeader& h, long long i, const float* in, float* ring) {
   const long long f = i / g.channels, c = i - f * g.channels;
   ring[c * g.ring_frames + ring_slot(h.position + f, g.ring_frames)] = in[i];
 }
 
-// Sample i of the piece's outputs: frame f carries y[position + f - step_frames] (0 before
-// the stream's start).
+// Sample i (< frames_from_ring x channels) of the piece's outputs: frame f carries
+// y[position + f - step_frames] (0 before the stream's start).
 HALO_HD void from_ring_sample(const Geometry& g, const PieceHeader& h, long long i, const float* out_ring, float* out) {
   const long long f = i / g.channels, c = i - f * g.channels;
   const long long n = h.position + f - g.step_frames;
   out[i] = n < 0 ? 0.0f : out_ring[c * g.out_ring_frames + ring_slot(n, g.out_ring_frames)];
 }
 
-// Point i (< L) of segment first_segment + s of channel c, from the input ring, into its slot.
+// Point i (< L) of segment first_segment + s of channel c into its slot.
 HALO_HD void gather_point(const Geometry& g, const PieceHeader& h, long long c, long long s, long long i,
-                          const float* ring, float* segments) {
-  const long long p = segment_input(g, h.first_segment + s) + i;
-  segments[(c * g.batch_segments() + s) * g.fft_frames + i] = p < 0 ? 0.0f : ring[c * g.ring_frames + ring_slot(p, g.ring_frames)];
+                          const ChannelIo& io, float* segments) {
+  segments[(c * g.batch_segments() + s) * g.fft_frames + i] = piece_input(g, h, io, segment_input(g, h.first_segment + s) + i);
 }
 
 // Output i (< H) of segment first_segment + s of channel c: point Mmax - 1 + i of its inverse
-// transform (the first Mmax - 1 are spoilt by the circular wrap), into the output ring.
+// transform (the first Mmax - 1 are spoilt by the circular wrap).
 HALO_HD void crop_point(const Geometry& g, const PieceHeader& h, long long c, long long s, long long i,
-                        const float* segments, float* out_ring) {
-  const long long n = (h.first_segment + s) * g.hop_frames + i;
-  out_ring[c * g.out_ring_frames + ring_slot(n, g.out_ring_frames)] =
-      segments[(c * g.batch_segments() + s) * g.fft_frames + g.halo_frames + i];
+                        const float* segments, const ChannelIo& io) {
+  piece_output(g, h, io, (h.first_segment + s) * g.hop_frames + i,
+               segments[(c * g.batch_segments() + s) * g.fft_frames + g.halo_frames + i]);
 }
 
 }  // namespace halo::cuda

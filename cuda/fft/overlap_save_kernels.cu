@@ -19,19 +19,22 @@ unsigned blocks_for(long long items) {
 
 __device__ long long grid_stride() { return static_cast<long long>(gridDim.x) * blockDim.x; }
 
-// Each thread: sample i of the chunk, interleaved; coalesced reads, planar ring writes.
+// Each thread: sample i of the piece's tail (the frames a later piece reads back),
+// interleaved; coalesced reads, planar ring writes.
 __global__ void to_ring_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ in,
                                float* __restrict__ ring) {
   const PieceHeader h = *header;
-  const long long count = static_cast<long long>(h.frames) * g.channels;
+  const long long first = static_cast<long long>(first_frame_to_ring(g, h)) * g.channels;
+  const long long count = static_cast<long long>(h.frames) * g.channels - first;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
-    to_ring_sample(g, h, i, in, ring);
+    to_ring_sample(g, h, first + i, in, ring);
 }
 
+// Each thread: sample i of the piece's first frames, those an earlier piece computed.
 __global__ void from_ring_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ out_ring,
                                  float* __restrict__ out) {
   const PieceHeader h = *header;
-  const long long count = static_cast<long long>(h.frames) * g.channels;
+  const long long count = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
     from_ring_sample(g, h, i, out_ring, out);
 }
@@ -39,12 +42,14 @@ __global__ void from_ring_kernel(const PieceHeader* __restrict__ header, Geometr
 // blockIdx.y: segment s < rows_per_channel of channel c (slot b = c * batch_segments + s);
 // the x dimension strides over the segment's points.
 __global__ void gather_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
-                              const float* __restrict__ ring, float* __restrict__ segments) {
+                              const float* __restrict__ in, const float* __restrict__ ring,
+                              float* __restrict__ segments) {
   const PieceHeader h = *header;
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
+  const ChannelIo io = channel_io(g, c, in, nullptr, ring, nullptr);
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < g.fft_frames; i += grid_stride())
-    gather_point(g, h, c, s, i, ring, segments);
+    gather_point(g, h, c, s, i, io, segments);
 }
 
 __global__ void multiply_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
@@ -64,20 +69,24 @@ __global__ void multiply_kernel(const PieceHeader* __restrict__ header, Geometry
 }
 
 __global__ void crop_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
-                            const float* __restrict__ segments, float* __restrict__ out_ring) {
+                            const float* __restrict__ segments, float* __restrict__ out, float* __restrict__ out_ring) {
   const PieceHeader h = *header;
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
+  const ChannelIo io = channel_io(g, c, nullptr, out, nullptr, out_ring);
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < g.hop_frames; i += grid_stride())
-    crop_point(g, h, c, s, i, segments, out_ring);
+    crop_point(g, h, c, s, i, segments, io);
 }
 
 // cuda-fft-fused: one block per (step, channel), L/16 threads (at most 512); block_fft.hpp has the
 // transform. Memory: the step's two overlapping segments (L inputs each, 2 L reads per 2 H
-// outputs; neighbouring steps share Mmax - 1 frames through L2) are read once from the input
-// ring, straight into registers: thread t takes points j L/16 + t, so a warp reads 32
-// consecutive frames per load (coalesced; the ring's wrap splits at most one). Each of the
-// 2 H outputs is written once, by the same mapping (coalesced). In between, nothing touches
+// outputs; neighbouring steps share Mmax - 1 frames through L2) are read once, straight into
+// registers, from the piece's interleaved frames (the input ring only for the frames before
+// the piece): thread t takes points j L/16 + t, so a warp reads 32 consecutive frames per
+// load (coalesced for one channel; with C channels each line is shared by the C channels'
+// blocks through L2). Each of the 2 H outputs is written once, by the same mapping, into the
+// piece's output (the output ring for the last step's, which a later piece emits). The
+// rings' own traffic is the piece's last step + Mmax frames in and first step frames out. In between, nothing touches
 // device memory but the read-only tables, through L1/L2: the mask's spectrum (L values, shared
 // by every block of a channel; stored in the threads' order, so coalesced) and the twiddles
 // (4 per butterfly and pass, about L/4 values, coalesced). Arithmetic: 16-point DFTs in registers; shared memory (8 L
@@ -99,8 +108,9 @@ constexpr int fused_min_blocks = Log2 >= 14 ? 1 : 1024 / fused_block_threads<Log
 
 template <int Log2>
 __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
-    fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ ring,
-                 float* __restrict__ out_ring, const Complex* __restrict__ masks,
+    fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ in,
+                 float* __restrict__ out, const float* __restrict__ ring, float* __restrict__ out_ring,
+                 const Complex* __restrict__ masks,
                  const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
   using S = FusedShape<Log2>;
   constexpr int block = fused_block_threads<Log2>;
@@ -110,11 +120,10 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
   const int c = blockIdx.y;
   if (2 * s >= h.segments) return;  // the whole block: before any barrier
   const long long step = h.first_segment / 2 + s;
-  const float* in = ring + c * g.ring_frames;
-  float* out = out_ring + c * g.out_ring_frames;
+  const ChannelIo io = channel_io(g, c, in, out, ring, out_ring);
   const Complex* mask = masks + static_cast<long long>(mask_of_channel[c]) * S::points;
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_first_pass<Log2>(g, step, in, z, twiddles, t);
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_first_pass<Log2>(g, h, step, io, z, twiddles, t);
   __syncthreads();
 #pragma unroll
   for (int p = 1; p < S::passes - 1; ++p) {
@@ -132,12 +141,12 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
     __syncthreads();
   }
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_last_pass<Log2>(g, step, z, out, twiddles, t);
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_last_pass<Log2>(g, h, step, z, io, twiddles, t);
 }
 
 // The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
-using FusedKernel = void (*)(const PieceHeader*, Geometry, const float*, float*, const Complex*, const int*,
-                             const Complex*);
+using FusedKernel = void (*)(const PieceHeader*, Geometry, const float*, float*, const float*, float*,
+                             const Complex*, const int*, const Complex*);
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
   unsigned threads = 0;
@@ -178,20 +187,22 @@ dim3 segment_grid(const Geometry& g, long long points, long long grid_segments) 
 
 cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
                            long long grid_frames, cudaStream_t stream) noexcept {
-  to_ring_kernel<<<blocks_for(grid_frames * g.channels), threads_per_block, 0, stream>>>(header, g, in, ring);
+  const long long frames = std::min(grid_frames, g.step_frames + g.mask_frames);  // first_frame_to_ring
+  to_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(header, g, in, ring);
   return cudaGetLastError();
 }
 
 cudaError_t launch_from_ring(const PieceHeader* header, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept {
-  from_ring_kernel<<<blocks_for(grid_frames * g.channels), threads_per_block, 0, stream>>>(header, g, out_ring, out);
+  const long long frames = std::min(grid_frames, g.step_frames);  // frames_from_ring
+  from_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(header, g, out_ring, out);
   return cudaGetLastError();
 }
 
-cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* ring, float* segments,
-                          long long grid_segments, cudaStream_t stream) noexcept {
+cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* in, const float* ring,
+                          float* segments, long long grid_segments, cudaStream_t stream) noexcept {
   gather_kernel<<<segment_grid(g, g.fft_frames, grid_segments), threads_per_block, 0, stream>>>(
-      header, g, rows_per_channel(g, grid_segments), ring, segments);
+      header, g, rows_per_channel(g, grid_segments), in, ring, segments);
   return cudaGetLastError();
 }
 
@@ -203,20 +214,20 @@ cudaError_t launch_multiply(const PieceHeader* header, const Geometry& g, cufftC
   return cudaGetLastError();
 }
 
-cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out_ring,
-                        long long grid_segments, cudaStream_t stream) noexcept {
+cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out,
+                        float* out_ring, long long grid_segments, cudaStream_t stream) noexcept {
   crop_kernel<<<segment_grid(g, g.hop_frames, grid_segments), threads_per_block, 0, stream>>>(
-      header, g, rows_per_channel(g, grid_segments), segments, out_ring);
+      header, g, rows_per_channel(g, grid_segments), segments, out, out_ring);
   return cudaGetLastError();
 }
 
-cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* ring, float* out_ring,
-                         const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
+cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* in, float* out, const float* ring,
+                         float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept {
   const FusedLaunch launch = fused_launch_for(g.fft_frames);
   if (!launch.kernel) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(std::max<long long>(1, grid_steps)), static_cast<unsigned>(g.channels));
-  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(header, g, ring, out_ring, masks,
+  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(header, g, in, out, ring, out_ring, masks,
                                                                          mask_of_channel, twiddles);
   return cudaGetLastError();
 }

@@ -10,14 +10,15 @@
 // first_segment + s of channel c, in the cuFFT path's buffers.
 //
 // Memory traffic per input sample (one channel), in floats:
-//   to_ring:   1 read (interleaved chunk) + 1 write (input ring)
-//   gather:    L/H reads of the ring + L/H writes of segments   (cuda-fft)
+//   gather:    L/H reads of the piece's input (the ring before it) + L/H writes of segments
+//              (cuda-fft)
 //   R2C, C2R:  cuFFT's passes over L/H reals and (L/2+1)/H complex values each way (cuda-fft)
 //   multiply:  (L/2+1)/H complex reads and writes + the mask spectrum's (L2-resident) reads
-//   crop:      1 read of segments + 1 write of the output ring  (cuda-fft)
-//   fused:     L/H reads of the ring + 1 write of the output ring; the FFTs stay in registers
-//              and shared memory (cuda-fft-fused)
-//   from_ring: 1 read of the output ring + 1 write (interleaved output)
+//   crop:      1 read of segments + 1 write of the piece's output  (cuda-fft)
+//   fused:     L/H reads of the piece's input + 1 write of its output; the FFTs stay in
+//              registers and shared memory (cuda-fft-fused)
+//   to_ring:   the piece's last step + Mmax frames, 1 read + 1 write each
+//   from_ring: the piece's first frames, at most step_frames, 1 read + 1 write each
 #include <cuda_runtime_api.h>
 #include <cufft.h>
 
@@ -28,31 +29,36 @@ namespace halo::cuda {
 
 class GpuDevice;
 
-// The piece's frames (interleaved, `in`) into the input ring.
+// The piece's last frames (interleaved, `in`), those a later piece reads back, into the
+// input ring (first_frame_to_ring).
 cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
                            long long grid_frames, cudaStream_t stream) noexcept;
-// Its outputs, y[t - step_frames] for each of its stream frames t (0 before the stream's
-// start), from the output ring into `out` (interleaved).
+// The piece's first outputs, those an earlier piece computed (frames_from_ring): y[t -
+// step_frames] for its stream frames t (0 before the stream's start), from the output ring
+// into `out` (interleaved).
 cudaError_t launch_from_ring(const PieceHeader* header, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept;
 
-// cuda-fft: the completed segments' L inputs each, from the input ring into `segments`.
-cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* ring, float* segments,
-                          long long grid_segments, cudaStream_t stream) noexcept;
+// cuda-fft: the completed segments' L inputs each, from the piece's frames `in` and the input
+// ring before them, into `segments`.
+cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* in, const float* ring,
+                          float* segments, long long grid_segments, cudaStream_t stream) noexcept;
 // cuda-fft: spectrum of slot b times the spectrum of channel c's mask (mask_of_channel[c]
 // indexes `masks`, bins() values each, already scaled by 1/L).
 cudaError_t launch_multiply(const PieceHeader* header, const Geometry& g, cufftComplex* spectra,
                             const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
                             cudaStream_t stream) noexcept;
-// cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the output ring.
-cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out_ring,
-                        long long grid_segments, cudaStream_t stream) noexcept;
+// cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the piece's output
+// `out`, or the output ring for those a later piece emits.
+cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out,
+                        float* out_ring, long long grid_segments, cudaStream_t stream) noexcept;
 
-// cuda-fft-fused: every completed step of every channel, one block each: input ring ->
-// register FFT -> product with the mask's spectrum (fused_mask_spectrum's order, masks +
-// mask_of_channel[c] * L) -> inverse -> output ring.
-cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* ring, float* out_ring,
-                         const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
+// cuda-fft-fused: every completed step of every channel, one block each: the piece's frames
+// (and the input ring before them) -> register FFT -> product with the mask's spectrum
+// (fused_mask_spectrum's order, masks + mask_of_channel[c] * L) -> inverse -> the piece's
+// output (and the output ring).
+cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* in, float* out, const float* ring,
+                         float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept;
 // Lets the fused kernel take fused_shared_points(L) complex values of shared memory on
 // `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.

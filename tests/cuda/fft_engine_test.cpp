@@ -228,28 +228,30 @@ class HostOverlapSave {
     for (long long done = 0; done < static_cast<long long>(frames);) {
       const int n = static_cast<int>(std::min<long long>(g_.piece_frames, static_cast<long long>(frames) - done));
       const PieceHeader h = plan_piece(g_, position_, n);
-      for (long long i = 0; i < n * c; ++i) to_ring_sample(g_, h, i, in + done * c, ring_.data());
-      if (h.segments > 0) transform(h);
-      for (long long i = 0; i < n * c; ++i) from_ring_sample(g_, h, i, out_ring_.data(), out + done * c);
+      const float* piece_in = in + done * c;
+      float* piece_out = out + done * c;
+      if (h.segments > 0) transform(h, piece_in, piece_out);
+      for (long long i = first_frame_to_ring(g_, h) * c; i < n * c; ++i) to_ring_sample(g_, h, i, piece_in, ring_.data());
+      for (long long i = 0; i < frames_from_ring(g_, h) * c; ++i) from_ring_sample(g_, h, i, out_ring_.data(), piece_out);
       position_ += n;
       done += n;
     }
   }
 
  private:
-  void transform(const PieceHeader& h) {
+  void transform(const PieceHeader& h, const float* in, float* out) {
     const long long l = g_.fft_frames;
     for (long long c = 0; c < g_.channels; ++c) {
       const std::size_t mask = taps_.mask_of(static_cast<int>(c));
+      const ChannelIo io = channel_io(g_, c, in, out, ring_.data(), out_ring_.data());
       if (method_ == FftMethod::fused) {
         for (long long step = 0; step < h.segments / 2; ++step)
-          fused_step_on_host(g_, h.first_segment / 2 + step, ring_.data() + c * g_.ring_frames,
-                             out_ring_.data() + c * g_.out_ring_frames, fused_masks_[mask].data(), twiddles_.data(),
+          fused_step_on_host(g_, h, h.first_segment / 2 + step, io, fused_masks_[mask].data(), twiddles_.data(),
                              z_.data());
         continue;
       }
       for (long long s = 0; s < h.segments; ++s) {
-        for (long long i = 0; i < l; ++i) gather_point(g_, h, c, s, i, ring_.data(), segments_.data());
+        for (long long i = 0; i < l; ++i) gather_point(g_, h, c, s, i, io, segments_.data());
         float* slot = segments_.data() + (c * g_.batch_segments() + s) * l;
         std::copy_n(slot, l, block_.get());
         fftwf_execute(forward_.get());
@@ -257,7 +259,7 @@ class HostOverlapSave {
         for (long long k = 0; k < g_.bins(); ++k) x[k] *= spectra_[mask][k];
         fftwf_execute(inverse_.get());
         std::copy_n(block_.get(), l, slot);
-        for (long long i = 0; i < g_.hop_frames; ++i) crop_point(g_, h, c, s, i, segments_.data(), out_ring_.data());
+        for (long long i = 0; i < g_.hop_frames; ++i) crop_point(g_, h, c, s, i, segments_.data(), io);
       }
     }
   }
@@ -299,9 +301,11 @@ struct EmulatedCase {
   std::size_t frames;
 };
 
-// Both methods, the registry's batch and a batch of one step (pieces of one step: the rings
-// wrap many times), whole and in random blocks (some shorter than the mask): the float64
-// reference, and chunked equal to whole bit for bit.
+// Both methods, the registry's batch, a batch of a few steps (pieces longer than step + Mmax:
+// only their tails go through the input ring, only their first frames come out of the
+// output ring) and a batch of one step (pieces of one step: the rings wrap many times),
+// whole and in random blocks (some shorter than the mask): the float64 reference, and
+// chunked equal to whole bit for bit.
 TEST(FftHost, EmulatedPipelineEqualsTheReference) {
   const EmulatedCase cases[] = {
       {1, 1, false, 3001},    {2, 2, true, 1999},     {7, 2, true, 5003},   {64, 6, true, 4001},
@@ -316,9 +320,11 @@ TEST(FftHost, EmulatedPipelineEqualsTheReference) {
       const auto in = test::random_signal(k.frames * k.channels, ++seed);
       const std::size_t total = k.frames + k.taps - 1;
       const auto ref = test::reference_output(in, k.channels, masks, total);
-      for (const std::size_t batch : {cufft_batch_samples, std::size_t{1}}) {
+      for (const std::size_t batch : {cufft_batch_samples, std::size_t{1} << 15, std::size_t{1}}) {
         const std::string what = describe(method, k.taps, k.channels, k.per_channel, k.frames) +
-                                 (batch == 1 ? ", one step per piece" : ", the registry's batch");
+                                 (batch == 1                     ? ", one step per piece"
+                                  : batch == cufft_batch_samples ? ", the registry's batch"
+                                                                 : ", batches of 2^15 samples");
         const std::size_t whole_block = 1 << 22;
         HostOverlapSave whole(method, {k.channels, whole_block, k.taps, 48000}, masks, FftTuning{batch});
         const auto whole_out = run_emulated(whole, in, k.channels, k.taps, {whole_block});
@@ -331,6 +337,16 @@ TEST(FftHost, EmulatedPipelineEqualsTheReference) {
         EXPECT_LE(test::worst_channel_error(chunked_out, ref, k.channels, total), tolerance)
             << what << ", " << test::describe_chunks(sizes, seed);
         EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what << ", " << test::describe_chunks(sizes, seed);
+
+        // Blocks longer than step + Mmax, the first ending one frame before a step's end: the
+        // next piece reads the most frames back from the input ring (step + Mmax - 2), and
+        // the ends walk through every position in a step.
+        const long long step = whole.geometry().step_frames;
+        const std::vector<std::size_t> long_sizes = {static_cast<std::size_t>(3 * step - 1),
+                                                     static_cast<std::size_t>(2 * step + 1)};
+        HostOverlapSave long_blocks(method, {k.channels, long_sizes[0], k.taps, 48000}, masks, FftTuning{batch});
+        const auto long_out = run_emulated(long_blocks, in, k.channels, k.taps, long_sizes);
+        EXPECT_TRUE(test::same_bits(long_out, whole_out)) << what << ", blocks of 3 steps - 1 and 2 steps + 1";
       }
     }
   }
@@ -433,6 +449,33 @@ TEST(CudaFft, SmallBatchWrapsTheRings) {
       expect_matches_reference(*chunked, in, channels, masks, sizes, what + ", " + test::describe_chunks(sizes, seed),
                                &chunked_out);
       EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what;
+    }
+  }
+}
+
+// Blocks and pieces longer than step + Mmax: only their tails go through the input ring and
+// only their first frames come out of the output ring. Blocks of 3 steps - 1 and 2 steps + 1
+// end at every position in a step (one frame before a step's end: the next piece reads the
+// most back); with the registry's batch and with pieces of a few steps inside each block.
+TEST(CudaFft, LongBlocksCarryOnlyWhatCrossesPieces) {
+  SKIP_WITHOUT_DEVICE();
+  std::uint64_t seed = 4500;
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    for (const std::size_t batch : {cufft_batch_samples, std::size_t{1} << 15}) {
+      const int channels = 2;
+      const std::size_t taps = 700, frames = 60001;
+      const filters::MaskSet masks = masks_for(taps, channels, true, ++seed);
+      const auto in = test::random_signal(frames * channels, ++seed);
+      const std::string what = describe(method, taps, channels, true, frames) + ", batch " + std::to_string(batch);
+      std::vector<float> whole_out, long_out;
+      auto whole = prepared(method, masks, channels, 1 << 17, FftTuning{batch});
+      expect_matches_reference(*whole, in, channels, masks, {1 << 17}, what + ", blocks of 2^17", &whole_out);
+      const long long step = geometry_of(*whole).step_frames;
+      const std::vector<std::size_t> sizes = {static_cast<std::size_t>(3 * step - 1), static_cast<std::size_t>(2 * step + 1)};
+      auto blocks = prepared(method, masks, channels, sizes[0], FftTuning{batch});
+      expect_matches_reference(*blocks, in, channels, masks, sizes, what + ", blocks of 3 steps - 1 and 2 steps + 1",
+                               &long_out);
+      EXPECT_TRUE(test::same_bits(long_out, whole_out)) << what;
     }
   }
 }
