@@ -3,7 +3,7 @@
 # engine tests and the engine contract suite's rows for both engines, compute-sanitizer
 # memcheck over the FFT engine tests and racecheck over every FFT kernel once, then the
 # benchmark rows (N = 2^26 on the device; 255 ... 2^20 taps). About 6-8 minutes.
-#   bash bench/fft_device.sh [steps: build tests sanitizer bench]     (default: all)
+#   bash bench/fft_device.sh [steps: build tests sanitizer bench profile]   (default: all but profile)
 # Needs .devdeps carried (../shared/device/README.md). Logs: $OUT/fft_logs.tar.gz (every log)
 # and $OUT/summary.txt (what the reply's tail shows too).
 set -uo pipefail
@@ -48,5 +48,16 @@ for step in $steps; do
     bench)
       timeout 150 $build/bench/halo_bench fft > "$out/fft_bench.md" 2>&1; say "bench rc=$?"
       cat "$out/fft_bench.md" | tee -a "$out/summary.txt" ;;
+    profile)
+      # Where the time goes, kernel by kernel: Nsight Systems' per-kernel sums over the same
+      # benchmark (every length, both engines; divide by the launches to compare lengths).
+      if command -v nsys > /dev/null; then
+        timeout 240 nsys profile -t cuda -o "$out/fft_profile" --force-overwrite true $build/bench/halo_bench fft \
+          > "$out/profile_run.log" 2>&1
+        nsys stats -r cuda_gpu_kern_sum "$out/fft_profile.nsys-rep" > "$out/kernel_sums.txt" 2>&1
+        say "profile rc=$?"; head -30 "$out/kernel_sums.txt" | cut -c1-220 | tee -a "$out/summary.txt"
+      else
+        say "profile: no nsys on this machine"
+      fi ;;
   esac
 done

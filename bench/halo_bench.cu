@@ -365,11 +365,23 @@ void experiment_fft() {
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t m : {std::size_t{255}, std::size_t{1023}, std::size_t{4095}, std::size_t{16383}, std::size_t{65535},
                         std::size_t{1} << 20}) {
-    for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
-      if (method == FftMethod::fused && m > max_fused_mask_frames) continue;
+    // Each engine at its cost model's FFT size (the registry's), then the fused kernel at the
+    // other sizes it could take (2x to 16x the mask), to check the model's choice.
+    struct Run {
+      FftMethod method;
+      std::size_t fft_frames;  // 0: the model's
+    };
+    std::vector<Run> runs = {{FftMethod::cufft, 0}};
+    if (m <= max_fused_mask_frames) {
+      runs.push_back({FftMethod::fused, 0});
+      for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
+        if (l >= 2 * m && l <= 16 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
+    }
+    for (const Run& run : runs) {
+      const FftMethod method = run.method;
       halo::filters::Mask mask;
       mask.taps = random_taps(m, static_cast<unsigned>(m));
-      auto engine = make_fft_engine(method);
+      auto engine = make_fft_engine(method, {}, FftTuning{0, run.fft_frames});
       const std::size_t call = std::size_t{1} << 24;
       engine->prepare({1, call, m, 48000});
       engine->set_taps(halo::TapSet::from_masks({mask}, 1));
@@ -386,9 +398,11 @@ void experiment_fft() {
         if (r >= 2) times.push_back(ms);
       }
       const Geometry& g = geometry_of(*engine);
-      std::printf("fft: %s, %zu taps: L %lld, hop %lld, %lld steps a batch, latency %lld frames\n",
-                  engine->name().c_str(), m, g.fft_frames, g.hop_frames, g.batch_steps, g.step_frames);
-      add({"fft", engine->name(), m, n, 0, median(times), true});
+      std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames\n",
+                  engine->name().c_str(), m, g.fft_frames, run.fft_frames ? " (forced)" : " (the model's)",
+                  g.hop_frames, g.batch_steps, g.step_frames);
+      add({"fft", engine->name() + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : ""), m, n, 0,
+           median(times), true});
     }
   }
 }

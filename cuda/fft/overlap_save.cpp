@@ -42,24 +42,29 @@ std::string refusal(FftMethod method, std::size_t mask_frames, int channels) {
   return {};
 }
 
-}  // namespace
-
-std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
+// The cheaper of the powers of two at 4x and 8x Mmax, within [lo, hi], by L (log2 L + c) / H.
+std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std::size_t hi, double c) {
   const std::size_t at_four = power_of_two_at_least(4 * max_mask_frames);
   std::size_t best = 0;
   double best_cost = 0;
   for (std::size_t candidate : {at_four, 2 * at_four}) {
-    const std::size_t l = std::clamp(candidate, min_cufft_fft_frames, max_cufft_fft_frames);
+    const std::size_t l = std::clamp(candidate, lo, hi);
     if (l < max_mask_frames) continue;
     const double hop = static_cast<double>(l - max_mask_frames + 1);
-    const double cost = static_cast<double>(l) * (std::log2(static_cast<double>(l)) + 6.0) / hop;
+    const double cost = static_cast<double>(l) * (std::log2(static_cast<double>(l)) + c) / hop;
     if (best == 0 || cost < best_cost) best = l, best_cost = cost;
   }
-  return best == 0 ? max_cufft_fft_frames : best;
+  return best == 0 ? hi : best;
+}
+
+}  // namespace
+
+std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
+  return cheapest_fft_frames(max_mask_frames, min_cufft_fft_frames, max_cufft_fft_frames, 6.0);
 }
 
 std::size_t fused_fft_frames(std::size_t max_mask_frames) {
-  return std::clamp(power_of_two_at_least(4 * max_mask_frames), min_fused_fft_frames, max_fused_fft_frames);
+  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0);
 }
 
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {
@@ -81,15 +86,24 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
   g.channels = spec.channels;
   g.mask_frames = static_cast<long long>(spec.max_mask_frames);
   g.halo_frames = g.mask_frames - 1;
-  g.fft_frames = static_cast<long long>(method == FftMethod::cufft ? cufft_fft_frames(spec.max_mask_frames)
-                                                                    : fused_fft_frames(spec.max_mask_frames));
+  const bool cufft = method == FftMethod::cufft;
+  g.fft_frames = static_cast<long long>(cufft ? cufft_fft_frames(spec.max_mask_frames) : fused_fft_frames(spec.max_mask_frames));
+  if (const auto forced = static_cast<long long>(tuning.fft_frames); forced != 0) {
+    const auto lo = static_cast<long long>(cufft ? min_cufft_fft_frames : min_fused_fft_frames);
+    const auto hi = static_cast<long long>(cufft ? max_cufft_fft_frames : max_fused_fft_frames);
+    if ((forced & (forced - 1)) != 0 || forced < lo || forced > hi || forced < 2 * g.mask_frames)
+      throw Error(std::string(method_name(method)) + ": no " + std::to_string(forced) + "-point FFT for " +
+                  std::to_string(g.mask_frames) + " taps");
+    g.fft_frames = forced;
+  }
   g.hop_frames = g.fft_frames - g.halo_frames;
   g.segments_per_step = method == FftMethod::fused ? 2 : 1;
   g.step_frames = g.segments_per_step * g.hop_frames;
   // Depends on L and the channels only, never on the block size: every engine with the same
   // mask length and channels runs the same cuFFT plan (the same batch), so the same bits.
   const long long per_step = g.fft_frames * g.segments_per_step * g.channels;
-  g.batch_steps = std::max<long long>(1, static_cast<long long>(tuning.batch_samples) / per_step);
+  const std::size_t batch = tuning.batch_samples != 0 ? tuning.batch_samples : cufft ? cufft_batch_samples : fused_batch_samples;
+  g.batch_steps = std::max<long long>(1, static_cast<long long>(batch) / per_step);
   const long long block = static_cast<long long>(spec.max_block_frames);
   g.piece_frames = std::min(block, g.batch_steps * g.step_frames);
   // Input ring: a piece at position P (P - step + 1 <= its first segment's end) reads back to

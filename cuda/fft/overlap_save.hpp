@@ -58,6 +58,9 @@ constexpr std::size_t min_cufft_fft_frames = 256;
 // Real samples of segments the cuFFT path holds at once (channels x batch x L); bounds its
 // device memory: about 3x this many floats (segments, spectra, cuFFT's work area).
 constexpr std::size_t cufft_batch_samples = std::size_t{1} << 22;
+// The fused path holds no segments: its batch bounds only the grid and the piece's staging
+// (2 x channels x piece floats); larger pieces mean fewer launches and fuller last waves.
+constexpr std::size_t fused_batch_samples = std::size_t{1} << 24;
 constexpr std::size_t max_cufft_channel_samples = std::size_t{1} << 26;  // channels x L
 // The fused kernel holds one complex transform of L points in shared memory (8 L bytes).
 constexpr std::size_t min_fused_fft_frames = 512;
@@ -102,17 +105,21 @@ struct PieceHeader {
 // (gather, product, crop); the cheaper of the powers of two at 4x and 8x Mmax, within
 // [min_cufft_fft_frames, max_cufft_fft_frames].
 std::size_t cufft_fft_frames(std::size_t max_mask_frames);
-// FFT size for cuda-fft-fused: 4x Mmax, within [min_fused_fft_frames, max_fused_fft_frames].
+// FFT size for cuda-fft-fused, by the same model with the memory passes folded in (c = 4:
+// the loads and stores of one point against a radix-16 stage in registers): the cheaper of
+// 4x and 8x Mmax, within [min_fused_fft_frames, max_fused_fft_frames].
 std::size_t fused_fft_frames(std::size_t max_mask_frames);
 
 // Whether `method` takes this stream and these taps; when not, why_not says why in words.
 // Starts no CUDA context.
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not);
 
-// What the registry's engines use, and tests may shrink: a smaller batch makes more pieces
-// and wraps the rings sooner, on short signals.
+// What the registry's engines use (every field 0), and tests and the benchmark may change: a
+// smaller batch makes more pieces and wraps the rings sooner, on short signals; a forced FFT
+// size measures the cost model's choice against its neighbours.
 struct FftTuning {
-  std::size_t batch_samples = cufft_batch_samples;  // channels x batch segments x L, at least one step
+  std::size_t batch_samples = 0;  // channels x batch segments x L, at least one step; 0: the method's
+  std::size_t fft_frames = 0;     // a power of two within the method's limits, >= 2 Mmax; 0: the model's
 };
 
 // The whole geometry. Throws halo::Error where fft_accepts would refuse the spec.

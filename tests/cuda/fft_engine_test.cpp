@@ -157,10 +157,11 @@ TEST(FftHost, GeometryHoldsItsInvariants) {
           EXPECT_GE(g.ring_frames, g.step_frames + g.mask_frames + g.piece_frames) << what;
           EXPECT_GE(g.out_ring_frames, g.piece_frames + g.step_frames) << what;
           EXPECT_GE(static_cast<long long>(g.max_pieces) * g.piece_frames, static_cast<long long>(block)) << what;
-          if (method == FftMethod::cufft) {
-            const long long l = g.fft_frames, mm = static_cast<long long>(m);
+          const long long l = g.fft_frames, mm = static_cast<long long>(m);
+          if (method == FftMethod::cufft)
             EXPECT_TRUE(l == std::max<long long>(256, mm) || (l >= 4 * mm && l <= 16 * mm) || l == (1 << 23)) << what << ": L " << l;
-          }
+          else
+            EXPECT_TRUE(l == 512 || (l >= 4 * mm && l <= 16 * mm) || l == 16384) << what << ": L " << l;
           // A piece never completes more steps than the batch holds, wherever it starts.
           for (const long long position : {0LL, 1LL, g.step_frames - 1, g.step_frames, 12345678LL}) {
             const PieceHeader piece = plan_piece(g, position, static_cast<int>(g.piece_frames));
@@ -171,6 +172,13 @@ TEST(FftHost, GeometryHoldsItsInvariants) {
       }
     }
   }
+  // A forced FFT size (the benchmark's): taken where it fits, refused where it does not.
+  EXPECT_EQ(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 4096}).fft_frames, 4096);
+  EXPECT_EQ(plan_geometry(FftMethod::cufft, {2, 4096, 255, 48000}, FftTuning{0, 1 << 16}).fft_frames, 1 << 16);
+  EXPECT_THROW(plan_geometry(FftMethod::fused, {2, 4096, 4095, 48000}, FftTuning{0, 4096}), halo::Error);
+  EXPECT_THROW(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 3000}), halo::Error);
+  EXPECT_THROW(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 1 << 15}), halo::Error);
+
   // The registry's answers (no device needed).
   const TapSet long_mask = TapSet::from_masks({test::mask_of(test::random_taps(1 << 20, 3))}, 2);
   std::string why;
@@ -320,11 +328,11 @@ TEST(FftHost, EmulatedPipelineEqualsTheReference) {
       const auto in = test::random_signal(k.frames * k.channels, ++seed);
       const std::size_t total = k.frames + k.taps - 1;
       const auto ref = test::reference_output(in, k.channels, masks, total);
-      for (const std::size_t batch : {cufft_batch_samples, std::size_t{1} << 15, std::size_t{1}}) {
+      for (const std::size_t batch : {std::size_t{0}, std::size_t{1} << 15, std::size_t{1}}) {
         const std::string what = describe(method, k.taps, k.channels, k.per_channel, k.frames) +
-                                 (batch == 1                     ? ", one step per piece"
-                                  : batch == cufft_batch_samples ? ", the registry's batch"
-                                                                 : ", batches of 2^15 samples");
+                                 (batch == 1   ? ", one step per piece"
+                                  : batch == 0 ? ", the registry's batch"
+                                               : ", batches of 2^15 samples");
         const std::size_t whole_block = 1 << 22;
         HostOverlapSave whole(method, {k.channels, whole_block, k.taps, 48000}, masks, FftTuning{batch});
         const auto whole_out = run_emulated(whole, in, k.channels, k.taps, {whole_block});
@@ -461,7 +469,7 @@ TEST(CudaFft, LongBlocksCarryOnlyWhatCrossesPieces) {
   SKIP_WITHOUT_DEVICE();
   std::uint64_t seed = 4500;
   for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
-    for (const std::size_t batch : {cufft_batch_samples, std::size_t{1} << 15}) {
+    for (const std::size_t batch : {std::size_t{0}, std::size_t{1} << 15}) {
       const int channels = 2;
       const std::size_t taps = 700, frames = 60001;
       const filters::MaskSet masks = masks_for(taps, channels, true, ++seed);
