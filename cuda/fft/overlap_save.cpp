@@ -42,8 +42,10 @@ std::string refusal(FftMethod method, std::size_t mask_frames, int channels) {
   return {};
 }
 
-// The cheaper of the powers of two at 4x and 8x Mmax, within [lo, hi], by L (log2 L + c) / H.
-std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std::size_t hi, double c) {
+// The cheaper of the powers of two at 4x and 8x Mmax, within [lo, hi], by L (stages(L) + c)
+// / H: the work of one segment per output.
+template <typename Stages>
+std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std::size_t hi, double c, Stages stages) {
   const std::size_t at_four = power_of_two_at_least(4 * max_mask_frames);
   std::size_t best = 0;
   double best_cost = 0;
@@ -51,7 +53,7 @@ std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std
     const std::size_t l = std::clamp(candidate, lo, hi);
     if (l < max_mask_frames) continue;
     const double hop = static_cast<double>(l - max_mask_frames + 1);
-    const double cost = static_cast<double>(l) * (std::log2(static_cast<double>(l)) + c) / hop;
+    const double cost = static_cast<double>(l) * (stages(static_cast<double>(l)) + c) / hop;
     if (best == 0 || cost < best_cost) best = l, best_cost = cost;
   }
   return best == 0 ? hi : best;
@@ -60,11 +62,14 @@ std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std
 }  // namespace
 
 std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
-  return cheapest_fft_frames(max_mask_frames, min_cufft_fft_frames, max_cufft_fft_frames, 6.0);
+  return cheapest_fft_frames(max_mask_frames, min_cufft_fft_frames, max_cufft_fft_frames, 6.0,
+                             [](double l) { return std::log2(l); });
 }
 
 std::size_t fused_fft_frames(std::size_t max_mask_frames) {
-  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0);
+  // A radix-16 pass costs the same whatever its radix: log2 L rounded up to whole passes.
+  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0,
+                             [](double l) { return 4.0 * std::ceil(std::log2(l) / 4.0); });
 }
 
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {
