@@ -24,24 +24,29 @@ namespace halo {
 //   of whole process against 0.406 s for the hand-over to cuda-fast, and the hour in 0.957 s
 //   against 0.769 s: up to 1023 taps the GPU pays from about 2e8 samples (between 5.8e7 and
 //   3.5e8). At 65535 taps the GPU already wins on the 10-minute file (cuda-fft 0.499 s,
-//   cpu-fft 0.582 s): 1.4e7 stays. cuda-fft beats cuda-fft-fused at every length measured
-//   (2.64 against 5.75 ms at 4095 taps, N = 2^26), and cuda-fast beats cuda-fft up to 1023
-//   taps (0.63 against 2.67 ms at 255), so the fused engine is in no row.
+//   cpu-fft 0.582 s): 1.4e7 stays.
+//   - Which GPU engine, from kernel times at N = 2^26 (bench/results/h100_fft_bench.md, the
+//     second session of 2026-11-23): cuda-fft-fused 0.556, 0.634 and 0.653 ms at 255, 1023
+//     and 4095 taps, against cuda-fft's 2.19, 2.28, 2.07 and cuda-fast's 0.630 and 2.42 ms at
+//     255 and 1023 (README): the fused engine wins from 255 taps to its limit, 8192. Below
+//     255 taps only 63 was measured (cuda-fast 0.198 ms, the copy floor's 1.11x); between,
+//     cuda-fast grows about linearly (0.198 -> 0.630 ms from 63 to 255 taps) while the fused
+//     kernel's time falls as its hop grows (about 0.52 ms at 127 taps, L = 1024): they cross
+//     near 230 taps, so cuda-fast keeps the masks up to 191, not measured there.
 //   - GPU engines by mask length, kernel times at N = 2^26 (README, bench/NOTES.md):
 //     up to 63 taps cuda-fast runs at 1.07-1.11x the copy floor (0.191-0.198 ms), which no
 //     FFT method beats; at 255 and 1023 taps cuda-fast (0.630, 2.42 ms) still beats CuPy's
 //     overlap-add (2.81, 2.93 ms); from 4095 taps an FFT method wins (CuPy 3.70 ms against
 //     9.54, 3.82 against 37.7 at 16383): cuda-fft-fused (masks it holds in shared memory),
-//     then cuda-fft; past 16384 taps only cuda-fft takes the mask. cuda-fft and
-//     cuda-fft-fused were not yet measured when this was written: reorder the rows from
-//     `halo_bench` when they are.
+//     then cuda-fft; past 16384 taps only cuda-fft takes the mask.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
        {
            {63, 2.0e8, {"cuda-fast", nullptr, nullptr}},
-           {1023, 2.0e8, {"cuda-fast", "cuda-fft", nullptr}},
-           {16384, 1.4e7, {"cuda-fft", "cuda-fast", nullptr}},
+           {191, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
+           {1023, 2.0e8, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
+           {8192, 1.4e7, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {SIZE_MAX, 1.4e7, {"cuda-fft", nullptr, nullptr}},
        }},
   };
