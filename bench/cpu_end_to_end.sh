@@ -5,7 +5,11 @@
 # length), cpu-fft on every core (the default), `auto` (no GPU: it takes cpu-fft), and
 # `sox IN OUT fir COEFS`. Median wall time of RUNS runs (default 3), peak resident memory
 # (the largest of the runs), the load average before the runs, and halo's --timings.
-#   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535)
+#   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535 BEFORE= WISDOM=)
+# BEFORE=OLD_HALO adds that binary's cpu-fft (the engine as issue 15 found it: build the commit
+# before the thread pool, aa12699^) and the last column compares with it instead. WISDOM=FILE
+# adds `auto` with FFTW's measured plans from FILE (made by `halo wisdom`); every other halo
+# run has none (HALO_FFTW_WISDOM empty), whatever the user's cache holds.
 # Needs sox and python3. WORKDIR (default /tmp/halo_cpu_e2e) receives ~0.7 GB.
 set -euo pipefail
 halo=${1:?usage: cpu_end_to_end.sh HALO_BINARY [WORKDIR]}
@@ -40,16 +44,28 @@ median_of() {
 
 echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 echo
-echo "| program | median wall s | max RSS MiB | sox / program | cpu-fft 1 thread / program |"
-echo "|---|---:|---:|---:|---:|"
+export HALO_FFTW_WISDOM=
+before=${BEFORE:-}
 read -r sox_wall sox_rss < <(median_of sox "$in" "$work/out.wav" fir "$work/mask.txt")
 read -r one_wall one_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
                                        --engine cpu-fft --threads 1 --timings)
 grep timings "$work/stderr.txt" | sed 's/^/    cpu-fft --threads 1: /' >&2 || true
+base_wall=$one_wall
+if [ -n "$before" ]; then
+  read -r before_wall before_rss < <(median_of "$before" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
+                                             --engine cpu-fft --timings)
+  grep timings "$work/stderr.txt" | sed 's/^/    cpu-fft before issue 15: /' >&2 || true
+  base_wall=$before_wall
+  echo "| program | median wall s | max RSS MiB | sox / program | cpu-fft before issue 15 / program |"
+else
+  echo "| program | median wall s | max RSS MiB | sox / program | cpu-fft 1 thread / program |"
+fi
+echo "|---|---:|---:|---:|---:|"
 row() {
   echo "| $1 | $2 | $(($3 / 1024)) | $(python3 -c "print(f'{$sox_wall / $2:.2f}x')") |" \
-       "$(python3 -c "print(f'{$one_wall / $2:.2f}x')") |"
+       "$(python3 -c "print(f'{$base_wall / $2:.2f}x')") |"
 }
+[ -n "$before" ] && row "halo before issue 15, --engine cpu-fft ($before)" "$before_wall" "$before_rss"
 row "halo --engine cpu-fft --threads 1" "$one_wall" "$one_rss"
 read -r all_wall all_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
                                        --engine cpu-fft --timings)
@@ -58,6 +74,12 @@ row "halo --engine cpu-fft ($(nproc) threads)" "$all_wall" "$all_rss"
 read -r auto_wall auto_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" --timings)
 grep -E "timings|engine" "$work/stderr.txt" | sed 's/^/    auto: /' >&2 || true
 row "halo (auto)" "$auto_wall" "$auto_rss"
+if [ -n "${WISDOM:-}" ]; then
+  read -r wise_wall wise_rss < <(HALO_FFTW_WISDOM=$WISDOM median_of "$halo" filter "$in" "$work/out.wav" \
+                                   --mask "$work/mask.txt" --timings)
+  grep -E "timings" "$work/stderr.txt" | sed 's/^/    auto with wisdom: /' >&2 || true
+  row "halo (auto), FFTW wisdom from \`halo wisdom\`" "$wise_wall" "$wise_rss"
+fi
 row "sox fir" "$sox_wall" "$sox_rss"
 echo
 echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -13,6 +13,7 @@ int devices_command(int argc, char** argv);  // src/cli/devices.cpp
 int play_command(int argc, char** argv);     // src/cli/play.cpp
 int live_command(int argc, char** argv);     // src/cli/live.cpp
 int ir_command(int argc, char** argv);       // src/cli/ir.cpp: inspect, fix
+int wisdom_command(int argc, char** argv);   // src/cli/wisdom.cpp: FFTW's measured plans
 
 // A mistake in how the command was called: main() exits with 2 instead of 1.
 class UsageError : public std::runtime_error {

@@ -9,6 +9,8 @@
 #include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/mask_options.hpp"
+#include "src/engine/fftw.hpp"
+#include "src/engine/fftw_wisdom.hpp"
 #include "src/engine/registry.hpp"
 #include "src/offline/filter_job.hpp"
 #include "src/cli/progress_bar.hpp"
@@ -133,8 +135,14 @@ int filter_command(int argc, char** argv) {
         text += " (still starting)";
       }
     }
+    if (const fftw::PlanCounts plans = fftw::plan_counts(); plans.from_wisdom + plans.estimated > 0) {
+      std::snprintf(line, sizeof line, "; FFTW plans: %d measured (wisdom), %d estimated", plans.from_wisdom,
+                    plans.estimated);
+      text += line;
+    }
     notice(text);
   }
+  if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice(problem);
   return 0;
 }
 

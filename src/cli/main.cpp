@@ -36,6 +36,7 @@ constexpr const char* usage =
     "  halo play FILE (mask options) [--mask A --mask B ...] [--device NAME|INDEX] [--frames N] [--engine E] [--loop]\n"
     "  halo live (mask options) [--device D] [--input-device D] [--channels C] [--rate HZ] [--frames N] [--engine E]\n"
     "            (play and live: keys b bypass, n/p next/previous mask, +/- gain, q quit)\n"
+    "  halo wisdom [--taps N ...] [--patient] [--file PATH]  (measure the CPU engines' FFTs once; later runs use them)\n"
     "  halo --version | --help | COMMAND --help\n";
 
 std::string version_line() {
@@ -88,7 +89,8 @@ static int run_command(int argc, char** argv) {
     if (command == "play") return halo::cli::play_command(argc - 1, argv + 1);
     if (command == "live") return halo::cli::live_command(argc - 1, argv + 1);
     if (command == "ir") return halo::cli::ir_command(argc - 1, argv + 1);
-    halo::cli::notice("'" + command + "' is not a command (filter, design, info, ir, devices, play, live; see halo --help)");
+    if (command == "wisdom") return halo::cli::wisdom_command(argc - 1, argv + 1);
+    halo::cli::notice("'" + command + "' is not a command (filter, design, info, ir, devices, play, live, wisdom; see halo --help)");
     return 2;
   } catch (const halo::cli::UsageError& error) {
     halo::cli::notice(error.what());

@@ -42,8 +42,8 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   {
     std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
     const int n = static_cast<int>(fft_frames_);
-    forward_.reset(fftwf_plan_dft_r2c_1d(n, scratch_[0].time.get(), scratch_[0].spectrum.get(), FFTW_ESTIMATE));
-    inverse_.reset(fftwf_plan_dft_c2r_1d(n, scratch_[0].spectrum.get(), scratch_[0].time.get(), FFTW_ESTIMATE));
+    forward_ = fftw::plan_r2c(n, scratch_[0].time.get(), scratch_[0].spectrum.get());
+    inverse_ = fftw::plan_c2r(n, scratch_[0].spectrum.get(), scratch_[0].time.get());
   }
   if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
 

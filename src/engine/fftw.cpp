@@ -1,5 +1,7 @@
 #include "src/engine/fftw.hpp"
 
+#include "src/engine/fftw_wisdom.hpp"
+
 namespace halo::fftw {
 
 std::recursive_mutex& planner_mutex() {
@@ -10,6 +12,37 @@ std::recursive_mutex& planner_mutex() {
 void PlanDestroy::operator()(fftwf_plan_s* plan) const noexcept {
   std::lock_guard<std::recursive_mutex> lock(planner_mutex());
   fftwf_destroy_plan(plan);
+}
+
+namespace {
+
+PlanCounts counts;  // every plan the engines made in this process, under planner_mutex()
+
+template <typename Make>
+Plan plan_from_wisdom_or_estimate(Make make) {
+  std::lock_guard<std::recursive_mutex> lock(planner_mutex());
+  load_wisdom_once();
+  if (fftwf_plan plan = make(FFTW_MEASURE | FFTW_WISDOM_ONLY)) {
+    ++counts.from_wisdom;
+    return Plan(plan);
+  }
+  ++counts.estimated;
+  return Plan(make(FFTW_ESTIMATE));
+}
+
+}  // namespace
+
+PlanCounts plan_counts() {
+  std::lock_guard<std::recursive_mutex> lock(planner_mutex());
+  return counts;
+}
+
+Plan plan_r2c(int n, float* in, fftwf_complex* out) {
+  return plan_from_wisdom_or_estimate([&](unsigned flags) { return fftwf_plan_dft_r2c_1d(n, in, out, flags); });
+}
+
+Plan plan_c2r(int n, fftwf_complex* in, float* out) {
+  return plan_from_wisdom_or_estimate([&](unsigned flags) { return fftwf_plan_dft_c2r_1d(n, in, out, flags); });
 }
 
 }  // namespace halo::fftw

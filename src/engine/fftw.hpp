@@ -31,4 +31,19 @@ struct PlanDestroy {
 };
 using Plan = std::unique_ptr<fftwf_plan_s, PlanDestroy>;
 
+// The engines' real transforms of n points (out of place, arrays from allocate(); null when
+// FFTW cannot plan them), made under planner_mutex(). A measured plan where FFTW's wisdom
+// holds one for n (fftw_wisdom.hpp: loaded once per process, never measured here), else an
+// estimated one: planning stays instant, and every engine of a process plans n alike, so two
+// engines given the same input agree bit for bit.
+Plan plan_r2c(int n, float* in, fftwf_complex* out);
+Plan plan_c2r(int n, fftwf_complex* in, float* out);
+
+// How the process's plans were made so far (for --timings).
+struct PlanCounts {
+  int from_wisdom = 0;
+  int estimated = 0;
+};
+PlanCounts plan_counts();
+
 }  // namespace halo::fftw

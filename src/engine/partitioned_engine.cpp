@@ -87,11 +87,10 @@ void CpuPartitionedEngine::do_prepare(const ProcessSpec& spec) {
     for (std::size_t l = 0; l < level_count_; ++l) {
       Level& level = levels_[l];
       const int n = static_cast<int>(2 * level.shape.partition_frames);
-      // FFTW_ESTIMATE: planning a 32768-point FFT by measurement takes long, and estimated
-      // plans are the same in every engine, so two engines given the same input agree bit for bit.
-      level.forward.reset(fftwf_plan_dft_r2c_1d(n, process_scratch_.time.get(), level.history.get(), FFTW_ESTIMATE));
-      level.inverse.reset(
-          fftwf_plan_dft_c2r_1d(n, process_scratch_.sum.get(), process_scratch_.time.get(), FFTW_ESTIMATE));
+      // Measured plans from wisdom only, else estimated (fftw.hpp): never measured here, so
+      // a reload mid-stream prepares in milliseconds.
+      level.forward = fftw::plan_r2c(n, process_scratch_.time.get(), level.history.get());
+      level.inverse = fftw::plan_c2r(n, process_scratch_.sum.get(), process_scratch_.time.get());
       if (!level.forward || !level.inverse)
         throw Error("cpu-partitioned: FFTW could not plan an FFT of " + std::to_string(n));
     }

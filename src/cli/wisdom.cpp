@@ -1,0 +1,74 @@
+// halo wisdom: measures the FFTs the CPU engines run and saves FFTW's wisdom, so that every
+// later run plans them as measured at once (src/engine/fftw_wisdom.hpp says why).
+#include <cstdio>
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "audio/atomic_file.hpp"
+#include "src/cli/command.hpp"
+#include "src/cli/number_parser.hpp"
+#include "src/engine/fft_size.hpp"
+#include "src/engine/fftw_wisdom.hpp"
+#include "src/engine/process_spec.hpp"
+
+namespace halo::cli {
+namespace {
+
+// cpu-fft's length for each mask length, and cpu-partitioned's partition transforms (twice
+// its partitions: 128 to 65536 points at 64-frame periods and the masks live takes).
+std::vector<int> lengths_for(const std::vector<long long>& taps) {
+  std::set<int> lengths;
+  for (const long long m : taps) lengths.insert(static_cast<int>(fft_frames_for(static_cast<std::size_t>(m))));
+  for (int n = 128; n <= 65536; n *= 2) lengths.insert(n);
+  return {lengths.begin(), lengths.end()};
+}
+
+}  // namespace
+
+int wisdom_command(int argc, char** argv) {
+  cxxopts::Options options("halo wisdom",
+                           "Measure the FFTs the CPU engines run here and save FFTW's wisdom: later runs of filter, play\n"
+                           "and live plan them as measured, at once. Seconds to minutes, once per machine.\n"
+                           "  halo wisdom [--taps N ...] [--patient] [--file PATH] [-q]");
+  options.add_options()("h,help", "this help")(
+      "taps", "mask lengths to measure cpu-fft's FFT for (default 255 1023 4095 16383 65535); repeatable",
+      cxxopts::value<std::vector<std::string>>())("patient", "FFTW_PATIENT: longer to measure, sometimes faster plans")(
+      "file", "where to save (default: $HALO_FFTW_WISDOM, else ~/.cache/halo/fftw-wisdom-float)",
+      cxxopts::value<std::string>())("q,quiet", "no line per length");
+  const auto parsed = options.parse(argc, argv);
+  if (parsed.count("help")) {
+    std::printf("%s\n", options.help().c_str());
+    return 0;
+  }
+  refuse_repeats(parsed, {"taps"});
+  if (!parsed.unmatched().empty()) throw UsageError("wisdom: '" + parsed.unmatched().front() + "' is not an option");
+  std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
+  if (parsed.count("taps")) {
+    taps.clear();
+    for (const auto& text : parsed["taps"].as<std::vector<std::string>>())
+      taps.push_back(parse_count("--taps", text, 1, static_cast<long long>(ProcessSpec::max_mask_frames_limit)));
+  }
+  const std::filesystem::path file = parsed.count("file") ? std::filesystem::path(parsed["file"].as<std::string>())
+                                                          : fftw::wisdom_path();
+  if (file.empty())
+    throw UsageError("wisdom: nowhere to save (HALO_FFTW_WISDOM is set but empty, or there is no HOME): name a --file");
+  const bool quiet = parsed.count("quiet") > 0;
+
+  // The file first (its directory made, its temporary opened), so a place that cannot be
+  // written is said before minutes of measuring; an error or Ctrl-C leaves the old file.
+  std::error_code error;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  audio::AtomicFile out(file.string());
+  const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, [&](int n, double seconds) {
+    if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");
+  });
+  out.write_all(text.data(), text.size());
+  out.commit();
+  if (!quiet) notice("wisdom: saved to " + file.string());
+  return 0;
+}
+
+}  // namespace halo::cli

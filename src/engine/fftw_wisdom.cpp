@@ -1,0 +1,70 @@
+#include "src/engine/fftw_wisdom.hpp"
+
+#include <fftw3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "src/engine/error.hpp"
+#include "src/engine/fftw.hpp"
+
+namespace halo::fftw {
+namespace {
+
+// Carried for the process: whether the wisdom was read, and why the file's was not used.
+bool loaded = false;
+std::string problem;
+
+const char* environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+}  // namespace
+
+std::filesystem::path wisdom_path() {
+  if (const char* set = std::getenv("HALO_FFTW_WISDOM")) return set;  // set but empty: none
+  if (const char* cache = environment("XDG_CACHE_HOME")) return std::filesystem::path(cache) / "halo" / "fftw-wisdom-float";
+  if (const char* home = environment("HOME")) return std::filesystem::path(home) / ".cache" / "halo" / "fftw-wisdom-float";
+  return {};
+}
+
+void load_wisdom_once() {
+  if (loaded) return;
+  loaded = true;
+  fftwf_import_system_wisdom();  // 0 where the system keeps none: nothing to say
+  const std::filesystem::path file = wisdom_path();
+  std::error_code error;
+  if (file.empty() || !std::filesystem::exists(file, error)) return;
+  if (!fftwf_import_wisdom_from_filename(file.c_str()))
+    problem = "FFTW wisdom in " + file.string() + " could not be read (run `halo wisdom` again); plans are estimated";
+}
+
+std::string wisdom_problem() {
+  std::lock_guard<std::recursive_mutex> lock(planner_mutex());
+  return problem;
+}
+
+std::string measure_wisdom(const std::vector<int>& lengths, bool patient, const std::function<void(int, double)>& measured) {
+  std::lock_guard<std::recursive_mutex> lock(planner_mutex());
+  load_wisdom_once();
+  const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
+  for (const int n : lengths) {
+    const auto start = std::chrono::steady_clock::now();
+    // Measuring overwrites the arrays: scratch of their own, aligned as the engines' are.
+    auto time = allocate<float>(static_cast<std::size_t>(n));
+    auto spectrum = allocate<fftwf_complex>(static_cast<std::size_t>(n) / 2 + 1);
+    if (!time || !spectrum) throw Error("wisdom: out of memory for an FFT of " + std::to_string(n));
+    const Plan forward(fftwf_plan_dft_r2c_1d(n, time.get(), spectrum.get(), flags));
+    const Plan inverse(fftwf_plan_dft_c2r_1d(n, spectrum.get(), time.get(), flags));
+    if (!forward || !inverse) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n));
+    measured(n, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const std::unique_ptr<char, decltype(&std::free)> text(fftwf_export_wisdom_to_string(), &std::free);
+  if (!text) throw Error("wisdom: FFTW could not export its wisdom");
+  return text.get();
+}
+
+}  // namespace halo::fftw

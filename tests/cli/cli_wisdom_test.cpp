@@ -1,0 +1,106 @@
+// `halo wisdom` measures the CPU engines' FFTs and saves FFTW's wisdom; `halo filter` then
+// plans them from it (its --timings says how its plans were made) and still equals the float64
+// reference. A broken wisdom file is said once and skipped; bad options are refused.
+// HALO_FFTW_WISDOM names the file in every run here, so the user's cache is never touched.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+// `halo ARGS...` with HALO_FFTW_WISDOM=wisdom.
+std::vector<std::string> with_wisdom(const std::string& wisdom, std::initializer_list<std::string> args) {
+  std::vector<std::string> all = {"/usr/bin/env", "HALO_FFTW_WISDOM=" + wisdom, HALO_BINARY};
+  all.insert(all.end(), args);
+  return all;
+}
+
+struct Job {
+  Sound in;
+  std::vector<float> mask;
+};
+
+Job make_job(TempDir& dir) {
+  Job job;
+  job.in = make_noise_file(dir / "in.wav", 20000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 31);
+  job.mask = random_signal(300, 32, 2.0f / std::sqrt(300.0f));
+  write_mask_text(dir / "mask.txt", {job.mask});
+  return job;
+}
+
+TEST(CliWisdom, MeasuredPlansAreSavedAndUsed) {
+  TempDir dir;
+  const Job job = make_job(dir);
+  const std::string wisdom = dir / "cache/wisdom";  // in a directory that does not exist yet
+  const auto measure = with_wisdom(wisdom, {"wisdom", "--taps", "300"});
+  const Result made = run(measure);
+  ASSERT_EQ(made.exit_code, 0) << describe(measure, made);
+  EXPECT_NE(made.err.find("-point FFTs measured in"), std::string::npos) << made.err;
+  EXPECT_EQ(read_bytes(wisdom).rfind("(fftw-3.3", 0), 0u) << "not FFTW's wisdom: " << read_bytes(wisdom).substr(0, 200);
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "cache"))
+    EXPECT_EQ(entry.path().filename(), "wisdom") << "a temporary was left: " << entry.path();
+
+  for (const std::string engine : {"cpu-fft", "cpu-partitioned"}) {
+    const auto filter = with_wisdom(wisdom, {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
+                                             "--engine", engine, "--timings"});
+    const Result result = run(filter);
+    ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
+    // cpu-fft plans one length (2 plans), cpu-partitioned one per partition size: all measured.
+    EXPECT_NE(result.err.find(" measured (wisdom), 0 estimated"), std::string::npos) << engine << ": " << result.err;
+    EXPECT_EQ(result.err.find(" 0 measured (wisdom)"), std::string::npos) << engine << ": " << result.err;
+    const Sound out = read_sound(dir / "out.wav");
+    EXPECT_LE(relative_error(out.samples, expected_output(job.in.samples, 2, {job.mask}, Align::same, false)), 1e-6)
+        << engine;
+  }
+
+  // Without wisdom (HALO_FFTW_WISDOM empty: none at all) every plan is estimated.
+  const auto plain = with_wisdom("", {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
+                                      "--engine", "cpu-fft", "--timings"});
+  const Result estimated = run(plain);
+  ASSERT_EQ(estimated.exit_code, 0) << describe(plain, estimated);
+  EXPECT_NE(estimated.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << estimated.err;
+}
+
+TEST(CliWisdom, ABrokenFileIsSaidAndSkipped) {
+  TempDir dir;
+  const Job job = make_job(dir);
+  write_bytes(dir / "broken", "(fftw-3.3 this is not wisdom");
+  const auto filter = with_wisdom(dir / "broken", {"filter", dir / "in.wav", dir / "out.wav", "--mask",
+                                                   dir / "mask.txt", "--engine", "cpu-fft", "--timings"});
+  const Result result = run(filter);
+  ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
+  EXPECT_NE(result.err.find("halo: FFTW wisdom in " + std::string(dir / "broken") + " could not be read"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << result.err;
+  const Sound out = read_sound(dir / "out.wav");
+  EXPECT_LE(relative_error(out.samples, expected_output(job.in.samples, 2, {job.mask}, Align::same, false)), 1e-6);
+}
+
+TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string says;
+  };
+  const Case cases[] = {
+      {with_wisdom(dir / "w", {"wisdom", "--taps", "0"}), 2, "halo: --taps 0"},
+      {with_wisdom(dir / "w", {"wisdom", "--taps", "6abc"}), 2, "halo: --taps 6abc"},
+      {with_wisdom(dir / "w", {"wisdom", "--bogus"}), 2, "bogus"},
+      {with_wisdom("", {"wisdom", "-q"}), 2, "halo: wisdom: nowhere to save"},
+      {with_wisdom(dir / "w", {"wisdom", "--taps", "64", "-q", "--file", "/proc/halo-wisdom"}), 1, "/proc/halo-wisdom"},
+  };
+  for (const Case& c : cases) {
+    const Result result = run(c.args);
+    EXPECT_EQ(result.exit_code, c.exit_code) << describe(c.args, result);
+    EXPECT_NE(result.err.find(c.says), std::string::npos) << describe(c.args, result);
+    EXPECT_FALSE(file_exists(dir / "w")) << describe(c.args, result);
+  }
+}
+
+}  // namespace
+}  // namespace halo::test
