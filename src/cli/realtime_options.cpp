@@ -11,6 +11,7 @@
 #include "src/cli/interrupt.hpp"
 #include "src/cli/number_parser.hpp"
 #include "src/engine/registry.hpp"
+#include "src/realtime/callback.hpp"
 
 namespace halo::cli {
 
@@ -126,9 +127,11 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   notice(line);
   std::snprintf(line, sizeof line,
                 "underruns %llu (halo's own: the worker was late), overruns %llu; host xruns %llu (flagged by the "
-                "device or server; %llu of them left the ring short, %llu frames in all) in %llu periods",
+                "device or server; %llu of them left the ring short, %llu of those flagged 1-%d periods later, %llu "
+                "frames in all) in %llu periods",
                 static_cast<unsigned long long>(r.underruns), static_cast<unsigned long long>(r.overruns),
                 static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
+                static_cast<unsigned long long>(r.host_underruns_flagged_later), realtime::CallbackState::flag_delay_periods,
                 static_cast<unsigned long long>(r.underrun_frames), static_cast<unsigned long long>(r.callbacks));
   notice(line);
   std::snprintf(line, sizeof line,

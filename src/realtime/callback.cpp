@@ -16,9 +16,16 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   const double interval_ns = static_cast<double>(now_ns - state.last_callback_ns);
   state.last_callback_ns = now_ns;
   const bool back_to_back = interval_ns < 0.5e9 * static_cast<double>(frames) / state.rate_hz;
+  state.recent_own_underruns <<= 1;
   if (host_xrun) {
     state.host_xruns.fetch_add(1, std::memory_order_relaxed);
     state.since_host_xrun = 0;
+    const std::uint32_t window = ((1u << CallbackState::flag_delay_periods) - 1) << 1;  // the last few callbacks
+    if (const int late = __builtin_popcount(state.recent_own_underruns & window); late > 0) {
+      state.host_underruns.fetch_add(static_cast<std::uint64_t>(late), std::memory_order_relaxed);
+      state.host_underruns_flagged_later.fetch_add(static_cast<std::uint64_t>(late), std::memory_order_relaxed);
+    }
+    state.recent_own_underruns = 0;
   } else if (state.since_host_xrun < 1000) {
     ++state.since_host_xrun;
   }
@@ -36,7 +43,10 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
         state.finished.store(true, std::memory_order_release);
       } else {
         state.underruns.fetch_add(1, std::memory_order_relaxed);
-        if (state.since_host_xrun <= 1 || back_to_back) state.host_underruns.fetch_add(1, std::memory_order_relaxed);
+        if (state.since_host_xrun <= 1 || back_to_back)
+          state.host_underruns.fetch_add(1, std::memory_order_relaxed);
+        else
+          state.recent_own_underruns |= 1;
         state.underrun_frames.fetch_add(frames - got, std::memory_order_relaxed);
         if (state.keep_latency) state.owed_frames += frames - got;
       }

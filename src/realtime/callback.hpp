@@ -22,7 +22,8 @@ namespace halo::realtime {
 // Two kinds of trouble are counted apart:
 //   underruns   the output ring held fewer frames than the device asked for (not counted
 //               once `draining` is set: the end); halo's own where the worker was late, the
-//               host's (host_underruns) where the host ran two periods back to back
+//               host's (host_underruns) where the host flagged that period, the one before or
+//               one of the next flag_delay_periods, or ran two periods back to back
 //   overruns    halo's own: the input ring had no room for the device's input
 //   host_xruns  what the host flagged (PortAudio's statusFlags: the server or driver missed
 //               a period), whatever halo did
@@ -45,12 +46,21 @@ struct CallbackState {
   // driver catching up), leaving the worker no time. They are the host's doing, and counted
   // apart from halo's own (underruns - host_underruns).
   std::atomic<std::uint64_t> host_underruns{0};
+  // Of those, the ones the host flagged only in one of the next flag_delay_periods callbacks:
+  // PortAudio's JACK host learns of an xrun from the server's notification thread and flags
+  // the callback after it learns, so a stall that left the ring short is often flagged a
+  // period or more later.
+  std::atomic<std::uint64_t> host_underruns_flagged_later{0};
+  static constexpr int flag_delay_periods = 4;
   std::atomic<std::uint64_t> underrun_frames{0};
   std::atomic<std::uint64_t> overruns{0};
   std::atomic<std::uint64_t> host_xruns{0};
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   std::uint64_t since_host_xrun = 1000;  // callback-only: callbacks since the last flagged one
+  // callback-only: bit i set when the callback i callbacks ago found the ring short and was
+  // counted as halo's own; a flag within flag_delay_periods moves it to the host's.
+  std::uint32_t recent_own_underruns = 0;
   // The CPU this callback ran on (sched_getcpu: glibc reads it from the rseq area the kernel
   // keeps, no system call), and the callback's thread (the host's or PortAudio's), recorded by
   // the first callback: the worker keeps that thread on that CPU and runs there itself (see

@@ -427,6 +427,7 @@ SessionReport Session::report() const {
   SessionReport report = report_;
   report.frames_played = callback_->frames_out.load();
   report.host_underruns = callback_->host_underruns.load();
+  report.host_underruns_flagged_later = callback_->host_underruns_flagged_later.load();
   report.underruns = callback_->underruns.load() - report.host_underruns;
   report.underrun_frames = callback_->underrun_frames.load();
   report.overruns = callback_->overruns.load();

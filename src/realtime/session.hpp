@@ -56,6 +56,7 @@ struct SessionReport {
   std::uint64_t frames_played = 0;
   std::uint64_t underruns = 0;       // halo's own: the worker was late
   std::uint64_t host_underruns = 0;  // ring short in a period the host flagged (periods run back to back)
+  std::uint64_t host_underruns_flagged_later = 0;  // of those, flagged 1-4 periods after
   std::uint64_t underrun_frames = 0, overruns = 0, host_xruns = 0, callbacks = 0;
   double output_latency_s = 0, input_latency_s = 0;  // as PortAudio reports them
   std::size_t added_latency_frames = 0;              // what halo adds (live: period + engine latency)

@@ -306,5 +306,38 @@ TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   EXPECT_TRUE(state.finished.load());
 }
 
+// PortAudio's JACK host flags an xrun in the callback after it hears of it, often a period or
+// more after the stall that left the ring short: a flag up to flag_delay_periods later makes
+// the underrun the host's; one later than that leaves it halo's own.
+TEST(Callback, AnUnderrunTheHostFlagsAFewPeriodsLaterIsTheHosts) {
+  static_assert(CallbackState::flag_delay_periods == 4, "the periods below assume 4");
+  FrameRing out(1, 4096);
+  CallbackState state;
+  state.output = &out;
+  state.rate_hz = 1e12;  // a period of picoseconds: no call here comes "back to back"
+  std::vector<float> buffer(64), ones(64, 1.0f);
+  const auto period = [&](bool filled, bool flagged) {
+    if (filled) out.write(ones.data(), 64);
+    run_callback(state, nullptr, buffer.data(), 64, flagged);
+  };
+  for (int p = 0; p < 10; ++p) period(true, false);
+  period(false, false);  // the ring short, no flag yet: halo's own so far
+  EXPECT_EQ(state.underruns.load(), 1u);
+  EXPECT_EQ(state.host_underruns.load(), 0u);
+  period(true, false);
+  period(true, false);
+  period(true, true);  // flagged three periods later: the host's
+  EXPECT_EQ(state.host_underruns.load(), 1u);
+  EXPECT_EQ(state.host_underruns_flagged_later.load(), 1u);
+
+  for (int p = 0; p < 10; ++p) period(true, false);
+  period(false, false);
+  for (int p = 0; p < 4; ++p) period(true, false);
+  period(true, true);  // five periods later: too late to be this underrun's flag
+  EXPECT_EQ(state.underruns.load(), 2u);
+  EXPECT_EQ(state.host_underruns.load(), 1u);
+  EXPECT_EQ(state.host_underruns_flagged_later.load(), 1u);
+}
+
 }  // namespace
 }  // namespace halo::realtime
