@@ -141,10 +141,10 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   notice(line);
   std::snprintf(line, sizeof line,
                 "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline "
-                "(%llu of %llu late); realtime priority: %s; CPU: %s",
+                "(%llu of %llu late); realtime priority: %s; memory locked: %s; CPU: %s",
                 r.p50_us / 1e3, r.p99_us / 1e3, r.p999_us / 1e3, r.worst_us / 1e3, r.deadline_us / 1e3,
                 static_cast<unsigned long long>(r.late_periods), static_cast<unsigned long long>(r.periods),
-                r.realtime.c_str(), r.worker_cpu.c_str());
+                r.realtime.c_str(), r.memory_locked.c_str(), r.worker_cpu.c_str());
   notice(line);
   notice("resampled: " + r.resampled + "; mask switches: " + std::to_string(r.switches > 0 ? r.switches - 1 : 0));
   if (!r.warning.empty()) notice("warning: " + r.warning);

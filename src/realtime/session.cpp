@@ -12,6 +12,7 @@
 #include "audio/reader.hpp"
 #include "src/engine/error.hpp"
 #include "src/engine/tap_set.hpp"
+#include "src/realtime/memory_lock.hpp"
 
 namespace halo::realtime {
 namespace {
@@ -380,6 +381,7 @@ void Session::start() {
       throw audio::Error(reader_->error);
     }
   }
+  memory_lock_problem_ = lock_process_memory();  // engines built, threads started: all mapped now
   stream_->start();
 }
 
@@ -420,6 +422,7 @@ void Session::replace_mask(int index, const MaskEntry& entry) {
   wanted_mask_ = index;
   wanted_label_ = entry.label;
   pending_ = std::move(voice);  // a voice still pending is replaced (destroyed here, never offered)
+  if (started_) memory_lock_problem_ = lock_process_memory();  // the new engine's pages too
   poll();
 }
 
@@ -443,6 +446,7 @@ SessionReport Session::report() const {
   report.periods = stats_->periods();
   report.late_periods = stats_->late_periods();
   report.realtime = worker_->realtime_note();
+  report.memory_locked = memory_lock_problem_.empty() ? "yes" : "no (" + memory_lock_problem_ + ")";
   report.worker_cpu = worker_->pinned_cpu() < 0
                           ? std::string("any (not pinned)")
                           : "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +

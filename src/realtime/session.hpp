@@ -64,6 +64,7 @@ struct SessionReport {
   double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;
   std::uint64_t periods = 0, late_periods = 0;
   std::string realtime;            // "yes (SCHED_FIFO 60)" or "no (reason)"
+  std::string memory_locked;       // "yes" or "no (reason)" (memory_lock.hpp)
   std::string worker_cpu;          // "the callback's (cpu 1, moved 2 times)" or "any (not pinned)"
   std::string resampled;           // "no" or "44100 -> 48000 Hz (libsamplerate, ...)"
   EngineChoice engine;
@@ -133,6 +134,7 @@ class Session {
   std::unique_ptr<audio::DeviceStream> stream_;
   SessionReport report_;
   bool started_ = false;
+  std::string memory_lock_problem_;  // the last lock_process_memory()'s answer: empty when locked
 };
 
 }  // namespace halo::realtime

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <fstream>
+#include <string>
+#include <sys/mman.h>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "src/realtime/callback.hpp"
 #include "src/realtime/engine_slot.hpp"
 #include "src/realtime/frame_ring.hpp"
+#include "src/realtime/memory_lock.hpp"
 #include "src/realtime/period_stats.hpp"
 #include "src/realtime/worker.hpp"
 
@@ -337,6 +341,24 @@ TEST(Callback, AnUnderrunTheHostFlagsAFewPeriodsLaterIsTheHosts) {
   EXPECT_EQ(state.underruns.load(), 2u);
   EXPECT_EQ(state.host_underruns.load(), 1u);
   EXPECT_EQ(state.host_underruns_flagged_later.load(), 1u);
+}
+
+// The session's memory lock: where the system allows it, every page mapped is locked (the
+// kernel's own count, VmLck, says so); where not, it says why.
+TEST(MemoryLock, LocksEveryMappedPageOrSaysWhy) {
+  const auto locked_kib = [] {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmLck:", 0) == 0) return std::stol(line.substr(6));
+    return -1L;
+  };
+  const long before = locked_kib();
+  ASSERT_GE(before, 0) << "no VmLck in /proc/self/status";
+  const std::string problem = lock_process_memory();
+  if (!problem.empty()) GTEST_SKIP() << "mlockall refused here (" << problem << "): the summary says so";
+  const long after = locked_kib();
+  munlockall();  // the other tests run unlocked
+  EXPECT_GT(after, before + 1024) << "VmLck " << after << " kB after the lock (the test binary maps more than 1 MiB)";
 }
 
 }  // namespace
