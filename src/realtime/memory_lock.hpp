@@ -1,8 +1,8 @@
 #pragma once
-// Keeps a real-time session's pages in RAM: mlockall(MCL_CURRENT), as JACK's own servers and
-// clients do, so that nothing the audio threads touch (the engines' buffers, and the code of
-// halo and its libraries) is evicted and then faulted back from disk in the middle of a
-// period.
+// Keeps a real-time session's pages in RAM: mlockall(MCL_CURRENT | MCL_ONFAULT), as JACK's
+// own servers and clients lock theirs, so that nothing the audio threads touch (the engines'
+// buffers, and the code of halo and its libraries) is evicted and then faulted back from disk
+// in the middle of a period. Pages resident now are locked now; the rest when first touched.
 //
 // Why here: the development VM's kernel runs DAMON with a pageout scheme over physical memory;
 // without swap it can still drop clean file pages (program text, FFTW's codelets for the
@@ -16,7 +16,7 @@
 
 namespace halo::realtime {
 
-// Locks every page the process has mapped now. Empty when done, else why not (the errno's
+// Locks every page the process has mapped now (as above). Empty when done, else why not (the errno's
 // text, e.g. "Cannot allocate memory" where RLIMIT_MEMLOCK is below the process's size).
 std::string lock_process_memory() noexcept;
 
