@@ -177,9 +177,14 @@ long long rows_per_channel(const Geometry& g, long long grid_segments) {
   return std::clamp<long long>(grid_segments, 1, g.batch_segments());
 }
 
+// x: enough blocks along each row that the whole grid has about segment_grid_blocks (a few
+// per SM, for the memory latency), however few rows there are: with one segment of 2^23
+// points (2^20 taps) a cap of 64 blocks a row left most of the GPU idle in gather and crop.
+constexpr long long segment_grid_blocks = 8192;
 dim3 segment_grid(const Geometry& g, long long points, long long grid_segments) {
   const long long rows = g.channels * rows_per_channel(g, grid_segments);
-  const unsigned x = static_cast<unsigned>(std::clamp<long long>((points + threads_per_block - 1) / threads_per_block, 1, 64));
+  const long long per_row = std::max<long long>(64, segment_grid_blocks / rows);
+  const unsigned x = static_cast<unsigned>(std::clamp<long long>((points + threads_per_block - 1) / threads_per_block, 1, per_row));
   return dim3(x, static_cast<unsigned>(rows));
 }
 
