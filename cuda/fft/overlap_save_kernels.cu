@@ -177,10 +177,12 @@ long long rows_per_channel(const Geometry& g, long long grid_segments) {
   return std::clamp<long long>(grid_segments, 1, g.batch_segments());
 }
 
-// x: enough blocks along each row that the whole grid has about segment_grid_blocks (a few
-// per SM, for the memory latency), however few rows there are: with one segment of 2^23
-// points (2^20 taps) a cap of 64 blocks a row left most of the GPU idle in gather and crop.
-constexpr long long segment_grid_blocks = 8192;
+// x: at most 64 blocks a row, but at least segment_grid_blocks in all, however few rows there
+// are. With one segment of 2^23 points (2^20 taps) 64 blocks left most of the GPU idle in
+// gather and crop: 7.27 ms for N = 2^26 on the H100, 3.37 ms with 8192 blocks; but 256 and
+// 1024 blocks a row made 16383 and 65535 taps (32 and 8 rows) 6-12 % slower than 64. So 64
+// a row from 8 rows up, as measured there, and more only below.
+constexpr long long segment_grid_blocks = 512;
 dim3 segment_grid(const Geometry& g, long long points, long long grid_segments) {
   const long long rows = g.channels * rows_per_channel(g, grid_segments);
   const long long per_row = std::max<long long>(64, segment_grid_blocks / rows);
