@@ -247,11 +247,17 @@ TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
     const std::vector<float> input = sine(block, channels, 1000, 0.5f);
     std::vector<float> output(block * channels);
     std::atomic<int> turn{0};  // 0: callback's, 1: worker's
+    // The control thread's steps, so that the periods cannot all run before it acts (on a
+    // loaded machine it may not be scheduled for the whole run): the callback waits for each
+    // at a period well after the one the control thread watches for.
+    std::atomic<bool> switched{false}, bypassed{false};
     std::size_t callback_allocations = 0, worker_allocations = 0;
     constexpr int periods = 400;
     std::thread callback([&] {
       halo::test::AllocationCounter counter;
       for (int p = 0; p < periods; ++p) {
+        while (p == 150 && !switched.load()) std::this_thread::yield();
+        while (p == 250 && !bypassed.load()) std::this_thread::yield();
         while (turn.load() != 0) std::this_thread::yield();
         run_callback(state, input.data(), output.data(), block, p % 97 == 0);
         turn.store(1);
@@ -269,10 +275,12 @@ TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
     });
     // The control thread: a switch, a bypass and a gain change while they run.
     while (stats.periods() < 100) std::this_thread::yield();
-    ASSERT_EQ(slot.offer(std::move(next)), nullptr);
+    EXPECT_EQ(slot.offer(std::move(next)), nullptr);
+    switched.store(true);
     while (stats.periods() < 200) std::this_thread::yield();
     slot.set_bypass(true);
     slot.set_gain_db(-3);
+    bypassed.store(true);
     callback.join();
     work.join();
     auto retired = slot.take_retired();
