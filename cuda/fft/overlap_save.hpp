@@ -163,11 +163,15 @@ HALO_HD ChannelIo channel_io(const Geometry& g, long long c, const float* in, fl
   return {in + c, out + c, ring + c * g.ring_frames, out_ring + c * g.out_ring_frames};
 }
 
-// The piece's first frame that goes into the input ring: a later piece's segments read back
+// Frames of each piece's tail that go into the input ring: a later piece's segments read back
 // at most step + Mmax - 2 frames before that piece (its first completed segment starts after
-// P - step - (Mmax - 1)), and every piece keeps its own last step + Mmax frames.
+// P - step - (Mmax - 1)).
+HALO_HD long long ring_tail_frames(const Geometry& g) { return g.step_frames + g.mask_frames; }
+
+// The piece's first frame that goes into the input ring: every piece keeps its own last
+// ring_tail_frames.
 HALO_HD int first_frame_to_ring(const Geometry& g, const PieceHeader& h) {
-  const long long kept = g.step_frames + g.mask_frames;
+  const long long kept = ring_tail_frames(g);
   return h.frames > kept ? static_cast<int>(h.frames - kept) : 0;
 }
 

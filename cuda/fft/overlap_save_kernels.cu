@@ -194,7 +194,7 @@ dim3 segment_grid(const Geometry& g, long long points, long long grid_segments) 
 
 cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
                            long long grid_frames, cudaStream_t stream) noexcept {
-  const long long frames = std::min(grid_frames, g.step_frames + g.mask_frames);  // first_frame_to_ring
+  const long long frames = std::min(grid_frames, ring_tail_frames(g));
   to_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(header, g, in, ring);
   return cudaGetLastError();
 }

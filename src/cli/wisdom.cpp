@@ -12,17 +12,21 @@
 #include "src/cli/number_parser.hpp"
 #include "src/engine/fft_size.hpp"
 #include "src/engine/fftw_wisdom.hpp"
+#include "src/engine/partition_plan.hpp"
 #include "src/engine/process_spec.hpp"
 
 namespace halo::cli {
 namespace {
 
-// cpu-fft's length for each mask length, and cpu-partitioned's partition transforms (twice
-// its partitions: 128 to 65536 points at 64-frame periods and the masks live takes).
+// For each mask length, cpu-fft's transform and cpu-partitioned's (twice each level's
+// partition), as those engines choose them.
 std::vector<int> lengths_for(const std::vector<long long>& taps) {
   std::set<int> lengths;
-  for (const long long m : taps) lengths.insert(static_cast<int>(fft_frames_for(static_cast<std::size_t>(m))));
-  for (int n = 128; n <= 65536; n *= 2) lengths.insert(n);
+  for (const long long m : taps) {
+    lengths.insert(static_cast<int>(fft_frames_for(static_cast<std::size_t>(m))));
+    for (const PartitionLevel& level : plan_partitions(static_cast<std::size_t>(m)).levels)
+      lengths.insert(static_cast<int>(2 * level.partition_frames));
+  }
   return {lengths.begin(), lengths.end()};
 }
 

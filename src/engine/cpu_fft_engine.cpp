@@ -39,12 +39,9 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
     if (!scratch.time || !scratch.spectrum)
       throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
   }
-  {
-    std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
-    const int n = static_cast<int>(fft_frames_);
-    forward_ = fftw::plan_r2c(n, scratch_[0].time.get(), scratch_[0].spectrum.get());
-    inverse_ = fftw::plan_c2r(n, scratch_[0].spectrum.get(), scratch_[0].time.get());
-  }
+  const int n = static_cast<int>(fft_frames_);
+  forward_ = fftw::plan_r2c(n, scratch_[0].time.get(), scratch_[0].spectrum.get());  // under the planner's lock
+  inverse_ = fftw::plan_c2r(n, scratch_[0].spectrum.get(), scratch_[0].time.get());
   if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
 
   mask_spectra_.clear();

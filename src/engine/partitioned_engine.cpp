@@ -82,18 +82,15 @@ void CpuPartitionedEngine::do_prepare(const ProcessSpec& spec) {
     allocate(scratch->sum, round_up(longest + 1, complex_alignment));
     allocate(scratch->block, longest);
   }
-  {
-    std::lock_guard<std::recursive_mutex> lock(fftw::planner_mutex());
-    for (std::size_t l = 0; l < level_count_; ++l) {
-      Level& level = levels_[l];
-      const int n = static_cast<int>(2 * level.shape.partition_frames);
-      // Measured plans from wisdom only, else estimated (fftw.hpp): never measured here, so
-      // a reload mid-stream prepares in milliseconds.
-      level.forward = fftw::plan_r2c(n, process_scratch_.time.get(), level.history.get());
-      level.inverse = fftw::plan_c2r(n, process_scratch_.sum.get(), process_scratch_.time.get());
-      if (!level.forward || !level.inverse)
-        throw Error("cpu-partitioned: FFTW could not plan an FFT of " + std::to_string(n));
-    }
+  for (std::size_t l = 0; l < level_count_; ++l) {
+    Level& level = levels_[l];
+    const int n = static_cast<int>(2 * level.shape.partition_frames);
+    // Measured plans from wisdom only, else estimated, under the planner's lock (fftw.hpp):
+    // never measured here, so a reload mid-stream prepares in milliseconds.
+    level.forward = fftw::plan_r2c(n, process_scratch_.time.get(), level.history.get());
+    level.inverse = fftw::plan_c2r(n, process_scratch_.sum.get(), process_scratch_.time.get());
+    if (!level.forward || !level.inverse)
+      throw Error("cpu-partitioned: FFTW could not plan an FFT of " + std::to_string(n));
   }
 
   ring_frames_ = 1;
