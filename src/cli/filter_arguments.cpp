@@ -36,9 +36,10 @@ cxxopts::Options filter_options() {
       ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<std::string>()->default_value("256"), "N")
       ("threads", "threads of the CPU FFT engine (cpu-fft), 1 to 256 (default: one per core); never changes the "
                   "result", cxxopts::value<std::string>(), "N")
-      ("chunk", "frames per engine block (never changes the result); fewer where channels x frames would pass "
+      ("chunk", "frames per engine block (never changes the result; default 262144, or as many as cpu-fft needs to "
+                "give every thread a block, up to 2^23 samples a buffer); fewer where channels x frames would pass "
                 "2^20 samples (4 MiB a buffer); files are read and written 65536 frames or more at a time",
-       cxxopts::value<std::string>()->default_value("262144"), "FRAMES")
+       cxxopts::value<std::string>(), "FRAMES")
       ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",
        cxxopts::value<std::string>(), "A")
       ("tail", "add the filter's tail: run to the end of the full convolution")
@@ -135,8 +136,9 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   if (parsed.count("threads"))
     filter.engine_options.cpu_threads =
         static_cast<int>(parse_count("--threads", parsed["threads"].as<std::string>(), 1, 256));
-  filter.stream.chunk_frames =
-      static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
+  if (parsed.count("chunk"))
+    filter.stream.chunk_frames =
+        static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
   filter.stream.tail = parsed.count("tail") > 0;
   filter.stream.accept_short = parsed.count("accept-short") > 0;
   filter.stream.alignment =

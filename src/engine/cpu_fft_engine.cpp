@@ -20,6 +20,17 @@ std::size_t CpuFftEngine::latency_frames_for(const ProcessSpec& spec) {
   return fft_frames_for(spec.max_mask_frames) - (spec.max_mask_frames - 1);
 }
 
+int CpuFftEngine::pool_threads_for(int threads) {
+  if (threads > 0) return threads;
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, ThreadPool::max_threads);
+}
+
+std::size_t CpuFftEngine::parallel_block_frames(const ProcessSpec& spec, int threads) {
+  const std::size_t channels = static_cast<std::size_t>(std::max(spec.channels, 1));
+  const std::size_t blocks = (static_cast<std::size_t>(pool_threads_for(threads)) + channels - 1) / channels;
+  return blocks * latency_frames_for(spec);
+}
+
 void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   pool_.reset();  // joins the old threads before their scratch goes
   halo_frames_ = spec.max_mask_frames - 1;
@@ -29,8 +40,7 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   // Complete blocks one call can bring: up to hop - 1 frames were pending before it.
   const std::size_t blocks_per_call = (hop_frames_ - 1 + spec.max_block_frames) / hop_frames_;
 
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  const int threads = requested_threads_ > 0 ? requested_threads_ : std::clamp(cores, 1, ThreadPool::max_threads);
+  const int threads = pool_threads_for(requested_threads_);
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));
   for (auto& scratch : scratch_) {

@@ -56,6 +56,13 @@ class CpuFftEngine final : public Engine {
 
   // The latency an engine prepared for `spec` reports: fft_frames_for(Mmax) - (Mmax - 1).
   static std::size_t latency_frames_for(const ProcessSpec& spec);
+  // The threads an engine made with `threads` runs (0: one per core).
+  static int pool_threads_for(int threads);
+  // Frames a process() call must bring for every one of `threads` (0: one per core) to get a
+  // task: a block of each channel per thread, ceil(threads / channels) hops. What a pipeline
+  // should give this engine (the stream's parallel_frames); only spec's channels and
+  // max_mask_frames count.
+  static std::size_t parallel_block_frames(const ProcessSpec& spec, int threads);
 
   std::size_t fft_frames() const { return fft_frames_; }
   int threads() const { return pool_ ? pool_->threads() : 0; }  // 0 before prepare

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "audio/writer.hpp"
+#include "src/engine/cpu_fft_engine.hpp"
 
 namespace halo {
 namespace {
@@ -62,18 +63,22 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   }();
   ProcessSpec spec;
   spec.channels = report.input.channels;
-  spec.max_block_frames = engine_block_frames(options.stream, spec.channels);  // within the memory budget
   spec.max_mask_frames = taps.mask_frames();
+  // cpu-fft (named, or where auto may take it) gets blocks that feed all its threads.
+  StreamOptions stream_options = options.stream;
+  if (options.engine == "auto" || options.engine == "cpu-fft")
+    stream_options.parallel_frames = CpuFftEngine::parallel_block_frames(spec, options.engine_options.cpu_threads);
+  spec.max_block_frames = engine_block_frames(stream_options, spec.channels);  // within the memory budget
   spec.rate_hz = report.input.rate_hz;
   validate(spec);
   const std::uint64_t samples =
       report.input.frames > 0 ? static_cast<std::uint64_t>(report.input.frames) * spec.channels : 0;
 
-  Stream stream(options.stream, taps.mask_frames());
+  Stream stream(stream_options, taps.mask_frames());
   report.output = audio::output_format(report.input, output_path_, options.subtype, options.container);
   if (report.input.frames >= 0)  // the writer's choice of WAV or RF64 rests on it
     report.output.frames = static_cast<std::int64_t>(stream.output_frames(static_cast<std::uint64_t>(report.input.frames)));
-  audio::Writer writer(output_path_, report.output, io_chunk_frames(options.stream, spec.channels), options.write);
+  audio::Writer writer(output_path_, report.output, io_chunk_frames(stream_options, spec.channels), options.write);
 
   // Choosing an engine by name may start the CUDA driver and creating it starts a context:
   // both overlap reading. `auto` starts no CUDA here: where the GPU pays, the hand-over engine

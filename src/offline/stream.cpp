@@ -64,8 +64,11 @@ void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::i
 }  // namespace
 
 std::size_t engine_block_frames(const StreamOptions& options, int channels) {
-  const std::size_t budget = max_buffer_samples / static_cast<std::size_t>(std::max(channels, 1));
-  return std::max<std::size_t>(1, std::min(options.chunk_frames, budget));
+  const std::size_t width = static_cast<std::size_t>(std::max(channels, 1));
+  const std::size_t budget = max_buffer_samples / width;
+  if (options.chunk_frames) return std::max<std::size_t>(1, std::min(*options.chunk_frames, budget));
+  const std::size_t automatic = std::min(default_chunk_frames, budget);
+  return std::max<std::size_t>({1, automatic, std::min(options.parallel_frames, max_parallel_buffer_samples / width)});
 }
 
 std::size_t io_chunk_frames(const StreamOptions& options, int channels) {
@@ -75,7 +78,7 @@ std::size_t io_chunk_frames(const StreamOptions& options, int channels) {
 
 Stream::Stream(const StreamOptions& options, std::size_t mask_frames)
     : options_(options), mask_frames_(mask_frames) {
-  if (options_.chunk_frames < 1) throw Error("a chunk must hold at least 1 frame");
+  if (options_.chunk_frames && *options_.chunk_frames < 1) throw Error("a chunk must hold at least 1 frame");
   if (mask_frames_ < 1) throw Error("the mask has no taps");
 }
 

@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "audio/reader.hpp"
 #include "audio/writer.hpp"
@@ -17,7 +18,14 @@ enum class Alignment {
 };
 
 struct StreamOptions {
-  std::size_t chunk_frames = 1 << 18;  // [1, 1 << 24] frames per engine block; never changes the result
+  // [1, 1 << 24] frames per engine block (--chunk); never changes the result. Unset: the
+  // automatic block (default_chunk_frames, raised to parallel_frames).
+  std::optional<std::size_t> chunk_frames;
+  // Frames one engine call must bring for the engine to give every thread work
+  // (CpuFftEngine::parallel_block_frames; 0: no wish). cpu-fft runs one task per complete block
+  // of each channel, and at long masks a block is long (262146 frames at 65535 taps): with
+  // 2^18-frame calls, 16 threads had 2 stereo tasks a call. Only the automatic block follows it.
+  std::size_t parallel_frames = 0;
   Alignment alignment = Alignment::centred;
   bool tail = false;                   // run on to the end of y_full instead of stopping at N frames
   float gain = 1.0f;                   // linear, applied before clipping
@@ -25,14 +33,20 @@ struct StreamOptions {
                                        // there is (the caller warns) instead of failing
 };
 
-// Memory stays flat whatever the channel count: every buffer the stream sizes (and the
-// engine's blocks) holds at most max_buffer_samples samples (4 MiB of float32), so the frames
-// per block shrink as channels grow: 262144 frames for stereo, 1024 for 1024 channels.
+// Memory stays flat whatever the file length and the channel count: every buffer the stream
+// sizes (and the engine's blocks) holds at most max_buffer_samples samples (4 MiB of float32),
+// so the frames per block shrink as channels grow: 262144 frames for stereo, 1024 for 1024
+// channels. The one exception is the automatic block of an engine with threads to feed
+// (parallel_frames): up to max_parallel_buffer_samples (32 MiB of float32) a buffer, so at
+// most 6 such buffers (3 in, 3 out) and the engine's own of the same size.
 // Reading and writing go in I/O chunks of at least min_io_frames frames (within the same
 // budget) whatever the engine block is, so a tiny --chunk costs no system call per block.
 constexpr std::size_t max_buffer_samples = std::size_t{1} << 20;
+constexpr std::size_t max_parallel_buffer_samples = std::size_t{1} << 23;
+constexpr std::size_t default_chunk_frames = std::size_t{1} << 18;
 constexpr std::size_t min_io_frames = std::size_t{1} << 16;
-// The engine block: chunk_frames, capped by the budget (at least 1 frame).
+// The engine block: chunk_frames, capped by the budget (at least 1 frame); unset, the larger
+// of default_chunk_frames (within the budget) and parallel_frames (within the parallel budget).
 std::size_t engine_block_frames(const StreamOptions& options, int channels);
 // The I/O chunk: at least the engine block, at least min_io_frames where the budget allows.
 std::size_t io_chunk_frames(const StreamOptions& options, int channels);

@@ -7,6 +7,7 @@
 
 #include <sndfile.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,46 @@ TEST(Memory, AHugeChunkStaysWithinTheBudget) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_LT(result.max_rss_kb, flat_rss_kb);
   EXPECT_EQ(read_sound(dir / "out.wav").frames, 3 * 48000);
+}
+
+// cpu-fft's automatic block grows to feed its threads: at 16383 taps a hop is 45058 frames, and
+// 16 threads on stereo want 8 hops a call (360464 frames, past the default 262144). The output
+// equals --chunk 777's bit for bit, matches a plain float64 sum at samples in every block, and
+// the run stays within the parallel budget (32 MiB a buffer).
+TEST(Memory, CpuFftsLongerBlocksForItsThreadsChangeNoBitAndStayFlat) {
+  TempDir dir;
+  constexpr int channels = 2;
+  constexpr std::size_t frames = 800001;
+  const std::vector<float> x = random_signal(frames * channels, 46, 0.4f);
+  write_sound(dir / "in.wav", x, channels, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const std::vector<float> taps = random_signal(16383, 47, 0.01f);
+  write_f32(dir / "mask.f32", taps);
+  for (const std::string chunk : {"", "777"}) {
+    std::vector<std::string> args = {"filter", dir / "in.wav", dir / ("out" + chunk + ".wav"), "--mask",
+                                     dir / "mask.f32", "--engine", "cpu-fft", "--threads", "16", "-q"};
+    if (!chunk.empty()) args.insert(args.end(), {"--chunk", chunk});
+    const Result result = halo_limited(limit_mib, args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_LT(result.max_rss_kb, 2 * flat_rss_kb) << "--chunk '" << chunk << "'";
+  }
+  EXPECT_EQ(read_bytes(dir / "out.wav"), read_bytes(dir / "out777.wav"));
+  const Sound out = read_sound(dir / "out.wav");
+  ASSERT_EQ(out.frames, frames);
+  // y[n] = sum_k h[k] x[n + (M-1)/2 - k] (centred), at 101 frames spread over the file.
+  double error = 0, norm = 0;
+  for (std::size_t i = 0; i <= 100; ++i)
+    for (int c = 0; c < channels; ++c) {
+      const std::size_t n = i * (frames - 1) / 100;
+      double y = 0;
+      for (std::size_t k = 0; k < taps.size(); ++k) {
+        const long long at = static_cast<long long>(n + (taps.size() - 1) / 2) - static_cast<long long>(k);
+        if (at >= 0 && at < static_cast<long long>(frames)) y += double(taps[k]) * x[at * channels + c];
+      }
+      const double d = out.samples[n * channels + c] - y;
+      error += d * d;
+      norm += y * y;
+    }
+  EXPECT_LE(std::sqrt(error / norm), 1e-5);
 }
 
 // A 2^23-tap mask (a 32 MiB file) needs its bytes, its taps and the engine's copies: under a

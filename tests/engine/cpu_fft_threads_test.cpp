@@ -112,6 +112,23 @@ TEST(CpuFftThreadsCarry, ManyHopsPerCallEqualsOneFrameAtATime) {
   EXPECT_LE(worst_channel_error(many, reference_output(in, 2, masks, total), 2, total), tolerance);
 }
 
+// The block a pipeline gives cpu-fft so that one call has a task for every thread: whole hops,
+// ceil(threads / channels) of them per channel, and no hop more.
+TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
+  for (const std::size_t taps : {std::size_t{255}, std::size_t{16383}, std::size_t{65535}})
+    for (const int channels : {1, 2, 6})
+      for (const int threads : {1, 2, 3, 16, 64}) {
+        const ProcessSpec spec{channels, 1, taps, 48000};
+        const std::size_t hop = CpuFftEngine::latency_frames_for(spec);
+        const std::size_t block = CpuFftEngine::parallel_block_frames(spec, threads);
+        ASSERT_EQ(block % hop, 0u);
+        const std::size_t tasks = block / hop * static_cast<std::size_t>(channels);
+        EXPECT_GE(tasks, static_cast<std::size_t>(threads)) << taps << " taps, " << channels << " ch";
+        EXPECT_LT(tasks - static_cast<std::size_t>(channels), static_cast<std::size_t>(threads));
+      }
+  EXPECT_EQ(CpuFftEngine::parallel_block_frames(ProcessSpec{2, 1, 65535, 48000}, 16), 8u * 262146u);
+}
+
 // ---------------------------------------------------------------- the pool
 
 TEST(ThreadPool, RunsEveryTaskOnceOnAThreadOfThePool) {

@@ -43,9 +43,9 @@ StreamRun run_stream(const std::string& in_path, const std::string& out_path, co
   audio::Format format = audio::output_format(reader.format(), out_path, subtype);
   const int channels = reader.format().channels;
   Stream stream(options, test::longest(masks));
-  audio::Writer writer(out_path, format, options.chunk_frames);
+  audio::Writer writer(out_path, format, io_chunk_frames(options, channels));
   auto engine = make_engine(engine_name);
-  test::prepare_with(*engine, masks, channels, options.chunk_frames);
+  test::prepare_with(*engine, masks, channels, engine_block_frames(options, channels));
   int engine_requests = 0;
   StreamRun run;
   run.result = stream.run(
@@ -291,6 +291,28 @@ TEST(Stream, OutputFramesAndDelay) {
   EXPECT_THROW(Stream(options, 255), Error);
   options.chunk_frames = 16;
   EXPECT_THROW(Stream(options, 0), Error);
+}
+
+// The engine block: --chunk as given (within the 4 MiB budget) whatever the engine wants; left
+// unset, 262144 frames, or the frames an engine needs to feed its threads (parallel_frames)
+// within the 32 MiB parallel budget; I/O chunks at least as large.
+TEST(Stream, TheAutomaticBlockGrowsForTheEnginesThreadsWithinItsBudget) {
+  StreamOptions options;
+  EXPECT_EQ(engine_block_frames(options, 2), default_chunk_frames);
+  EXPECT_EQ(engine_block_frames(options, 1024), max_buffer_samples / 1024);
+  options.parallel_frames = 8 * 262146;  // 16 threads, stereo, 65535 taps
+  EXPECT_EQ(engine_block_frames(options, 2), 8u * 262146u);
+  EXPECT_EQ(io_chunk_frames(options, 2), 8u * 262146u);
+  options.parallel_frames = 1000;  // short masks: the default stands
+  EXPECT_EQ(engine_block_frames(options, 2), default_chunk_frames);
+  options.parallel_frames = std::size_t{1} << 30;
+  EXPECT_EQ(engine_block_frames(options, 2), max_parallel_buffer_samples / 2);
+  EXPECT_EQ(engine_block_frames(options, 6), max_parallel_buffer_samples / 6);
+  options.chunk_frames = 777;  // --chunk wins
+  EXPECT_EQ(engine_block_frames(options, 2), 777u);
+  EXPECT_EQ(io_chunk_frames(options, 2), min_io_frames);
+  options.chunk_frames = std::size_t{1} << 24;
+  EXPECT_EQ(engine_block_frames(options, 2), max_buffer_samples / 2);
 }
 
 }  // namespace
