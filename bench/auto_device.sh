@@ -3,7 +3,8 @@
 # GPU tests (all of halo_cuda_tests), the hand-over and auto rows of halo_tests, memcheck over
 # the GPU hand-over tests, then the whole process against sox (bench/end_to_end.sh) with
 # `auto`, `cuda-fft` and `cpu-fft` at 255 and 65535 taps on 10-minute and 1-hour stereo files.
-#   bash bench/auto_device.sh [steps: build tests sanitizer e2e]   (default: all; ~9 minutes)
+#   bash bench/auto_device.sh [steps: build tests sanitizer e2e exit]   (default: all but exit; ~9 minutes)
+#   E2E="255:600,3600 4095:600:auto,cpu-fft,cuda-fft-fused" picks the e2e rows (taps:lengths[:engines]).
 # Needs .devdeps carried (../shared/device/README.md). Logs under $OUT.
 set -uo pipefail
 out=${OUT:-$PWD/device_out}; mkdir -p "$out"
@@ -27,10 +28,19 @@ for step in $steps; do
         --gtest_filter='GpuHandover*' > "$out/memcheck_handover.log" 2>&1
       echo "memcheck (hand-over) rc=$?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/memcheck_handover.log" ;;
     e2e)
-      for taps in 255 65535; do
-        TAPS=$taps LENGTHS="600 3600" ENGINES="auto cuda-fft cpu-fft" timeout 280 bash bench/end_to_end.sh $build/halo /tmp/halo_e2e \
-          > "$out/end_to_end_$taps.md" 2> "$out/end_to_end_$taps.err"
+      # E2E: TAPS:LENGTHS[:ENGINES] entries (lengths and engines comma-separated).
+      for entry in ${E2E:-255:600,3600 65535:600,3600}; do
+        IFS=: read -r taps lengths engines <<< "$entry"
+        engines=${engines:-auto,cuda-fft,cpu-fft}
+        TAPS=$taps LENGTHS="${lengths//,/ }" ENGINES="${engines//,/ }" timeout 280 bash bench/end_to_end.sh $build/halo \
+          /tmp/halo_e2e > "$out/end_to_end_$taps.md" 2> "$out/end_to_end_$taps.err"
         echo "e2e $taps taps rc=$?"; grep "^|" "$out/end_to_end_$taps.md"
+      done ;;
+    exit)
+      # How long a process lingers after its last line (the CUDA runtime's teardown).
+      for engine in cuda-fft cpu-fft; do
+        echo "exit probe, $engine:"; python3 bench/exit_probe.py $build/halo filter /tmp/halo_e2e/in_600s.wav \
+          /tmp/halo_e2e/out_probe.wav --lowpass 1k --engine $engine --timings
       done ;;
   esac
 done

@@ -25,6 +25,17 @@ namespace halo {
 //   against 0.769 s: up to 1023 taps the GPU pays from about 2e8 samples (between 5.8e7 and
 //   3.5e8). At 65535 taps the GPU already wins on the 10-minute file (cuda-fft 0.499 s,
 //   cpu-fft 0.582 s): 1.4e7 stays.
+//   Measured again after cpu-fft got blocks that feed all 16 threads (the stream's
+//   parallel_frames; bench/results/h100_auto_end_to_end.md, the third session of
+//   2026-11-23), whole process, 10-minute (5.76e7 samples) and 1-hour (3.46e8) stereo files:
+//     4095 taps:  cpu-fft 0.211 / 1.046 s, cuda-fft-fused 0.449 / 1.058 s
+//     16383 taps: cpu-fft 0.239 / 1.106 s, cuda-fft 0.466 / 1.094 s, the hand-over - / 0.932 s
+//     65535 taps: cpu-fft 0.320 / 1.467 s, cuda-fft 0.438 / 1.036 s
+//   and every run that started CUDA spent 0.10-0.12 s more in the runtime's teardown at exit,
+//   since skipped (cuda_started.hpp). Taking that off and drawing a line through each pair:
+//   the GPU pays from about 2.3e8 samples at 4095 taps, 1.2e8 at 16383 and 0.7e8 at 65535.
+//   So 2e8 up to 8192 taps and 1e8 beyond: the 10-minute file stays on the CPU at every
+//   length (handed over from 1.4e7 samples, it took 0.403 s at 4095 taps, cpu-fft 0.211).
 //   - Which GPU engine, from kernel times at N = 2^26 (bench/results/h100_fft_bench.md, the
 //     second session of 2026-11-23): cuda-fft-fused 0.556, 0.634 and 0.653 ms at 255, 1023
 //     and 4095 taps, against cuda-fft's 2.19, 2.28, 2.07 and cuda-fast's 0.630 and 2.42 ms at
@@ -46,8 +57,8 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {63, 2.0e8, {"cuda-fast", nullptr, nullptr}},
            {191, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
            {1023, 2.0e8, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
-           {8192, 1.4e7, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {SIZE_MAX, 1.4e7, {"cuda-fft", nullptr, nullptr}},
+           {8192, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
+           {SIZE_MAX, 1.0e8, {"cuda-fft", nullptr, nullptr}},
        }},
   };
   return tables;
