@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "cuda/device/error.hpp"
-#include "src/engine/cuda_started.hpp"
 
 namespace halo::cuda {
 namespace {
@@ -58,7 +57,6 @@ GpuDevice::GpuDevice(int index) : index_(index) {
     cudaGetLastError();
     unusable_ = label() + ": the CUDA kernels do not load on this GPU: " + cudaGetErrorString(loaded);
   }
-  note_cuda_started();  // a context may exist even where the kernels did not load
   cudaSetDevice(previous);
 }
 

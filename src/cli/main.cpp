@@ -1,6 +1,4 @@
 // halo: filter audio with FIR masks on the GPU. Commands are thin fronts over the library.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,7 +8,6 @@
 #include <string>
 
 #include "src/cli/command.hpp"
-#include "src/engine/cuda_started.hpp"
 #include "src/engine/registry.hpp"
 #include "src/cli/interrupt.hpp"
 
@@ -121,7 +118,8 @@ static int run_command(int argc, char** argv) {
 
 // Everything printed to standard output (help, design's coefficients, info's report) is checked
 // here, once: a full disk or a closed pipe at the other end is an error, not a silent exit 0.
-static int checked_exit_code(int code) {
+int main(int argc, char** argv) {
+  const int code = run_command(argc, argv);
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
   int reason = errno;  // 0 where the write failed earlier, inside a printf
@@ -132,15 +130,4 @@ static int checked_exit_code(int code) {
   halo::cli::notice(std::string("standard output: write failed") + (reason != 0 ? ": " : "") +
                     (reason != 0 ? std::strerror(reason) : ""));
   return 1;
-}
-
-int main(int argc, char** argv) {
-  const int code = checked_exit_code(run_command(argc, argv));
-  // Every object of the command is gone and its output committed; what is left is static
-  // teardown, and where CUDA started, the runtime's takes a tenth of a second (cuda_started.hpp).
-  if (halo::cuda_started()) {
-    std::fflush(stderr);
-    _exit(code);
-  }
-  return code;
 }

@@ -31,11 +31,14 @@ namespace halo {
 //     4095 taps:  cpu-fft 0.211 / 1.046 s, cuda-fft-fused 0.449 / 1.058 s
 //     16383 taps: cpu-fft 0.239 / 1.106 s, cuda-fft 0.466 / 1.094 s, the hand-over - / 0.932 s
 //     65535 taps: cpu-fft 0.320 / 1.467 s, cuda-fft 0.438 / 1.036 s
-//   and every run that started CUDA spent 0.10-0.12 s more in the runtime's teardown at exit,
-//   since skipped (cuda_started.hpp). Taking that off and drawing a line through each pair:
-//   the GPU pays from about 2.3e8 samples at 4095 taps, 1.2e8 at 16383 and 0.7e8 at 65535.
-//   So 2e8 up to 8192 taps and 1e8 beyond: the 10-minute file stays on the CPU at every
-//   length (handed over from 1.4e7 samples, it took 0.403 s at 4095 taps, cpu-fft 0.211).
+//   Every run that starts CUDA also spends 0.10-0.12 s after its last line in the driver's
+//   release of the device (bench/exit_probe.py; _exit does not skip it), inside these times.
+//   Through each pair a line: cpu-fft and the GPU engine alone cross at about 3.6e8 samples at
+//   4095 taps (the hour: a tie), 3.4e8 at 16383 and 1.2e8 at 65535; the hand-over (the CPU
+//   filters while the context starts) beat both on the hour at 16383 taps (0.932 against
+//   1.094 and 1.106 s). So 2e8 up to 8192 taps and 1e8 beyond: the 10-minute file stays on
+//   the CPU at every length (handed over from 1.4e7 samples, it took 0.403 s at 4095 taps
+//   against cpu-fft's 0.211).
 //   - Which GPU engine, from kernel times at N = 2^26 (bench/results/h100_fft_bench.md, the
 //     second session of 2026-11-23): cuda-fft-fused 0.556, 0.634 and 0.653 ms at 255, 1023
 //     and 4095 taps, against cuda-fft's 2.19, 2.28, 2.07 and cuda-fast's 0.630 and 2.42 ms at
