@@ -13,7 +13,9 @@ work=$(mktemp -d /tmp/halo-gpu-soak-XXXXXX)
 export JACK_DEFAULT_SERVER=halo-gpu-soak JACK_NO_START_SERVER=1
 jackd -n halo-gpu-soak -R -P 70 -d dummy -r 48000 -p 64 >"$work/jackd.log" 2>&1 &
 jackd_pid=$!
-trap 'kill $jackd_pid 2>/dev/null; wait $jackd_pid 2>/dev/null' EXIT
+# On any exit (a timeout included) the logs go to $OUT where it is set (the device tool's
+# folder), so that a run that stops early still says why.
+trap 'kill $jackd_pid 2>/dev/null; wait $jackd_pid 2>/dev/null; [ -n "${OUT:-}" ] && cp "$work"/*.log "$OUT"/ 2>/dev/null' EXIT
 for _ in $(seq 250); do jack_lsp 2>/dev/null | grep -qx system:playback_1 && break; sleep 0.02; done
 jack_lsp >/dev/null 2>&1 || { echo "soak: jackd did not start: $(tail -2 "$work/jackd.log")"; exit 1; }
 cd "$work"
@@ -27,6 +29,7 @@ live_pid=$!
 for _ in $(seq 500); do jack_lsp 2>/dev/null | grep -qx halo-live:in_1 && break; sleep 0.02; done
 jack_connect halo-play:out_0 halo-live:in_0; jack_connect halo-play:out_1 halo-live:in_1
 sleep "$seconds"
+echo "soak: $seconds s done, stopping live ($(date +%T))"
 kill -INT "$live_pid"; wait "$live_pid"; echo "live exit $?"
 kill -INT "$play_pid"; wait "$play_pid"
 echo "--- halo live --engine cuda-fast, stereo 16383 taps, ${seconds} s:"; cat live.log
