@@ -25,15 +25,7 @@ in="$work/in_600s.wav"
 [ -s "$in" ] || sox -R -n -r 48000 -c 2 -e floating-point -b 32 "$in" synth 600 whitenoise vol 0.5
 
 # One run: "wall_s max_rss_kib" on stdout; the program's stderr in $work/stderr.txt.
-measure() {
-  python3 - "$work/stderr.txt" "$@" <<'PY'
-import resource, subprocess, sys, time
-t = time.monotonic()
-with open(sys.argv[1], 'w') as err:
-    subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL, stderr=err)
-print(f"{time.monotonic() - t:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}")
-PY
-}
+measure() { python3 "$(dirname "$0")/measure.py" "$work/stderr.txt" "$@"; }
 
 # Median wall and largest RSS of $runs runs; the output is removed before each run, outside
 # the timing (freeing a replaced file's pages is neither program's work).

@@ -20,15 +20,7 @@ wisdom="$work/threads_wisdom"
 start=$SECONDS
 HALO_FFTW_WISDOM="$wisdom" "$halo" wisdom --taps "$taps" -q
 echo "halo wisdom --taps $taps: $((SECONDS - start)) s; $(nproc) cores"
-one() {  # wall seconds of one run; its stderr in $work/threads_err.txt
-  python3 - "$work/threads_err.txt" "$@" <<'PY'
-import subprocess, sys, time
-t = time.monotonic()
-with open(sys.argv[1], 'w') as err:
-    subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL, stderr=err)
-print(f"{time.monotonic() - t:.3f}")
-PY
-}
+one() { python3 "$(dirname "$0")/measure.py" "$work/threads_err.txt" "$@" | cut -d' ' -f1; }  # wall seconds
 echo "| threads | wisdom | median wall s | timings (last run) |"
 echo "|---:|---|---:|---|"
 for n in $threads; do

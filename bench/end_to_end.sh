@@ -24,15 +24,7 @@ for len in $lengths; do
 done
 
 # Runs a command; prints "wall_s max_rss_kib" on stdout, its stderr into $work/stderr.txt.
-measure() {
-  python3 - "$work/stderr.txt" "$@" <<'PY'
-import resource, subprocess, sys, time
-t = time.monotonic()
-with open(sys.argv[1], 'w') as err:
-    subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL, stderr=err)
-print(f"{time.monotonic() - t:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}")
-PY
-}
+measure() { python3 "$(dirname "$0")/measure.py" "$work/stderr.txt" "$@"; }
 
 # Median wall and largest RSS of `runs` runs. The outputs are removed before each run, outside
 # the timing: replacing a 1.4 GB file makes the file system free its pages (0.5 s and more),

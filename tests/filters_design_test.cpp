@@ -17,6 +17,7 @@
 #include "filters/error.hpp"
 #include "filters/response.hpp"
 #include "filters/spec.hpp"
+#include "golden_file.hpp"
 
 namespace halo::filters {
 namespace {
@@ -25,45 +26,13 @@ constexpr double pi = 3.14159265358979323846;
 
 // ---------------------------------------------------------------- golden files
 
-// A golden file: "# key value" header lines and the data lines after them.
-struct GoldenFile {
-  std::string name;
-  std::map<std::string, std::string> header;
-  std::vector<std::string> lines;
-
-  double number(const std::string& key) const { return std::stod(header.at(key)); }
-};
+using test::GoldenFile;
 
 GoldenFile load_golden(const std::string& name) {
-  GoldenFile golden;
-  golden.name = name;
-  std::ifstream in(std::string(HALO_TEST_DATA) + "/" + name);
-  EXPECT_TRUE(in) << "cannot open " << name << ": run tests/data/make_filters_golden.py";
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      std::istringstream fields(line.substr(1));
-      std::string key, value;
-      fields >> key;
-      std::getline(fields >> std::ws, value);
-      golden.header[key] = value;
-    } else {
-      golden.lines.push_back(line);
-    }
-  }
-  return golden;
+  return test::load_golden_file(HALO_TEST_DATA, name, "tests/data/make_filters_golden.py");
 }
 
-std::vector<std::string> golden_names(const std::string& prefix) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(HALO_TEST_DATA)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".txt") names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> golden_names(const std::string& prefix) { return test::golden_file_names(HALO_TEST_DATA, prefix); }
 
 std::vector<double> numbers_of(const std::string& line) {
   std::istringstream in(line);
@@ -309,6 +278,7 @@ bool in_pass_band(const KaiserCase& c, double f) {
     case Band::highpass: return f > c.low_hz;
     case Band::bandpass: return f > c.low_hz && f < c.high_hz;
     case Band::bandstop: return f < c.low_hz || f > c.high_hz;
+    case Band::multiband: break;  // these cases are single-band specs
   }
   return false;
 }

@@ -18,12 +18,14 @@
 #include "filters/design.hpp"
 #include "filters/design_report.hpp"
 #include "filters/error.hpp"
+#include "golden_file.hpp"
 
 namespace halo::filters {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
+// A golden file of tests/data/design/: its header, and its data lines as the taps.
 struct Golden {
   std::map<std::string, std::string> header;
   std::vector<double> taps;
@@ -31,33 +33,13 @@ struct Golden {
 };
 
 Golden load(const std::string& name) {
-  Golden golden;
-  std::ifstream in(std::string(HALO_TEST_DATA) + "/design/" + name);
-  EXPECT_TRUE(in) << "cannot open " << name << ": run tests/data/design/make_design_golden.py";
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      std::istringstream fields(line.substr(1));
-      std::string key, value;
-      fields >> key;
-      std::getline(fields >> std::ws, value);
-      golden.header[key] = value;
-    } else {
-      golden.taps.push_back(std::stod(line));
-    }
-  }
-  return golden;
+  const test::GoldenFile file =
+      test::load_golden_file(std::string(HALO_TEST_DATA) + "/design", name, "tests/data/design/make_design_golden.py");
+  return {file.header, file.values()};
 }
 
 std::vector<std::string> names(const std::string& prefix) {
-  std::vector<std::string> found;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(HALO_TEST_DATA) + "/design")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".txt") found.push_back(name);
-  }
-  std::sort(found.begin(), found.end());
-  return found;
+  return test::golden_file_names(std::string(HALO_TEST_DATA) + "/design", prefix);
 }
 
 std::string test_name(const testing::TestParamInfo<std::string>& info) {
