@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         halo::cli::parse_filter_arguments(static_cast<int>(arguments.size()), argv.data());
     if (parsed.help) return 0;
     const auto& stream = parsed.filter.stream;
-    check(stream.chunk_frames >= 1 && stream.chunk_frames <= (std::size_t{1} << 24));
+    // --chunk: unset (the automatic block) or within the range the parser enforces.
+    check(!stream.chunk_frames || (*stream.chunk_frames >= 1 && *stream.chunk_frames <= (std::size_t{1} << 24)));
     check(std::isfinite(stream.gain) && stream.gain > 0);
     const int block = parsed.filter.engine_options.block_threads;
     check(block >= 32 && block <= 1024 && block % 32 == 0);

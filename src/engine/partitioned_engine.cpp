@@ -5,10 +5,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <system_error>
+#include <thread>
 
 namespace halo {
 namespace {
@@ -16,6 +18,10 @@ namespace {
 // Spectra start on 128-byte boundaries, so every FFT input and output has the alignment of the
 // arrays the plans were made with (FFTW's new-array execute requires it).
 constexpr std::size_t complex_alignment = 16;
+
+// A late wait (mix_ready): this many yields, then sleeps of this long until the worker is done.
+constexpr int yields_before_sleeping = 64;
+constexpr std::chrono::microseconds late_wait_sleep{20};
 
 std::size_t round_up(std::size_t count, std::size_t multiple) { return (count + multiple - 1) / multiple * multiple; }
 
@@ -260,9 +266,17 @@ void CpuPartitionedEngine::mix_ready(std::uint64_t position, Scratch& scratch, b
     if (block < level.shape.delay_blocks()) continue;  // before any input reached this level
     const std::uint64_t needed = block - level.shape.delay_blocks() + 1;
     if (!recompute && level.shape.on_worker && level.done.load(std::memory_order_acquire) < needed) {
-      // The worker is late: wait for it (see the class comment), and count it.
+      // The worker is late: wait for it (see the class comment), and count it. Yield a while
+      // (the worker may be finishing on another CPU), then sleep in short steps: in real time
+      // the worker runs one SCHED_FIFO priority below this thread on the same CPU, and a
+      // yield never hands the CPU to a lower priority; a wait that only yielded never ended.
       late_waits_.fetch_add(1, std::memory_order_relaxed);
-      while (level.done.load(std::memory_order_acquire) < needed) std::this_thread::yield();
+      for (int turn = 0; level.done.load(std::memory_order_acquire) < needed; ++turn) {
+        if (turn < yields_before_sleeping)
+          std::this_thread::yield();
+        else
+          std::this_thread::sleep_for(late_wait_sleep);
+      }
     }
     const std::size_t offset = static_cast<std::size_t>(first - block * size);
     for (int c = 0; c < channel_count_; ++c) {

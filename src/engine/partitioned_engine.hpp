@@ -44,9 +44,11 @@ namespace halo {
 // while process() runs on. process() never locks: it publishes the stream position with an
 // atomic store and wakes the worker with sem_post (no lock on Linux); the worker publishes
 // each level's finished blocks with an atomic counter. When an output block is due and the
-// worker has not finished it, process() waits for it, spinning on the counter with
-// std::this_thread::yield(), so the output is exact even when the engine runs faster than real
-// time (offline) or the machine is loaded; each such wait counts in late_waits(). In real time
+// worker has not finished it, process() waits for it, yielding a few times and then sleeping
+// 20 us at a time (in real time the worker runs one SCHED_FIFO priority below the caller on
+// the caller's CPU, and a yield never hands the CPU to a lower priority), so the output is
+// exact even when the engine runs faster than real time (offline) or the machine is loaded;
+// each such wait counts in late_waits(). In real time
 // a late wait is an underrun risk; offline it is only the price of driving faster than the
 // worker. The worker takes the pending block of the shortest partitions first (the earliest
 // deadline).

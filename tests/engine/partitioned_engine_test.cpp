@@ -10,8 +10,14 @@
 // so the reference stays affordable: a frame past the mask's length involves every tap, so a
 // window there checks every partition of every level.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -334,6 +340,58 @@ TEST(PartitionedEngine, ProcessNeverAllocatesWithTheWorker) {
   counter.stop();
   EXPECT_EQ(counter.allocations(), 0u) << calls << " calls, seeds 31..33";
   EXPECT_EQ(failed, 0u) << engine.failure();
+}
+
+// ---------------------------------------------------------------- real-time priorities
+
+// The real-time path runs process() under SCHED_FIFO and the engine's worker one priority below
+// it, both on the audio callback's CPU (worker.cpp's place_engine_threads). When a block is due
+// and the worker is late, process() must let the worker run; sched_yield() never hands the CPU
+// to a lower priority, so a wait that only yields would never end. In a child process, so that
+// such a wait cannot hang the run: one CPU, the caller at SCHED_FIFO 2 and the worker at 1, fed
+// 64 frames at a time much faster than real time (the worker only runs while the caller
+// waits: every worker block is a late wait). The child checks the output against the float64
+// reference; the parent gives it 60 s.
+TEST(PartitionedEngine, ALateWaitUnderRealtimePrioritiesLetsTheWorkerRun) {
+  constexpr int skipped = 77, no_late_wait = 3, wrong = 4;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    sched_param high{};
+    high.sched_priority = 2;
+    if (sched_setaffinity(0, sizeof one, &one) != 0 || sched_setscheduler(0, SCHED_FIFO, &high) != 0) _exit(skipped);
+    const std::size_t taps = 20000, frames = 30001;
+    const int channels = 2;
+    const filters::MaskSet masks = {mask_of(random_taps(taps, 8080))};
+    const auto in = random_signal(frames * channels, 8081);
+    CpuPartitionedEngine engine;
+    prepare_with(engine, masks, channels, 64);
+    std::atomic<int> cpu{sched_getcpu()};
+    if (!engine.request_realtime_worker(1)) _exit(skipped);
+    engine.follow_cpu(&cpu);
+    const auto out = run_aligned(engine, in, channels, {64});
+    const std::uint64_t waits = engine.late_waits();
+    sched_param normal{};
+    sched_setscheduler(0, SCHED_OTHER, &normal);  // the reference at normal priority
+    const double error = worst_error_in_windows(out, in, channels, masks, windows_for(frames, taps, channels));
+    std::fprintf(stderr, "late waits %llu, error %.3g\n", static_cast<unsigned long long>(waits), error);
+    _exit(waits == 0 ? no_late_wait : error <= tolerance_for(taps) ? 0 : wrong);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int tenth = 0; tenth < 600 && (done = waitpid(child, &status, WNOHANG)) == 0; ++tenth) usleep(100000);
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "process() under SCHED_FIFO still waited for its lower-priority worker after 60 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  if (WEXITSTATUS(status) == skipped) GTEST_SKIP() << "SCHED_FIFO or the CPU affinity is refused here";
+  EXPECT_NE(WEXITSTATUS(status), no_late_wait) << "the caller never outran the worker: nothing was tested";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the output differs from the float64 reference";
 }
 
 TEST(PartitionedEngine, IsRegistered) {
