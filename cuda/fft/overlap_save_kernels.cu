@@ -106,6 +106,20 @@ constexpr int fused_block_threads = FusedShape<Log2>::threads < 512 ? FusedShape
 template <int Log2>
 constexpr int fused_min_blocks = Log2 >= 14 ? 1 : 1024 / fused_block_threads<Log2>;
 
+// The piece's header, read where a phase needs it rather than held in registers across the
+// transform's phases: kept live from the first phase to the last, it and the pointers made from
+// it cost the 64-register kernel 170-220 bytes of spills a thread (ptxas -v). A volatile read
+// (an L1 hit), so the compiler cannot carry the first phase's copy over the barriers.
+__device__ __forceinline__ PieceHeader reload_header(const PieceHeader* header) {
+  const volatile PieceHeader* h = header;
+  PieceHeader copy;
+  copy.position = h->position;
+  copy.first_segment = h->first_segment;
+  copy.frames = h->frames;
+  copy.segments = h->segments;
+  return copy;
+}
+
 template <int Log2>
 __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
     fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ in,
@@ -115,15 +129,13 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
   using S = FusedShape<Log2>;
   constexpr int block = fused_block_threads<Log2>;
   extern __shared__ Complex z[];
-  const PieceHeader h = *header;
-  const long long s = blockIdx.x;
   const int c = blockIdx.y;
-  if (2 * s >= h.segments) return;  // the whole block: before any barrier
-  const long long step = h.first_segment / 2 + s;
-  const ChannelIo io = channel_io(g, c, in, out, ring, out_ring);
-  const Complex* mask = masks + static_cast<long long>(mask_of_channel[c]) * S::points;
+  if (2 * static_cast<long long>(blockIdx.x) >= header->segments) return;  // the whole block: before any barrier
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_first_pass<Log2>(g, h, step, io, z, twiddles, t);
+  for (int t = threadIdx.x; t < S::threads; t += block) {
+    const PieceHeader h = *header;
+    fused_first_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
+  }
   __syncthreads();
 #pragma unroll
   for (int p = 1; p < S::passes - 1; ++p) {
@@ -132,7 +144,8 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
     __syncthreads();
   }
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_middle_phase<Log2>(z, mask, t);
+  for (int t = threadIdx.x; t < S::threads; t += block)
+    fused_middle_phase<Log2>(z, masks + static_cast<long long>(mask_of_channel[c]) * S::points, t);
   __syncthreads();
 #pragma unroll
   for (int p = S::passes - 2; p >= 1; --p) {
@@ -141,7 +154,10 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
     __syncthreads();
   }
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_last_pass<Log2>(g, h, step, z, io, twiddles, t);
+  for (int t = threadIdx.x; t < S::threads; t += block) {
+    const PieceHeader h = reload_header(header);
+    fused_last_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, z, channel_io(g, c, in, out, ring, out_ring), twiddles, t);
+  }
 }
 
 // The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
