@@ -35,6 +35,22 @@ std::vector<double> reference_convolution(const std::vector<float>& interleaved,
   return out;
 }
 
+std::vector<double> reference_frames(const std::vector<float>& interleaved, int channels, int channel,
+                                     const std::vector<float>& taps, std::size_t first, std::size_t count) {
+  const std::size_t frames = interleaved.size() / channels;
+  std::vector<double> out(count, 0.0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t n = first + i;
+    const std::size_t k_begin = n >= frames ? n - frames + 1 : 0;
+    const std::size_t k_end = std::min(taps.size(), n + 1);
+    double sum = 0;
+    for (std::size_t k = k_begin; k < k_end; ++k)
+      sum += static_cast<double>(taps[k]) * interleaved[(n - k) * channels + channel];
+    out[i] = sum;
+  }
+  return out;
+}
+
 void process_frames(Engine& engine, const std::vector<float>& interleaved, std::vector<float>& out, int channels,
                     std::size_t first, std::size_t end, const std::vector<std::size_t>& chunk_sizes) {
   for (std::size_t i = 0, done = first; done < end; ++i) {

@@ -19,6 +19,11 @@ std::vector<float> random_signal(std::size_t count, std::uint64_t seed, float sc
 std::vector<double> reference_convolution(const std::vector<float>& interleaved, int channels,
                                           int channel, const std::vector<float>& taps);
 
+// The same sum at a few frames only: out[i] = sum_k h[k] x[first + i - k] for i < count, so
+// that long masks and long signals stay affordable. Written plainly on purpose.
+std::vector<double> reference_frames(const std::vector<float>& interleaved, int channels, int channel,
+                                     const std::vector<float>& taps, std::size_t first, std::size_t count);
+
 // Runs frames [first, end) of an interleaved input through a ready engine in blocks of the
 // given sizes (cycled), into the same frames of `out`. A process() that does not return
 // Status::ok is a test failure naming the engine, the block and its failure().

@@ -18,7 +18,10 @@ std::vector<EngineEntry> cpu_engine_entries() {
       {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on every core (--threads); latency of one FFT hop",
        accepts_anything,
        [](const EngineOptions& options) { return std::make_unique<CpuFftEngine>(options.cpu_threads); },
-       [](const ProcessSpec& spec) { return CpuFftEngine::latency_frames_for(spec); }},
+       [](const ProcessSpec& spec) { return CpuFftEngine::latency_frames_for(spec); },
+       [](const ProcessSpec& spec, const EngineOptions& options) {
+         return CpuFftEngine::parallel_block_frames(spec, options.cpu_threads);
+       }},
       {"cpu-partitioned", EngineDevice::cpu,
        "FFTW non-uniformly partitioned convolution, long partitions on a second thread; latency of one "
        "period (>= 32 frames): long masks in real time",

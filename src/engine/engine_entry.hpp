@@ -29,6 +29,10 @@ struct EngineEntry {
   // so that `auto` can fix a hand-over's latency before the engine exists (HandoverEngine);
   // null: 0 is assumed (the direct engines), and an engine with more cannot take over.
   std::function<std::size_t(const ProcessSpec& spec)> latency_frames = nullptr;
+  // Frames one process() call should bring for an engine made with `options` and prepared for
+  // `spec` to give all its threads work, answered before the engine exists, so that a pipeline
+  // can size its blocks for it (the offline stream's parallel_frames); null: no wish.
+  std::function<std::size_t(const ProcessSpec& spec, const EngineOptions& options)> parallel_block_frames = nullptr;
 };
 
 }  // namespace halo

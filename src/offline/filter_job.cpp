@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "audio/writer.hpp"
-#include "src/engine/cpu_fft_engine.hpp"
 
 namespace halo {
 namespace {
@@ -72,15 +71,18 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
       report.input.frames > 0 ? static_cast<std::uint64_t>(report.input.frames) * spec.channels : 0;
 
   // auto decides here, at no cost (no CUDA: the driver's listing and the crossover table), so
-  // that cpu-fft running alone gets blocks that feed all its threads (Stream's
-  // parallel_frames). A hand-over keeps the default block: the GPU engine that takes over
-  // stages whole blocks, and with 2.1 M-frame blocks the hand-over on the hour at 65535 taps
-  // went from 8 % faster than cuda-fft alone (0.988 s) to 11-14 % slower (1.18-1.22 s).
+  // that an engine running alone gets blocks that feed all its threads, as its registry entry
+  // asks (Stream's parallel_frames; cpu-fft). A hand-over keeps the default block: the GPU
+  // engine that takes over stages whole blocks, and with 2.1 M-frame blocks the hand-over on
+  // the hour at 65535 taps went from 8 % faster than cuda-fft alone (0.988 s) to 11-14 % slower
+  // (1.18-1.22 s).
   std::optional<EngineChoice> auto_choice;
   if (options.engine == "auto") auto_choice = choose_engine(options.engine, taps, spec, samples);
   StreamOptions stream_options = options.stream;
-  if (options.engine == "cpu-fft" || (auto_choice && auto_choice->name == "cpu-fft" && auto_choice->takes_over.empty())) {
-    stream_options.parallel_frames = CpuFftEngine::parallel_block_frames(spec, options.engine_options.cpu_threads);
+  const bool alone = !auto_choice || auto_choice->takes_over.empty();
+  const EngineEntry& entry = engine_entry(auto_choice ? auto_choice->name : options.engine);
+  if (alone && entry.parallel_block_frames) {
+    stream_options.parallel_frames = entry.parallel_block_frames(spec, options.engine_options);
     spec.max_block_frames = engine_block_frames(stream_options, spec.channels);
   }
 

@@ -22,7 +22,7 @@ struct StreamOptions {
   // automatic block (default_chunk_frames, raised to parallel_frames).
   std::optional<std::size_t> chunk_frames;
   // Frames one engine call must bring for the engine to give every thread work
-  // (CpuFftEngine::parallel_block_frames; 0: no wish). cpu-fft runs one task per complete block
+  // (EngineEntry::parallel_block_frames, cpu-fft's; 0: no wish). cpu-fft runs one task per complete block
   // of each channel, and at long masks a block is long (262146 frames at 65535 taps): with
   // 2^18-frame calls, 16 threads had 2 stereo tasks a call. Only the automatic block follows it.
   std::size_t parallel_frames = 0;

@@ -41,24 +41,6 @@ constexpr std::size_t latency = 0;
 // 32768 points, summed over partitions, grows about as the square root of the mask's length.
 double tolerance_for(std::size_t taps) { return 1e-6 * std::max(1.0, std::sqrt(static_cast<double>(taps) / 65536.0)); }
 
-// y[n] = sum_k h[k] x[n-k] of one channel, in float64, for n in [first, first + count) only,
-// so that masks of 2^18 taps stay affordable. Written plainly.
-std::vector<double> reference_frames(const std::vector<float>& in, int channels, int channel,
-                                     const std::vector<float>& taps, std::size_t first, std::size_t count) {
-  const std::size_t frames = in.size() / channels;
-  std::vector<double> out(count, 0.0);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t n = first + i;
-    const std::size_t k_begin = n >= frames ? n - frames + 1 : 0;
-    const std::size_t k_end = std::min(taps.size(), n + 1);
-    double sum = 0;
-    for (std::size_t k = k_begin; k < k_end; ++k)
-      sum += static_cast<double>(taps[k]) * in[(n - k) * channels + channel];
-    out[i] = sum;
-  }
-  return out;
-}
-
 struct Window {
   std::size_t first, count;
 };
