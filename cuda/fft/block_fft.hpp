@@ -136,11 +136,16 @@ HALO_HD void small_dft(Complex (&a)[16], int o) {
 // ---------------------------------------------------------------- one thread's share of a pass
 
 // Padded shared-memory index of point j of thread t in pass p.
+// Written as the thread's padded base plus a constant per j (j is one once unrolled), so that
+// every shared-memory access takes an immediate offset rather than index arithmetic of its own:
+// the base (t / s) 16 s + t % s has base % 16 = t % s, and j s adds whole rows when s >= 16 or
+// stays within the row when s < 16 (t % s + (j s) % 16 < 16), so the pad of the sum is the
+// base's plus (j s) / 16. In the last pass, 16 t + j is row t.
 template <int Log2>
 HALO_HD int pass_index(int p, int t, int j) {
-  if (p == FusedShape<Log2>::passes - 1) return padded(16 * t + j);
+  if (p == FusedShape<Log2>::passes - 1) return padded(16 * t) + j;
   const int s = fused_pass_stride(Log2, p);
-  return padded((t / s) * 16 * s + j * s + t % s);
+  return padded((t / s) * 16 * s + t % s) + j * s + ((j * s) >> 4);
 }
 
 template <int Log2>
@@ -214,7 +219,10 @@ HALO_HD void last_pass(Complex (&v)[16]) {
 // the stream starts in silence); pass 0; into shared memory.
 // Index arithmetic in 32 bits (registers): a segment starts at most step + Mmax - 1 frames
 // before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
-// slots below 2^31.
+// slots below 2^31. A step wholly inside the piece (all but a piece's first and last few)
+// takes a branch without the per-point tests of piece_input and piece_output (a block-wide
+// branch, so no divergence): the kernel is bound by instruction issue, and those tests cost
+// a few instructions on each of a thread's 32 loads and 32 stores.
 template <int Log2>
 HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, Complex* z,
                               const Complex* twiddles, int t) {
@@ -228,10 +236,18 @@ HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long
     return frame >= 0 ? io.in[frame * channels] : slot < 0 ? 0.0f : io.ring[slot & mask];
   };
   Complex v[16];
-  HALO_UNROLL
-  for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
-    const int i = j * threads;
-    v[j] = {input(frame_a + i, slot_a + i), input(frame_b + i, slot_b + i)};
+  if (frame_a >= t) {  // the step starts inside the piece (every step but the first few): no ring, no test a point
+    HALO_UNROLL
+    for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
+      const int i = j * threads;
+      v[j] = {io.in[(frame_a + i) * channels], io.in[(frame_b + i) * channels]};
+    }
+  } else {
+    HALO_UNROLL
+    for (int j = 0; j < 16; ++j) {
+      const int i = j * threads;
+      v[j] = {input(frame_a + i, slot_a + i), input(frame_b + i, slot_b + i)};
+    }
   }
   forward_pass<Log2>(v, 0, t, twiddles);
   store_pass<Log2>(z, 0, t, v);
@@ -291,12 +307,22 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
     else
       io.out_ring[slot & mask] = y;
   };
-  HALO_UNROLL
-  for (int j = 0; j < 16; ++j) {
-    const int i = j * threads;
-    if (i + t < halo) continue;
-    output(frame_a + i, slot_a + i, v[j].re);
-    output(frame_b + i, slot_b + i, v[j].im);
+  if (frame_b - t + FusedShape<Log2>::points - 1 < frames) {  // every output in the piece (all but the last steps)
+    HALO_UNROLL
+    for (int j = 0; j < 16; ++j) {
+      const int i = j * threads;
+      if (i + t < halo) continue;
+      io.out[(frame_a + i) * channels] = v[j].re;
+      io.out[(frame_b + i) * channels] = v[j].im;
+    }
+  } else {
+    HALO_UNROLL
+    for (int j = 0; j < 16; ++j) {
+      const int i = j * threads;
+      if (i + t < halo) continue;
+      output(frame_a + i, slot_a + i, v[j].re);
+      output(frame_b + i, slot_b + i, v[j].im);
+    }
   }
 }
 
