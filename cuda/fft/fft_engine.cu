@@ -69,20 +69,15 @@ class FftEngine final : public Engine {
       return fail("a block of %zu frames exceeds the prepared %zu", frames, spec().max_block_frames);
     DeviceState& d = *state_;
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
-    // The previous call's copy of the pinned headers must have run before they are rewritten.
-    HALO_CUDA_TRY(cudaEventSynchronize(d.headers_read.get()));
     HALO_CUDA_TRY(cudaEventRecord(d.joined.get(), stream));
     HALO_CUDA_TRY(cudaStreamWaitEvent(d.stream.get(), d.joined.get(), 0));
     const int pieces = plan_pieces(frames);
-    HALO_CUDA_TRY(cudaMemcpyAsync(d.headers.get(), d.pinned_headers.get(), pieces * sizeof(PieceHeader),
-                                  cudaMemcpyHostToDevice, d.stream.get()));
-    HALO_CUDA_TRY(cudaEventRecord(d.headers_read.get(), d.stream.get()));
     long long done = 0;
     for (int k = 0; k < pieces; ++k) {
       const PieceHeader& piece = d.pinned_headers.get()[k];
       const long long offset = done * g_.channels;
-      if (enqueue(d.stream.get(), d.headers.get() + k, in + offset, out + offset, piece.frames, piece.segments,
-                  piece.segments > 0) != Status::ok)
+      if (enqueue(d.stream.get(), PieceSource{piece, nullptr}, in + offset, out + offset, piece.frames,
+                  piece.segments, piece.segments > 0) != Status::ok)
         return Status::failed;
       done += piece.frames;
     }
@@ -104,7 +99,7 @@ class FftEngine final : public Engine {
     const long long channels = g_.channels;
     d->ring = DeviceBuffer<float>(channels * g_.ring_frames);
     d->out_ring = DeviceBuffer<float>(channels * g_.out_ring_frames);
-    d->headers = DeviceBuffer<PieceHeader>(g_.max_pieces);
+    d->headers = DeviceBuffer<PieceHeader>(1);
     d->pinned_headers = PinnedBuffer<PieceHeader>(g_.max_pieces);
     std::memset(static_cast<void*>(d->pinned_headers.get()), 0, g_.max_pieces * sizeof(PieceHeader));
     d->in_dev = DeviceBuffer<float>(channels * g_.piece_frames);
@@ -204,7 +199,6 @@ class FftEngine final : public Engine {
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
     const int channels = g_.channels;
     cudaStream_t s = d.stream.get();
-    HALO_CUDA_TRY(cudaEventSynchronize(d.headers_read.get()));  // after a run_on_device
     const int pieces = plan_pieces(frames);
 
     if (graphs_) {  // one piece: one graph launch and one wait
@@ -223,8 +217,6 @@ class FftEngine final : public Engine {
       return Status::ok;
     }
 
-    HALO_CUDA_TRY(cudaMemcpyAsync(d.headers.get(), d.pinned_headers.get(), pieces * sizeof(PieceHeader),
-                                  cudaMemcpyHostToDevice, s));
     long long done = 0;
     for (int k = 0; k < pieces; ++k) {
       const PieceHeader& piece = d.pinned_headers.get()[k];
@@ -236,7 +228,7 @@ class FftEngine final : public Engine {
       seconds_.staging += seconds_since(staging);
       HALO_CUDA_TRY(cudaMemcpyAsync(d.in_dev.get(), d.pinned_in.get() + offset, samples * sizeof(float),
                                     cudaMemcpyHostToDevice, s));
-      if (enqueue(s, d.headers.get() + k, d.in_dev.get(), d.out_dev.get(), piece.frames, piece.segments,
+      if (enqueue(s, PieceSource{piece, nullptr}, d.in_dev.get(), d.out_dev.get(), piece.frames, piece.segments,
                   piece.segments > 0) != Status::ok)
         return Status::failed;
       HALO_CUDA_TRY(cudaMemcpyAsync(d.pinned_out.get() + offset, d.out_dev.get(), samples * sizeof(float),
@@ -286,26 +278,26 @@ class FftEngine final : public Engine {
 
   // One piece on `stream`: the transform of the steps it completes (when `transform`), reading
   // its frames `in` (device, interleaved) and writing its outputs into `out` (device,
-  // interleaved), then what crosses pieces through the rings. grid_frames / grid_segments size the grids (the kernels read the piece's
-  // own counts from `header`).
-  Status enqueue(cudaStream_t stream, const PieceHeader* header, const float* in, float* out, long long grid_frames,
+  // interleaved), then what crosses pieces through the rings. grid_frames / grid_segments size
+  // the grids (the kernels read the piece's own counts from `piece`).
+  Status enqueue(cudaStream_t stream, const PieceSource& piece, const float* in, float* out, long long grid_frames,
                  long long grid_segments, bool transform) noexcept {
     DeviceState& d = *state_;
     if (transform && method_ == FftMethod::cufft) {
-      HALO_CUDA_TRY(launch_gather(header, g_, in, d.ring.get(), d.segments.get(), grid_segments, stream));
+      HALO_CUDA_TRY(launch_gather(piece, g_, in, d.ring.get(), d.segments.get(), grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecR2C(d.forward.get(), d.segments.get(), d.spectra.get()));
-      HALO_CUDA_TRY(launch_multiply(header, g_, d.spectra.get(), d.mask_spectra.get(), d.mask_of_channel.get(),
+      HALO_CUDA_TRY(launch_multiply(piece, g_, d.spectra.get(), d.mask_spectra.get(), d.mask_of_channel.get(),
                                     grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecC2R(d.inverse.get(), d.spectra.get(), d.segments.get()));
-      HALO_CUDA_TRY(launch_crop(header, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
+      HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
     } else if (transform) {
-      HALO_CUDA_TRY(launch_fused(header, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
+      HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
                                  d.mask_of_channel.get(), d.twiddles.get(), grid_segments / g_.segments_per_step,
                                  stream));
     }
     // The tail's ring slots are none the transform reads (plan_geometry sizes the ring).
-    HALO_CUDA_TRY(launch_to_ring(header, g_, in, d.ring.get(), grid_frames, stream));
-    HALO_CUDA_TRY(launch_from_ring(header, g_, d.out_ring.get(), out, grid_frames, stream));
+    HALO_CUDA_TRY(launch_to_ring(piece, g_, in, d.ring.get(), grid_frames, stream));
+    HALO_CUDA_TRY(launch_from_ring(piece, g_, d.out_ring.get(), out, grid_frames, stream));
     return Status::ok;
   }
 
@@ -323,8 +315,8 @@ class FftEngine final : public Engine {
         if (e == cudaSuccess)
           e = cudaMemcpyAsync(d.in_dev.get(), d.pinned_in.get(), samples * sizeof(float), cudaMemcpyHostToDevice, stream);
         if (e != cudaSuccess) return e;
-        if (enqueue(stream, d.headers.get(), d.in_dev.get(), d.out_dev.get(), g_.piece_frames, g_.batch_segments(),
-                    transform) != Status::ok)
+        if (enqueue(stream, PieceSource{PieceHeader{}, d.headers.get()}, d.in_dev.get(), d.out_dev.get(),
+                    g_.piece_frames, g_.batch_segments(), transform) != Status::ok)
           return cudaErrorUnknown;  // failure() says which call
         return cudaMemcpyAsync(d.pinned_out.get(), d.out_dev.get(), samples * sizeof(float), cudaMemcpyDeviceToHost,
                                stream);
@@ -348,13 +340,12 @@ class FftEngine final : public Engine {
     Stream stream;
     DeviceBuffer<float> ring;            // C x R: input history, slot p mod R holds x[p]
     DeviceBuffer<float> out_ring;        // C x Ry: outputs computed, slot n mod Ry holds y[n]
-    DeviceBuffer<PieceHeader> headers;   // max_pieces: the pieces of the current call
-    PinnedBuffer<PieceHeader> pinned_headers;
+    DeviceBuffer<PieceHeader> headers;   // 1: the graph's piece, copied in by the graph
+    PinnedBuffer<PieceHeader> pinned_headers;  // max_pieces: the pieces of the current call
     DeviceBuffer<float> in_dev, out_dev;  // one piece, interleaved, each way
     PinnedBuffer<float> pinned_in, pinned_out;  // one whole block each way
     std::vector<Event> piece_done;       // piece k's outputs are in pinned_out
     Event joined;                        // run_on_device: the caller's stream and ours
-    Event headers_read;                  // run_on_device: the pinned headers were copied
     DeviceBuffer<int> mask_of_channel;   // C: which distinct mask channel c takes
     // cuda-fft:
     DeviceBuffer<float> segments;        // C x batch_segments x L: the transforms' input and output

@@ -91,13 +91,23 @@ struct Geometry {
   HALO_HD long long batch_segments() const { return batch_steps * segments_per_step; }  // per channel
 };
 
-// The work of one piece, in the device memory the kernels read (the host fills it; a CUDA
-// graph's kernels read it from the same place every launch).
+// The work of one piece (the host plans it: plan_piece).
 struct PieceHeader {
   long long position = 0;       // stream frame of the piece's first frame
   long long first_segment = 0;  // the first segment the piece completes
   int frames = 0;               // frames in the piece (1 .. piece_frames)
   int segments = 0;             // segments it completes, a multiple of G (0 .. batch_segments)
+};
+
+// Where a kernel finds its piece. A direct launch passes the header by value among its
+// parameters: nothing is copied before the kernels, so calls queue back to back (a copy of
+// the header into device memory ahead of every piece, and the wait before the next call
+// could rewrite its pinned source, left the H100 idle for more than half of cuda-fft-fused's
+// time at 255 taps). A CUDA graph, captured once to run any piece, reads it from device
+// memory (`on_device`, which the graph's first node fills).
+struct PieceSource {
+  PieceHeader value;
+  const PieceHeader* on_device = nullptr;
 };
 
 // FFT size for cuda-fft by a cost model: per output, an overlap-save segment costs about

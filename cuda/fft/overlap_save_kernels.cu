@@ -19,11 +19,15 @@ unsigned blocks_for(long long items) {
 
 __device__ long long grid_stride() { return static_cast<long long>(gridDim.x) * blockDim.x; }
 
+__device__ __forceinline__ PieceHeader read_piece(const PieceSource& piece) {
+  return piece.on_device ? *piece.on_device : piece.value;
+}
+
 // Each thread: sample i of the piece's tail (the frames a later piece reads back),
 // interleaved; coalesced reads, planar ring writes.
-__global__ void to_ring_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ in,
+__global__ void to_ring_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
                                float* __restrict__ ring) {
-  const PieceHeader h = *header;
+  const PieceHeader h = read_piece(piece);
   const long long first = static_cast<long long>(first_frame_to_ring(g, h)) * g.channels;
   const long long count = static_cast<long long>(h.frames) * g.channels - first;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
@@ -31,9 +35,9 @@ __global__ void to_ring_kernel(const PieceHeader* __restrict__ header, Geometry 
 }
 
 // Each thread: sample i of the piece's first frames, those an earlier piece computed.
-__global__ void from_ring_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ out_ring,
+__global__ void from_ring_kernel(PieceSource piece, Geometry g, const float* __restrict__ out_ring,
                                  float* __restrict__ out) {
-  const PieceHeader h = *header;
+  const PieceHeader h = read_piece(piece);
   const long long count = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
     from_ring_sample(g, h, i, out_ring, out);
@@ -41,10 +45,10 @@ __global__ void from_ring_kernel(const PieceHeader* __restrict__ header, Geometr
 
 // blockIdx.y: segment s < rows_per_channel of channel c (slot b = c * batch_segments + s);
 // the x dimension strides over the segment's points.
-__global__ void gather_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
+__global__ void gather_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
                               const float* __restrict__ in, const float* __restrict__ ring,
                               float* __restrict__ segments) {
-  const PieceHeader h = *header;
+  const PieceHeader h = read_piece(piece);
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
   const ChannelIo io = channel_io(g, c, in, nullptr, ring, nullptr);
@@ -52,10 +56,10 @@ __global__ void gather_kernel(const PieceHeader* __restrict__ header, Geometry g
     gather_point(g, h, c, s, i, io, segments);
 }
 
-__global__ void multiply_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
+__global__ void multiply_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
                                 cufftComplex* __restrict__ spectra,
                                 const cufftComplex* __restrict__ masks, const int* __restrict__ mask_of_channel) {
-  const PieceHeader h = *header;
+  const PieceHeader h = read_piece(piece);
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
   const long long b = c * g.batch_segments() + s;
@@ -68,9 +72,9 @@ __global__ void multiply_kernel(const PieceHeader* __restrict__ header, Geometry
   }
 }
 
-__global__ void crop_kernel(const PieceHeader* __restrict__ header, Geometry g, long long rows_per_channel,
+__global__ void crop_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
                             const float* __restrict__ segments, float* __restrict__ out, float* __restrict__ out_ring) {
-  const PieceHeader h = *header;
+  const PieceHeader h = read_piece(piece);
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
   const ChannelIo io = channel_io(g, c, nullptr, out, nullptr, out_ring);
@@ -108,10 +112,12 @@ constexpr int fused_min_blocks = Log2 >= 14 ? 1 : 1024 / fused_block_threads<Log
 
 // The piece's header, read where a phase needs it rather than held in registers across the
 // transform's phases: kept live from the first phase to the last, it and the pointers made from
-// it cost the 64-register kernel 170-220 bytes of spills a thread (ptxas -v). A volatile read
-// (an L1 hit), so the compiler cannot carry the first phase's copy over the barriers.
-__device__ __forceinline__ PieceHeader reload_header(const PieceHeader* header) {
-  const volatile PieceHeader* h = header;
+// it cost the 64-register kernel 170-220 bytes of spills a thread (ptxas -v). From device
+// memory a volatile read (an L1 hit), so the compiler cannot carry the first phase's copy over
+// the barriers; the launch parameters are read where used anyway.
+__device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
+  if (!piece.on_device) return piece.value;
+  const volatile PieceHeader* h = piece.on_device;
   PieceHeader copy;
   copy.position = h->position;
   copy.first_segment = h->first_segment;
@@ -122,7 +128,7 @@ __device__ __forceinline__ PieceHeader reload_header(const PieceHeader* header) 
 
 template <int Log2>
 __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
-    fused_kernel(const PieceHeader* __restrict__ header, Geometry g, const float* __restrict__ in,
+    fused_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
                  float* __restrict__ out, const float* __restrict__ ring, float* __restrict__ out_ring,
                  const Complex* __restrict__ masks,
                  const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
@@ -130,10 +136,10 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
   constexpr int block = fused_block_threads<Log2>;
   extern __shared__ Complex z[];
   const int c = blockIdx.y;
-  if (2 * static_cast<long long>(blockIdx.x) >= header->segments) return;  // the whole block: before any barrier
+  if (2 * static_cast<long long>(blockIdx.x) >= read_piece(piece).segments) return;  // the whole block: before any barrier
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
-    const PieceHeader h = *header;
+    const PieceHeader h = read_piece(piece);
     fused_first_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
   }
   __syncthreads();
@@ -155,13 +161,13 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
   }
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
-    const PieceHeader h = reload_header(header);
+    const PieceHeader h = reload_piece(piece);
     fused_last_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, z, channel_io(g, c, in, out, ring, out_ring), twiddles, t);
   }
 }
 
 // The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
-using FusedKernel = void (*)(const PieceHeader*, Geometry, const float*, float*, const float*, float*,
+using FusedKernel = void (*)(PieceSource, Geometry, const float*, float*, const float*, float*,
                              const Complex*, const int*, const Complex*);
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
@@ -208,49 +214,49 @@ dim3 segment_grid(const Geometry& g, long long points, long long grid_segments) 
 
 }  // namespace
 
-cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
+cudaError_t launch_to_ring(const PieceSource& piece, const Geometry& g, const float* in, float* ring,
                            long long grid_frames, cudaStream_t stream) noexcept {
   const long long frames = std::min(grid_frames, ring_tail_frames(g));
-  to_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(header, g, in, ring);
+  to_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(piece, g, in, ring);
   return cudaGetLastError();
 }
 
-cudaError_t launch_from_ring(const PieceHeader* header, const Geometry& g, const float* out_ring, float* out,
+cudaError_t launch_from_ring(const PieceSource& piece, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept {
   const long long frames = std::min(grid_frames, g.step_frames);  // frames_from_ring
-  from_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(header, g, out_ring, out);
+  from_ring_kernel<<<blocks_for(frames * g.channels), threads_per_block, 0, stream>>>(piece, g, out_ring, out);
   return cudaGetLastError();
 }
 
-cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* in, const float* ring,
+cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const float* in, const float* ring,
                           float* segments, long long grid_segments, cudaStream_t stream) noexcept {
   gather_kernel<<<segment_grid(g, g.fft_frames, grid_segments), threads_per_block, 0, stream>>>(
-      header, g, rows_per_channel(g, grid_segments), in, ring, segments);
+      piece, g, rows_per_channel(g, grid_segments), in, ring, segments);
   return cudaGetLastError();
 }
 
-cudaError_t launch_multiply(const PieceHeader* header, const Geometry& g, cufftComplex* spectra,
+cudaError_t launch_multiply(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
                             const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
                             cudaStream_t stream) noexcept {
   multiply_kernel<<<segment_grid(g, g.bins(), grid_segments), threads_per_block, 0, stream>>>(
-      header, g, rows_per_channel(g, grid_segments), spectra, masks, mask_of_channel);
+      piece, g, rows_per_channel(g, grid_segments), spectra, masks, mask_of_channel);
   return cudaGetLastError();
 }
 
-cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out,
+cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float* segments, float* out,
                         float* out_ring, long long grid_segments, cudaStream_t stream) noexcept {
   crop_kernel<<<segment_grid(g, g.hop_frames, grid_segments), threads_per_block, 0, stream>>>(
-      header, g, rows_per_channel(g, grid_segments), segments, out, out_ring);
+      piece, g, rows_per_channel(g, grid_segments), segments, out, out_ring);
   return cudaGetLastError();
 }
 
-cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* in, float* out, const float* ring,
+cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept {
   const FusedLaunch launch = fused_launch_for(g.fft_frames);
   if (!launch.kernel) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(std::max<long long>(1, grid_steps)), static_cast<unsigned>(g.channels));
-  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(header, g, in, out, ring, out_ring, masks,
+  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(piece, g, in, out, ring, out_ring, masks,
                                                                          mask_of_channel, twiddles);
   return cudaGetLastError();
 }

@@ -2,9 +2,10 @@
 // The overlap-save kernels of cuda-fft and cuda-fft-fused, and the host functions that launch
 // them (overlap_save_kernels.cu). Plain C++ declarations: the engine includes it.
 //
-// Every kernel reads its piece (PieceHeader) from device memory, so a CUDA graph captured
-// once runs any piece; `grid_frames` / `grid_segments` size the grid (the piece's own counts
-// for a direct launch, the largest for a graph) and threads past the piece's counts return.
+// Every kernel takes its piece as a PieceSource: by value in a direct launch, from device
+// memory in a CUDA graph captured once to run any piece; `grid_frames` / `grid_segments` size
+// the grid (the piece's own counts for a direct launch, the largest for a graph) and threads
+// past the piece's counts return.
 // Channels are planar in the rings: channel c's input ring at ring + c R, its output ring at
 // out_ring + c Ry. Segment slot b = c * batch_segments + s (s < batch_segments) holds segment
 // first_segment + s of channel c, in the cuFFT path's buffers.
@@ -31,33 +32,33 @@ class GpuDevice;
 
 // The piece's last frames (interleaved, `in`), those a later piece reads back, into the
 // input ring (first_frame_to_ring).
-cudaError_t launch_to_ring(const PieceHeader* header, const Geometry& g, const float* in, float* ring,
+cudaError_t launch_to_ring(const PieceSource& piece, const Geometry& g, const float* in, float* ring,
                            long long grid_frames, cudaStream_t stream) noexcept;
 // The piece's first outputs, those an earlier piece computed (frames_from_ring): y[t -
 // step_frames] for its stream frames t (0 before the stream's start), from the output ring
 // into `out` (interleaved).
-cudaError_t launch_from_ring(const PieceHeader* header, const Geometry& g, const float* out_ring, float* out,
+cudaError_t launch_from_ring(const PieceSource& piece, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept;
 
 // cuda-fft: the completed segments' L inputs each, from the piece's frames `in` and the input
 // ring before them, into `segments`.
-cudaError_t launch_gather(const PieceHeader* header, const Geometry& g, const float* in, const float* ring,
+cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const float* in, const float* ring,
                           float* segments, long long grid_segments, cudaStream_t stream) noexcept;
 // cuda-fft: spectrum of slot b times the spectrum of channel c's mask (mask_of_channel[c]
 // indexes `masks`, bins() values each, already scaled by 1/L).
-cudaError_t launch_multiply(const PieceHeader* header, const Geometry& g, cufftComplex* spectra,
+cudaError_t launch_multiply(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
                             const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
                             cudaStream_t stream) noexcept;
 // cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the piece's output
 // `out`, or the output ring for those a later piece emits.
-cudaError_t launch_crop(const PieceHeader* header, const Geometry& g, const float* segments, float* out,
+cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float* segments, float* out,
                         float* out_ring, long long grid_segments, cudaStream_t stream) noexcept;
 
 // cuda-fft-fused: every completed step of every channel, one block each: the piece's frames
 // (and the input ring before them) -> register FFT -> product with the mask's spectrum
 // (fused_mask_spectrum's order, masks + mask_of_channel[c] * L) -> inverse -> the piece's
 // output (and the output ring).
-cudaError_t launch_fused(const PieceHeader* header, const Geometry& g, const float* in, float* out, const float* ring,
+cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_steps, cudaStream_t stream) noexcept;
 // Lets the fused kernel take fused_shared_points(L) complex values of shared memory on
