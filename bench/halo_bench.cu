@@ -353,10 +353,11 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
 
 // cuda-fft and cuda-fft-fused on the same N = 2^26 samples resident on the device (one
 // channel): the engines' whole device pass (into the input ring, transforms, out of the output
-// ring; process_on_device), in calls of 2^24 frames (the engines' largest block), timed with
-// events around the four calls (each is ms long, so its launches overlap the work), median of
-// 5 after 2 warm-ups. The input is
-// random; the output buffer is random too until the first call writes it.
+// ring; process_on_device, on the benchmark's stream), in calls of 2^24 frames (the engines'
+// largest block), timed with events around the four calls, median of 5 after 2 warm-ups; the
+// host's time to queue the four calls is printed beside (a call of the fused engine runs for
+// tens of microseconds, so the calls' own cost shows). The input is random; the output buffer
+// is random too until the first call writes it.
 void experiment_fft() {
   const std::size_t n = std::size_t{1} << 26;
   DeviceBuffer<float> in(n), out(n);
@@ -386,21 +387,24 @@ void experiment_fft() {
       engine->prepare({1, call, m, 48000});
       engine->set_taps(halo::TapSet::from_masks({mask}, 1));
       Event start(true), stop(true);
-      std::vector<double> times;
+      std::vector<double> times, queueing;
       for (int r = 0; r < 7; ++r) {
         start.record(bench_stream);
+        const auto queued = std::chrono::steady_clock::now();
         for (std::size_t at = 0; at < n; at += call)
           check(*engine, process_on_device(*engine, in.get() + at, out.get() + at, call, bench_stream));
         stop.record(bench_stream);
+        if (r >= 2) queueing.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued).count());
         stop.synchronize();
         float ms = 0;
         HALO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
         if (r >= 2) times.push_back(ms);
       }
       const Geometry& g = geometry_of(*engine);
-      std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames\n",
+      std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; the host queued "
+                  "the calls in %.3f ms\n",
                   engine->name().c_str(), m, g.fft_frames, run.fft_frames ? " (forced)" : " (the model's)",
-                  g.hop_frames, g.batch_steps, g.step_frames);
+                  g.hop_frames, g.batch_steps, g.step_frames, median(queueing));
       add({"fft", engine->name() + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : ""), m, n, 0,
            median(times), true});
     }

@@ -69,20 +69,24 @@ class FftEngine final : public Engine {
       return fail("a block of %zu frames exceeds the prepared %zu", frames, spec().max_block_frames);
     DeviceState& d = *state_;
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
-    HALO_CUDA_TRY(cudaEventRecord(d.joined.get(), stream));
-    HALO_CUDA_TRY(cudaStreamWaitEvent(d.stream.get(), d.joined.get(), 0));
+    // Queued on the caller's stream itself, after the last pass whatever stream that took (the
+    // engine's own stream is idle between calls: every method that uses it waits for its work
+    // before returning). A hop to the own stream and back for every call, two waits between
+    // streams, kept the H100 idle between calls of 2^24 frames.
+    if (device_pass_pending_) HALO_CUDA_TRY(cudaStreamWaitEvent(stream, d.device_pass_done.get(), 0));
+    if (point_plans_at(stream) != Status::ok) return Status::failed;
     const int pieces = plan_pieces(frames);
     long long done = 0;
     for (int k = 0; k < pieces; ++k) {
       const PieceHeader& piece = d.pinned_headers.get()[k];
       const long long offset = done * g_.channels;
-      if (enqueue(d.stream.get(), PieceSource{piece, nullptr}, in + offset, out + offset, piece.frames,
-                  piece.segments, piece.segments > 0) != Status::ok)
+      if (enqueue(stream, PieceSource{piece, nullptr}, in + offset, out + offset, piece.frames, piece.segments,
+                  piece.segments > 0) != Status::ok)
         return Status::failed;
       done += piece.frames;
     }
-    HALO_CUDA_TRY(cudaEventRecord(d.joined.get(), d.stream.get()));
-    HALO_CUDA_TRY(cudaStreamWaitEvent(stream, d.joined.get(), 0));
+    HALO_CUDA_TRY(cudaEventRecord(d.device_pass_done.get(), stream));
+    device_pass_pending_ = true;
     return Status::ok;
   }
 
@@ -95,6 +99,7 @@ class FftEngine final : public Engine {
     g_ = plan_geometry(method_, spec, tuning_);
     if (method_ == FftMethod::fused) allow_fused_kernel(device_, g_);
 
+    device_pass_pending_ = false;  // freeing the old buffers waited for every pass
     auto d = std::make_unique<DeviceState>();
     const long long channels = g_.channels;
     d->ring = DeviceBuffer<float>(channels * g_.ring_frames);
@@ -119,6 +124,7 @@ class FftEngine final : public Engine {
       d->inverse = FftPlan(g_.fft_frames, batch, CUFFT_C2R);
       HALO_CUFFT_CHECK(cufftSetStream(d->forward.get(), s));
       HALO_CUFFT_CHECK(cufftSetStream(d->inverse.get(), s));
+      plans_stream_ = s;
       // Segment slots a piece does not fill still go through the transforms: defined values.
       HALO_CUDA_CHECK(cudaMemsetAsync(d->segments.get(), 0, d->segments.bytes(), s));
       HALO_CUDA_CHECK(cudaMemsetAsync(d->spectra.get(), 0, d->spectra.bytes(), s));
@@ -138,6 +144,7 @@ class FftEngine final : public Engine {
     device_.make_current();
     DeviceState& d = *state_;
     cudaStream_t s = d.stream.get();
+    return_to_own_stream();
     installed_ = false;
     d.graph_with_transform = GraphExec();  // they point at the masks, which may move
     d.graph_without_transform = GraphExec();
@@ -199,6 +206,11 @@ class FftEngine final : public Engine {
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
     const int channels = g_.channels;
     cudaStream_t s = d.stream.get();
+    if (device_pass_pending_) {
+      HALO_CUDA_TRY(cudaStreamWaitEvent(s, d.device_pass_done.get(), 0));
+      device_pass_pending_ = false;
+    }
+    if (point_plans_at(s) != Status::ok) return Status::failed;
     const int pieces = plan_pieces(frames);
 
     if (graphs_) {  // one piece: one graph launch and one wait
@@ -254,6 +266,7 @@ class FftEngine final : public Engine {
 
   void do_reset() override {
     device_.make_current();
+    return_to_own_stream();
     state_->stream.synchronize();
     clear_carry();
   }
@@ -262,6 +275,26 @@ class FftEngine final : public Engine {
   std::size_t do_preferred_block_frames() const override { return static_cast<std::size_t>(g_.piece_frames); }
 
  private:
+  // Where run_on_device left work on a caller's stream: the own stream waits for it, and the
+  // cuFFT plans run on the own stream again. For the members that throw.
+  void return_to_own_stream() {
+    DeviceState& d = *state_;
+    if (device_pass_pending_) {
+      HALO_CUDA_CHECK(cudaStreamWaitEvent(d.stream.get(), d.device_pass_done.get(), 0));
+      device_pass_pending_ = false;
+    }
+    if (point_plans_at(d.stream.get()) != Status::ok) throw Error(name() + ": cufftSetStream failed");
+  }
+
+  // Queues the cuFFT plans' work on `stream` (a host-side setting of each plan).
+  Status point_plans_at(cudaStream_t stream) noexcept {
+    if (method_ != FftMethod::cufft || plans_stream_ == stream) return Status::ok;
+    HALO_CUFFT_TRY(cufftSetStream(state_->forward.get(), stream));
+    HALO_CUFFT_TRY(cufftSetStream(state_->inverse.get(), stream));
+    plans_stream_ = stream;
+    return Status::ok;
+  }
+
   // Cuts `frames` from the stream position into pieces, writes their headers into pinned
   // memory (headers[k] for piece k) and advances the position. Returns the piece count.
   int plan_pieces(std::size_t frames) noexcept {
@@ -345,7 +378,7 @@ class FftEngine final : public Engine {
     DeviceBuffer<float> in_dev, out_dev;  // one piece, interleaved, each way
     PinnedBuffer<float> pinned_in, pinned_out;  // one whole block each way
     std::vector<Event> piece_done;       // piece k's outputs are in pinned_out
-    Event joined;                        // run_on_device: the caller's stream and ours
+    Event device_pass_done;              // run_on_device: recorded on the caller's stream after its pass
     DeviceBuffer<int> mask_of_channel;   // C: which distinct mask channel c takes
     // cuda-fft:
     DeviceBuffer<float> segments;        // C x batch_segments x L: the transforms' input and output
@@ -368,6 +401,8 @@ class FftEngine final : public Engine {
   long long position_ = 0;           // stream frames received since prepare/reset: places every piece
   bool installed_ = false;           // set_taps completed (masks transformed, graphs captured)
   bool graphs_ = false;              // each process() is one graph launch (the small-block path)
+  bool device_pass_pending_ = false;  // a run_on_device pass may still run (device_pass_done)
+  cudaStream_t plans_stream_ = nullptr;  // cuda-fft: where the cuFFT plans queue their work
 
   struct Seconds {
     double staging = 0, waiting = 0;

@@ -541,6 +541,47 @@ TEST(CudaFft, ProcessOnDeviceEqualsProcess) {
 }
 
 // A small run of every kernel, for compute-sanitizer's racecheck (bench/fft_device.sh).
+// process_on_device queues its work on the caller's stream: passes on two streams with
+// process() (the engine's own stream) between them, and no synchronisation but the engine's,
+// give what one process() of the whole signal gives.
+TEST(CudaFft, PassesOnSeveralStreamsKeepTheirOrder) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+    const int channels = 2;
+    const std::size_t taps = 300, block = 20000, blocks = 6, frames = block * blocks;
+    const filters::MaskSet masks = masks_for(taps, channels, false, 5100);
+    const auto in = test::random_signal(frames * channels, 5101);
+    auto whole = prepared(method, masks, channels, frames);
+    const auto want = test::run_in_chunks(*whole, in, channels, {frames});
+
+    auto engine = prepared(method, masks, channels, block);
+    const std::size_t samples = block * channels;
+    DeviceBuffer<float> in_dev(in.size()), out_dev(in.size());
+    HALO_CUDA_CHECK(cudaMemcpy(in_dev.get(), in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
+    std::vector<float> got(in.size(), std::nanf(""));
+    Stream a, b;
+    const auto through_process = [](std::size_t k) { return k == 3; };
+    for (std::size_t k = 0; k < blocks; ++k) {  // a, a, b, process(), a, b
+      const std::size_t at = k * samples;
+      if (through_process(k)) {
+        ASSERT_EQ(engine->process(in.data() + at, got.data() + at, block), Status::ok) << engine->failure();
+        continue;
+      }
+      const cudaStream_t stream = (k == 2 || k == 5) ? b.get() : a.get();
+      ASSERT_EQ(process_on_device(*engine, in_dev.get() + at, out_dev.get() + at, block, stream), Status::ok)
+          << engine->failure();
+    }
+    a.synchronize();
+    b.synchronize();
+    std::vector<float> on_device(in.size());
+    HALO_CUDA_CHECK(cudaMemcpy(on_device.data(), out_dev.get(), on_device.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (std::size_t k = 0; k < blocks; ++k)
+      if (!through_process(k))
+        std::copy_n(on_device.begin() + k * samples, samples, got.begin() + k * samples);
+    EXPECT_TRUE(test::same_bits(got, want)) << name_of(method);
+  }
+}
+
 TEST(CudaFftSanitizer, EveryKernelOnce) {
   SKIP_WITHOUT_DEVICE();
   for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
