@@ -353,11 +353,10 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
 
 // cuda-fft and cuda-fft-fused on the same N = 2^26 samples resident on the device (one
 // channel): the engines' whole device pass (into the input ring, transforms, out of the output
-// ring; process_on_device, on the benchmark's stream), in calls of 2^24 frames (the engines'
-// largest block), timed with events around the four calls, median of 5 after 2 warm-ups; the
-// host's time to queue the four calls is printed beside (a call of the fused engine runs for
-// tens of microseconds, so the calls' own cost shows). The input is random; the output buffer
-// is random too until the first call writes it.
+// ring; process_on_device, on the benchmark's stream), in calls of the engine's piece (its
+// preferred block, at most 2^24 frames), timed with events around the calls, median of 5
+// after 2 warm-ups; the host's time to queue the calls is printed beside. The input is
+// random; the output buffer is random too until the first call writes it.
 void experiment_fft() {
   const std::size_t n = std::size_t{1} << 26;
   DeviceBuffer<float> in(n), out(n);
@@ -383,16 +382,19 @@ void experiment_fft() {
       halo::filters::Mask mask;
       mask.taps = random_taps(m, static_cast<unsigned>(m));
       auto engine = make_fft_engine(method, {}, FftTuning{0, run.fft_frames});
-      const std::size_t call = std::size_t{1} << 24;
-      engine->prepare({1, call, m, 48000});
+      const std::size_t largest_block = std::size_t{1} << 24;
+      engine->prepare({1, largest_block, m, 48000});
       engine->set_taps(halo::TapSet::from_masks({mask}, 1));
+      // Calls of the engine's piece: a call of 2^24 frames was a piece of 14.7 M frames and
+      // one of 2.1 M for the fused engine at 255 taps, a partial wave of blocks every call.
+      const std::size_t call = std::min(largest_block, engine->preferred_block_frames());
       Event start(true), stop(true);
       std::vector<double> times, queueing;
       for (int r = 0; r < 7; ++r) {
         start.record(bench_stream);
         const auto queued = std::chrono::steady_clock::now();
         for (std::size_t at = 0; at < n; at += call)
-          check(*engine, process_on_device(*engine, in.get() + at, out.get() + at, call, bench_stream));
+          check(*engine, process_on_device(*engine, in.get() + at, out.get() + at, std::min(call, n - at), bench_stream));
         stop.record(bench_stream);
         if (r >= 2) queueing.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued).count());
         stop.synchronize();
@@ -402,9 +404,9 @@ void experiment_fft() {
       }
       const Geometry& g = geometry_of(*engine);
       std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; the host queued "
-                  "the calls in %.3f ms\n",
+                  "the calls of %zu frames in %.3f ms\n",
                   engine->name().c_str(), m, g.fft_frames, run.fft_frames ? " (forced)" : " (the model's)",
-                  g.hop_frames, g.batch_steps, g.step_frames, median(queueing));
+                  g.hop_frames, g.batch_steps, g.step_frames, call, median(queueing));
       add({"fft", engine->name() + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : ""), m, n, 0,
            median(times), true});
     }

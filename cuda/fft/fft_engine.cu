@@ -323,10 +323,11 @@ class FftEngine final : public Engine {
                                     grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecC2R(d.inverse.get(), d.spectra.get(), d.segments.get()));
       HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
-    } else if (transform) {
+    } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
-                                 d.mask_of_channel.get(), d.twiddles.get(), grid_segments / g_.segments_per_step,
-                                 stream));
+                                 d.mask_of_channel.get(), d.twiddles.get(), grid_frames,
+                                 grid_segments / g_.segments_per_step, stream));
+      return Status::ok;
     }
     // The tail's ring slots are none the transform reads (plan_geometry sizes the ring).
     HALO_CUDA_TRY(launch_to_ring(piece, g_, in, d.ring.get(), grid_frames, stream));

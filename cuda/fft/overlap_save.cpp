@@ -42,21 +42,18 @@ std::string refusal(FftMethod method, std::size_t mask_frames, int channels) {
   return {};
 }
 
-// The cheapest of the candidate powers of two (4x and 8x Mmax, and 2x where `from_two`),
-// within [lo, hi], by L (stages(L) + c) / H x occupancy(L): the work of one segment per
-// output, times what a size loses to fewer blocks an SM.
-template <typename Stages, typename Occupancy>
-std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std::size_t hi, double c, bool from_two,
-                                Stages stages, Occupancy occupancy) {
+// The cheaper of the powers of two at 4x and 8x Mmax, within [lo, hi], by L (stages(L) + c)
+// / H: the work of one segment per output.
+template <typename Stages>
+std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std::size_t hi, double c, Stages stages) {
   const std::size_t at_four = power_of_two_at_least(4 * max_mask_frames);
   std::size_t best = 0;
   double best_cost = 0;
-  for (std::size_t candidate : {at_four / 2, at_four, 2 * at_four}) {
-    if (candidate == at_four / 2 && (!from_two || candidate < 2 * max_mask_frames)) continue;
+  for (std::size_t candidate : {at_four, 2 * at_four}) {
     const std::size_t l = std::clamp(candidate, lo, hi);
     if (l < max_mask_frames) continue;
     const double hop = static_cast<double>(l - max_mask_frames + 1);
-    const double cost = static_cast<double>(l) * (stages(static_cast<double>(l)) + c) / hop * occupancy(l);
+    const double cost = static_cast<double>(l) * (stages(static_cast<double>(l)) + c) / hop;
     if (best == 0 || cost < best_cost) best = l, best_cost = cost;
   }
   return best == 0 ? hi : best;
@@ -65,18 +62,14 @@ std::size_t cheapest_fft_frames(std::size_t max_mask_frames, std::size_t lo, std
 }  // namespace
 
 std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
-  return cheapest_fft_frames(max_mask_frames, min_cufft_fft_frames, max_cufft_fft_frames, 6.0, false,
-                             [](double l) { return std::log2(l); }, [](std::size_t) { return 1.0; });
+  return cheapest_fft_frames(max_mask_frames, min_cufft_fft_frames, max_cufft_fft_frames, 6.0,
+                             [](double l) { return std::log2(l); });
 }
 
 std::size_t fused_fft_frames(std::size_t max_mask_frames) {
   // A radix-16 pass costs the same whatever its radix: log2 L rounded up to whole passes.
-  // At L = 16384 a block takes 139 KiB of shared memory, so an SM runs one (16 warps): on the
-  // H100 its work per point took 1.6x that of L = 8192 (4095 taps: 0.657 ms against 0.617 at
-  // half the hop), so 8192 is the size for 4095 taps, 16384 only for masks that need it.
-  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0, true,
-                             [](double l) { return 4.0 * std::ceil(std::log2(l) / 4.0); },
-                             [](std::size_t l) { return l >= 16384 ? 1.6 : 1.0; });
+  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0,
+                             [](double l) { return 4.0 * std::ceil(std::log2(l) / 4.0); });
 }
 
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {

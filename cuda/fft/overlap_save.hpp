@@ -117,10 +117,11 @@ struct PieceSource {
 std::size_t cufft_fft_frames(std::size_t max_mask_frames);
 // FFT size for cuda-fft-fused, by the same model with log2 L rounded up to whole radix-16
 // passes (a pass of radix 2 costs a barrier and a shared-memory round trip as one of 16
-// does) and c = 4 for the loads and stores, with 2x Mmax as a third candidate and L = 16384
-// charged 1.6x for its one block an SM; within [min_fused_fft_frames, max_fused_fft_frames].
-// On the H100 (bench/halo_bench fft) it picks the fastest size measured at 255, 1023 and 4095
-// taps: 2048, 4096 and 8192.
+// does) and c = 4 for the loads and stores; the cheaper of 4x and 8x Mmax, within
+// [min_fused_fft_frames, max_fused_fft_frames]. On the H100 (bench/halo_bench fft, calls of
+// the engine's piece) it picks the fastest size measured at 255, 1023 and 4095 taps: 2048,
+// 4096 and 16384 (0.518 ms against 0.552 at 8192; in calls of 2^24 frames, each cut into a
+// large and a small piece, 8192 had looked faster).
 std::size_t fused_fft_frames(std::size_t max_mask_frames);
 
 // Whether `method` takes this stream and these taps; when not, why_not says why in words.

@@ -126,16 +126,38 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
   return copy;
 }
 
+// The row of blocks past the channels: the piece's ring traffic (what to_ring_kernel and
+// from_ring_kernel do), beside the transforms rather than as two more launches after them
+// (each about 3.4 us on the H100, a tenth of a 255-tap piece). The slots and frames it
+// touches are none the transforms touch: the tail goes into input-ring slots no step of the
+// piece reads, the first outputs come from output-ring slots no step writes (plan_geometry
+// sizes both rings for that) into output frames before the first step's.
+__device__ void ring_traffic_row(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
+                                 const float* out_ring) {
+  const PieceHeader h = read_piece(piece);
+  const long long thread = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x, stride = grid_stride();
+  const long long first = static_cast<long long>(first_frame_to_ring(g, h)) * g.channels;
+  const long long tail = static_cast<long long>(h.frames) * g.channels - first;
+  for (long long i = thread; i < tail; i += stride) to_ring_sample(g, h, first + i, in, ring);
+  const long long head = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
+  for (long long i = thread; i < head; i += stride) from_ring_sample(g, h, i, out_ring, out);
+}
+
+// `ring` without __restrict__: the transforms read it where the ring row writes it (other slots).
 template <int Log2>
 __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
     fused_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
-                 float* __restrict__ out, const float* __restrict__ ring, float* __restrict__ out_ring,
+                 float* __restrict__ out, float* ring, float* __restrict__ out_ring,
                  const Complex* __restrict__ masks,
                  const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
   using S = FusedShape<Log2>;
   constexpr int block = fused_block_threads<Log2>;
   extern __shared__ Complex z[];
   const int c = blockIdx.y;
+  if (c == g.channels) {  // the whole block: before any barrier
+    ring_traffic_row(piece, g, in, out, ring, out_ring);
+    return;
+  }
   if (2 * static_cast<long long>(blockIdx.x) >= read_piece(piece).segments) return;  // the whole block: before any barrier
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
@@ -167,7 +189,7 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
 }
 
 // The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
-using FusedKernel = void (*)(PieceSource, Geometry, const float*, float*, const float*, float*,
+using FusedKernel = void (*)(PieceSource, Geometry, const float*, float*, float*, float*,
                              const Complex*, const int*, const Complex*);
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
@@ -250,12 +272,19 @@ cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float
   return cudaGetLastError();
 }
 
-cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
-                         long long grid_steps, cudaStream_t stream) noexcept {
+                         long long grid_frames, long long grid_steps, cudaStream_t stream) noexcept {
   const FusedLaunch launch = fused_launch_for(g.fft_frames);
   if (!launch.kernel) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(std::max<long long>(1, grid_steps)), static_cast<unsigned>(g.channels));
+  // A row per channel, and one more for the ring traffic (ring_traffic_row), as wide as the
+  // steps or as that traffic needs (about 4 samples a thread), whichever is wider: a piece of
+  // a step or two can carry tens of thousands of ring samples. Blocks past a piece's steps
+  // return at once.
+  const long long ring_samples =
+      (std::min(grid_frames, ring_tail_frames(g)) + std::min(grid_frames, g.step_frames)) * g.channels;
+  const long long ring_blocks = (ring_samples + 4LL * launch.threads - 1) / (4LL * launch.threads);
+  const dim3 grid(static_cast<unsigned>(std::max({1LL, grid_steps, ring_blocks})), static_cast<unsigned>(g.channels + 1));
   launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(piece, g, in, out, ring, out_ring, masks,
                                                                          mask_of_channel, twiddles);
   return cudaGetLastError();

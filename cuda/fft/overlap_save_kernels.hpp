@@ -57,10 +57,11 @@ cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float
 // cuda-fft-fused: every completed step of every channel, one block each: the piece's frames
 // (and the input ring before them) -> register FFT -> product with the mask's spectrum
 // (fused_mask_spectrum's order, masks + mask_of_channel[c] * L) -> inverse -> the piece's
-// output (and the output ring).
-cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+// output (and the output ring); and, in the same launch, what launch_to_ring and
+// launch_from_ring do (so a piece with a transform needs neither).
+cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
-                         long long grid_steps, cudaStream_t stream) noexcept;
+                         long long grid_frames, long long grid_steps, cudaStream_t stream) noexcept;
 // Lets the fused kernel take fused_shared_points(L) complex values of shared memory on
 // `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.
 void allow_fused_kernel(GpuDevice& device, const Geometry& g);
