@@ -357,6 +357,45 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
 // preferred block, at most 2^24 frames), timed with events around the calls, median of 5
 // after 2 warm-ups; the host's time to queue the calls is printed beside. The input is
 // random; the output buffer is random too until the first call writes it.
+// One FFT engine (`fft_frames` 0: its model's size) over the N samples `in` -> `out`, as
+// described above; prints the geometry line and returns the engine's name and median ms.
+struct FftTiming {
+  std::string engine;
+  double ms;
+};
+FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
+                       std::size_t n) {
+  halo::filters::Mask mask;
+  mask.taps = random_taps(m, static_cast<unsigned>(m));
+  auto engine = make_fft_engine(method, {}, FftTuning{0, fft_frames});
+  const std::size_t largest_block = std::size_t{1} << 24;
+  engine->prepare({1, largest_block, m, 48000});
+  engine->set_taps(halo::TapSet::from_masks({mask}, 1));
+  // Calls of the engine's piece: a call of 2^24 frames was a piece of 14.7 M frames and
+  // one of 2.1 M for the fused engine at 255 taps, a partial wave of blocks every call.
+  const std::size_t call = std::min(largest_block, engine->preferred_block_frames());
+  Event start(true), stop(true);
+  std::vector<double> times, queueing;
+  for (int r = 0; r < 7; ++r) {
+    start.record(bench_stream);
+    const auto queued = std::chrono::steady_clock::now();
+    for (std::size_t at = 0; at < n; at += call)
+      check(*engine, process_on_device(*engine, in + at, out + at, std::min(call, n - at), bench_stream));
+    stop.record(bench_stream);
+    if (r >= 2) queueing.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued).count());
+    stop.synchronize();
+    float ms = 0;
+    HALO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (r >= 2) times.push_back(ms);
+  }
+  const Geometry& g = geometry_of(*engine);
+  std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; the host queued "
+              "the calls of %zu frames in %.3f ms\n",
+              engine->name().c_str(), m, g.fft_frames, fft_frames ? " (forced)" : " (the model's)", g.hop_frames,
+              g.batch_steps, g.step_frames, call, median(queueing));
+  return {engine->name(), median(times)};
+}
+
 void experiment_fft() {
   const std::size_t n = std::size_t{1} << 26;
   DeviceBuffer<float> in(n), out(n);
@@ -378,38 +417,24 @@ void experiment_fft() {
         if (l >= 2 * m && l <= 16 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
-      const FftMethod method = run.method;
-      halo::filters::Mask mask;
-      mask.taps = random_taps(m, static_cast<unsigned>(m));
-      auto engine = make_fft_engine(method, {}, FftTuning{0, run.fft_frames});
-      const std::size_t largest_block = std::size_t{1} << 24;
-      engine->prepare({1, largest_block, m, 48000});
-      engine->set_taps(halo::TapSet::from_masks({mask}, 1));
-      // Calls of the engine's piece: a call of 2^24 frames was a piece of 14.7 M frames and
-      // one of 2.1 M for the fused engine at 255 taps, a partial wave of blocks every call.
-      const std::size_t call = std::min(largest_block, engine->preferred_block_frames());
-      Event start(true), stop(true);
-      std::vector<double> times, queueing;
-      for (int r = 0; r < 7; ++r) {
-        start.record(bench_stream);
-        const auto queued = std::chrono::steady_clock::now();
-        for (std::size_t at = 0; at < n; at += call)
-          check(*engine, process_on_device(*engine, in.get() + at, out.get() + at, std::min(call, n - at), bench_stream));
-        stop.record(bench_stream);
-        if (r >= 2) queueing.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued).count());
-        stop.synchronize();
-        float ms = 0;
-        HALO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        if (r >= 2) times.push_back(ms);
-      }
-      const Geometry& g = geometry_of(*engine);
-      std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; the host queued "
-                  "the calls of %zu frames in %.3f ms\n",
-                  engine->name().c_str(), m, g.fft_frames, run.fft_frames ? " (forced)" : " (the model's)",
-                  g.hop_frames, g.batch_steps, g.step_frames, call, median(queueing));
-      add({"fft", engine->name() + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : ""), m, n, 0,
-           median(times), true});
+      const FftTiming t = time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n);
+      add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : ""), m, n, 0, t.ms, true});
     }
+  }
+}
+
+// Where cuda-fast hands over to cuda-fft-fused (auto's table, src/engine/crossover.cpp): both
+// at the mask lengths around it, N = 2^26 on the device, as `large` and `fft` time them.
+void experiment_crossover(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
+  const std::size_t n = std::size_t{1} << 26;
+  Resident res(n, prop.l2CacheSize);
+  DeviceBuffer<float> in(n), out(n);
+  fill_random(in.get(), n, 13);
+  HALO_CUDA_CHECK(cudaDeviceSynchronize());
+  for (std::size_t m : {63, 79, 95, 111, 127, 159, 191, 255}) {
+    add({"crossover", engine_name(Kernel::fast), m, n, 0, time_kernel(Kernel::fast, res, m, 256, gtaps), true});
+    const FftTiming fused = time_fft_engine(FftMethod::fused, 0, m, in.get(), out.get(), n);
+    add({"crossover", fused.engine, m, n, 0, fused.ms, true});
   }
 }
 
@@ -480,11 +505,12 @@ int main(int argc, char** argv) {
       else if (w == "large") experiment_large(prop, gtaps);
       else if (w == "stream") experiment_stream();
       else if (w == "fft") experiment_fft();
+      else if (w == "crossover") experiment_crossover(prop, gtaps);
       else if (w == "variants") experiment_variants(prop, {15, 63, 255, 1023, 16383}, "variants");
       else if (w == "short") experiment_variants(prop, {15, 31, 63, 95, 127}, "short");
       else if (w == "profile") experiment_profile(prop);
       else {
-        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|fft|variants|short|profile|all)\n", w.c_str());
+        std::fprintf(stderr, "halo_bench: unknown experiment %s (small|blocks|large|stream|fft|crossover|variants|short|profile|all)\n", w.c_str());
         return 2;
       }
     }

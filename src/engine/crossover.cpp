@@ -39,15 +39,14 @@ namespace halo {
 //   1.094 and 1.106 s). So 2e8 up to 8192 taps and 1e8 beyond: the 10-minute file stays on
 //   the CPU at every length (handed over from 1.4e7 samples, it took 0.403 s at 4095 taps
 //   against cpu-fft's 0.211).
-//   - Which GPU engine, from kernel times at N = 2^26 (bench/results/h100_fft_bench.md, the
-//     fourth session of 2026-11-23): cuda-fft-fused 0.272, 0.311 and 0.518 ms at 255, 1023
-//     and 4095 taps, against cuda-fft's 2.19, 2.19, 1.97 and cuda-fast's 0.630 and 2.42 ms at
-//     255 and 1023 (README): the fused engine wins from 255 taps to its limit, 8192. Below
-//     255 taps only 63 was measured (cuda-fast 0.198 ms, the copy floor's 1.11x); between,
-//     cuda-fast grows about linearly (0.198 -> 0.630 ms from 63 to 255 taps) while the fused
-//     kernel stays near its L = 1024 time (0.296 ms at 255 taps, a little less at shorter
-//     masks, whose hop is longer): they cross near 100 taps, so cuda-fast keeps the masks up
-//     to 100, not measured there.
+//   - Which GPU engine, from kernel times at N = 2^26 (bench/results/h100_fft_bench.md and
+//     h100_crossover.md, the fourth session of 2026-11-23): cuda-fft-fused 0.268, 0.308 and
+//     0.511 ms at 255, 1023 and 4095 taps, against cuda-fft's 2.18, 2.20, 1.95 and
+//     cuda-fast's 0.636 and 2.42 ms at 255 and 1023: the fused engine wins from 255 taps to
+//     its limit, 8192. Below, measured (`halo_bench crossover`): cuda-fast 0.198 / 0.258 /
+//     0.258 / 0.331 / 0.331 ms at 63 / 79 / 95 / 111 / 127 taps (it steps with its tap
+//     tiles), the fused kernel 0.26-0.28 ms throughout: they tie at 79 and 95 taps (within
+//     2 %) and the fused kernel is 21 % faster at 111. So cuda-fast keeps the masks up to 95.
 //   - GPU engines by mask length, kernel times at N = 2^26 (README, bench/NOTES.md):
 //     up to 63 taps cuda-fast runs at 1.07-1.11x the copy floor (0.191-0.198 ms), which no
 //     FFT method beats; at 255 and 1023 taps cuda-fast (0.630, 2.42 ms) still beats CuPy's
@@ -59,7 +58,7 @@ const std::vector<GpuCrossover>& crossover_tables() {
       {"NVIDIA H100 80GB HBM3",
        {
            {63, 2.0e8, {"cuda-fast", nullptr, nullptr}},
-           {100, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
+           {95, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
            {1023, 2.0e8, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
            {8192, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {SIZE_MAX, 1.0e8, {"cuda-fft", nullptr, nullptr}},
