@@ -404,13 +404,17 @@ void experiment_fft() {
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t m : {std::size_t{255}, std::size_t{1023}, std::size_t{4095}, std::size_t{16383}, std::size_t{65535},
                         std::size_t{1} << 20}) {
-    // Each engine at its cost model's FFT size (the registry's), then the fused kernel at the
-    // other sizes it could take (2x to 16x the mask), to check the model's choice.
+    // Each engine at its cost model's FFT size (the registry's), then cuda-fft at half and
+    // twice that size and the fused kernel at the other sizes it could take (2x to 16x the
+    // mask), to check the models' choices.
     struct Run {
       FftMethod method;
       std::size_t fft_frames;  // 0: the model's
     };
     std::vector<Run> runs = {{FftMethod::cufft, 0}};
+    const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
+    if (model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft / 2});
+    if (model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
