@@ -144,7 +144,7 @@ class FftEngine final : public Engine {
     device_.make_current();
     DeviceState& d = *state_;
     cudaStream_t s = d.stream.get();
-    return_to_own_stream();
+    if (back_to_own_stream() != Status::ok) throw Error(failure());
     installed_ = false;
     d.graph_with_transform = GraphExec();  // they point at the masks, which may move
     d.graph_without_transform = GraphExec();
@@ -206,11 +206,7 @@ class FftEngine final : public Engine {
     HALO_CUDA_TRY(cudaSetDevice(device_.index()));
     const int channels = g_.channels;
     cudaStream_t s = d.stream.get();
-    if (device_pass_pending_) {
-      HALO_CUDA_TRY(cudaStreamWaitEvent(s, d.device_pass_done.get(), 0));
-      device_pass_pending_ = false;
-    }
-    if (point_plans_at(s) != Status::ok) return Status::failed;
+    if (back_to_own_stream() != Status::ok) return Status::failed;
     const int pieces = plan_pieces(frames);
 
     if (graphs_) {  // one piece: one graph launch and one wait
@@ -266,7 +262,7 @@ class FftEngine final : public Engine {
 
   void do_reset() override {
     device_.make_current();
-    return_to_own_stream();
+    if (back_to_own_stream() != Status::ok) throw Error(failure());
     state_->stream.synchronize();
     clear_carry();
   }
@@ -276,14 +272,15 @@ class FftEngine final : public Engine {
 
  private:
   // Where run_on_device left work on a caller's stream: the own stream waits for it, and the
-  // cuFFT plans run on the own stream again. For the members that throw.
-  void return_to_own_stream() {
+  // cuFFT plans run on the own stream again. What every member that uses the own stream does
+  // first.
+  Status back_to_own_stream() noexcept {
     DeviceState& d = *state_;
     if (device_pass_pending_) {
-      HALO_CUDA_CHECK(cudaStreamWaitEvent(d.stream.get(), d.device_pass_done.get(), 0));
+      HALO_CUDA_TRY(cudaStreamWaitEvent(d.stream.get(), d.device_pass_done.get(), 0));
       device_pass_pending_ = false;
     }
-    if (point_plans_at(d.stream.get()) != Status::ok) throw Error(name() + ": cufftSetStream failed");
+    return point_plans_at(d.stream.get());
   }
 
   // Queues the cuFFT plans' work on `stream` (a host-side setting of each plan).
