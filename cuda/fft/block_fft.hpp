@@ -232,23 +232,18 @@ HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long
   const int slot_a = (first < 0 ? static_cast<int>(first) : static_cast<int>(first & mask)) + t;
   const int slot_b = (second < 0 ? static_cast<int>(second) : static_cast<int>(second & mask)) + t;
   const int frame_a = static_cast<int>(first - h.position) + t, frame_b = frame_a + static_cast<int>(g.hop_frames);
-  const auto input = [&](int frame, int slot) {
-    return frame >= 0 ? io.in[frame * channels] : slot < 0 ? 0.0f : io.ring[slot & mask];
-  };
   Complex v[16];
-  if (frame_a >= t) {  // the step starts inside the piece (every step but the first few): no ring, no test a point
+  const auto load = [&](auto input) {
     HALO_UNROLL
     for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
       const int i = j * threads;
-      v[j] = {io.in[(frame_a + i) * channels], io.in[(frame_b + i) * channels]};
-    }
-  } else {
-    HALO_UNROLL
-    for (int j = 0; j < 16; ++j) {
-      const int i = j * threads;
       v[j] = {input(frame_a + i, slot_a + i), input(frame_b + i, slot_b + i)};
     }
-  }
+  };
+  if (frame_a >= t)  // the step starts inside the piece (every step but the first few)
+    load([&](int frame, int) { return io.in[frame * channels]; });
+  else
+    load([&](int frame, int slot) { return frame >= 0 ? io.in[frame * channels] : slot < 0 ? 0.0f : io.ring[slot & mask]; });
   forward_pass<Log2>(v, 0, t, twiddles);
   store_pass<Log2>(z, 0, t, v);
 }
@@ -301,21 +296,7 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
   const int slot_a = static_cast<int>(first & mask) + t - halo, slot_b = static_cast<int>(second & mask) + t - halo;
   const int frame_a = static_cast<int>(first + g.step_frames - h.position) + t - halo;
   const int frame_b = frame_a + static_cast<int>(g.hop_frames);
-  const auto output = [&](int frame, int slot, float y) {
-    if (frame < frames)
-      io.out[frame * channels] = y;
-    else
-      io.out_ring[slot & mask] = y;
-  };
-  if (frame_b - t + FusedShape<Log2>::points - 1 < frames) {  // every output in the piece (all but the last steps)
-    HALO_UNROLL
-    for (int j = 0; j < 16; ++j) {
-      const int i = j * threads;
-      if (i + t < halo) continue;
-      io.out[(frame_a + i) * channels] = v[j].re;
-      io.out[(frame_b + i) * channels] = v[j].im;
-    }
-  } else {
+  const auto store = [&](auto output) {
     HALO_UNROLL
     for (int j = 0; j < 16; ++j) {
       const int i = j * threads;
@@ -323,7 +304,16 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
       output(frame_a + i, slot_a + i, v[j].re);
       output(frame_b + i, slot_b + i, v[j].im);
     }
-  }
+  };
+  if (frame_b - t + FusedShape<Log2>::points - 1 < frames)  // every output in the piece (all but the last steps)
+    store([&](int frame, int, float y) { io.out[frame * channels] = y; });
+  else
+    store([&](int frame, int slot, float y) {
+      if (frame < frames)
+        io.out[frame * channels] = y;
+      else
+        io.out_ring[slot & mask] = y;
+    });
 }
 
 // ---------------------------------------------------------------- host side

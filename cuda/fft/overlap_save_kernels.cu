@@ -23,24 +23,33 @@ __device__ __forceinline__ PieceHeader read_piece(const PieceSource& piece) {
   return piece.on_device ? *piece.on_device : piece.value;
 }
 
-// Each thread: sample i of the piece's tail (the frames a later piece reads back),
-// interleaved; coalesced reads, planar ring writes.
-__global__ void to_ring_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
-                               float* __restrict__ ring) {
-  const PieceHeader h = read_piece(piece);
+__device__ long long grid_thread() { return blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; }
+
+// Sample i of the piece's tail (the frames a later piece reads back), interleaved, for every
+// i = thread + k stride: coalesced reads, planar ring writes.
+__device__ void copy_tail_to_ring(const Geometry& g, const PieceHeader& h, const float* in, float* ring,
+                                  long long thread, long long stride) {
   const long long first = static_cast<long long>(first_frame_to_ring(g, h)) * g.channels;
   const long long count = static_cast<long long>(h.frames) * g.channels - first;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
-    to_ring_sample(g, h, first + i, in, ring);
+  for (long long i = thread; i < count; i += stride) to_ring_sample(g, h, first + i, in, ring);
 }
 
-// Each thread: sample i of the piece's first frames, those an earlier piece computed.
+// Sample i of the piece's first frames, those an earlier piece computed, for every
+// i = thread + k stride.
+__device__ void copy_head_from_ring(const Geometry& g, const PieceHeader& h, const float* out_ring, float* out,
+                                    long long thread, long long stride) {
+  const long long count = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
+  for (long long i = thread; i < count; i += stride) from_ring_sample(g, h, i, out_ring, out);
+}
+
+__global__ void to_ring_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
+                               float* __restrict__ ring) {
+  copy_tail_to_ring(g, read_piece(piece), in, ring, grid_thread(), grid_stride());
+}
+
 __global__ void from_ring_kernel(PieceSource piece, Geometry g, const float* __restrict__ out_ring,
                                  float* __restrict__ out) {
-  const PieceHeader h = read_piece(piece);
-  const long long count = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += grid_stride())
-    from_ring_sample(g, h, i, out_ring, out);
+  copy_head_from_ring(g, read_piece(piece), out_ring, out, grid_thread(), grid_stride());
 }
 
 // blockIdx.y: segment s < rows_per_channel of channel c (slot b = c * batch_segments + s);
@@ -52,7 +61,7 @@ __global__ void gather_kernel(PieceSource piece, Geometry g, long long rows_per_
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
   const ChannelIo io = channel_io(g, c, in, nullptr, ring, nullptr);
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < g.fft_frames; i += grid_stride())
+  for (long long i = grid_thread(); i < g.fft_frames; i += grid_stride())
     gather_point(g, h, c, s, i, io, segments);
 }
 
@@ -66,7 +75,7 @@ __global__ void multiply_kernel(PieceSource piece, Geometry g, long long rows_pe
   const long long bins = g.bins();
   cufftComplex* spectrum = spectra + b * bins;
   const cufftComplex* mask = masks + static_cast<long long>(mask_of_channel[c]) * bins;
-  for (long long k = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; k < bins; k += grid_stride()) {
+  for (long long k = grid_thread(); k < bins; k += grid_stride()) {
     const cufftComplex x = spectrum[k], w = mask[k];
     spectrum[k] = make_cuFloatComplex(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
   }
@@ -78,7 +87,7 @@ __global__ void crop_kernel(PieceSource piece, Geometry g, long long rows_per_ch
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
   const ChannelIo io = channel_io(g, c, nullptr, out, nullptr, out_ring);
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < g.hop_frames; i += grid_stride())
+  for (long long i = grid_thread(); i < g.hop_frames; i += grid_stride())
     crop_point(g, h, c, s, i, segments, io);
 }
 
@@ -135,12 +144,8 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
 __device__ void ring_traffic_row(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                                  const float* out_ring) {
   const PieceHeader h = read_piece(piece);
-  const long long thread = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x, stride = grid_stride();
-  const long long first = static_cast<long long>(first_frame_to_ring(g, h)) * g.channels;
-  const long long tail = static_cast<long long>(h.frames) * g.channels - first;
-  for (long long i = thread; i < tail; i += stride) to_ring_sample(g, h, first + i, in, ring);
-  const long long head = static_cast<long long>(frames_from_ring(g, h)) * g.channels;
-  for (long long i = thread; i < head; i += stride) from_ring_sample(g, h, i, out_ring, out);
+  copy_tail_to_ring(g, h, in, ring, grid_thread(), grid_stride());
+  copy_head_from_ring(g, h, out_ring, out, grid_thread(), grid_stride());
 }
 
 // `ring` without __restrict__: the transforms read it where the ring row writes it (other slots).
