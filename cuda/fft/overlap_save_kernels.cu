@@ -52,6 +52,11 @@ __global__ void from_ring_kernel(PieceSource piece, Geometry g, const float* __r
   copy_head_from_ring(g, read_piece(piece), out_ring, out, grid_thread(), grid_stride());
 }
 
+__global__ void callback_args_kernel(PieceSource piece, CallbackArgs args, CallbackArgs* __restrict__ dst) {
+  args.piece = read_piece(piece);
+  *dst = args;
+}
+
 // blockIdx.y: segment s < rows_per_channel of channel c (slot b = c * batch_segments + s);
 // the x dimension strides over the segment's points.
 __global__ void gather_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
@@ -259,6 +264,12 @@ cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const flo
                           float* segments, long long grid_segments, cudaStream_t stream) noexcept {
   gather_kernel<<<segment_grid(g, g.fft_frames, grid_segments), threads_per_block, 0, stream>>>(
       piece, g, rows_per_channel(g, grid_segments), in, ring, segments);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_callback_args(const PieceSource& piece, const CallbackArgs& args, CallbackArgs* dst,
+                                 cudaStream_t stream) noexcept {
+  callback_args_kernel<<<1, 1, 0, stream>>>(piece, args, dst);
   return cudaGetLastError();
 }
 

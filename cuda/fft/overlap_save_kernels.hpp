@@ -25,6 +25,7 @@
 
 #include "cuda/fft/block_fft.hpp"
 #include "cuda/fft/overlap_save.hpp"
+#include "cuda/fft/overlap_save_callbacks.hpp"
 
 namespace halo::cuda {
 
@@ -39,6 +40,11 @@ cudaError_t launch_to_ring(const PieceSource& piece, const Geometry& g, const fl
 // into `out` (interleaved).
 cudaError_t launch_from_ring(const PieceSource& piece, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept;
+
+// cuda-fft with LTO callbacks: `args` with the piece's header (read from `piece`) into
+// `dst`, where the callbacks of the piece's transforms, next on `stream`, read it. One thread.
+cudaError_t launch_callback_args(const PieceSource& piece, const CallbackArgs& args, CallbackArgs* dst,
+                                 cudaStream_t stream) noexcept;
 
 // cuda-fft: the completed segments' L inputs each, from the piece's frames `in` and the input
 // ring before them, into `segments`.

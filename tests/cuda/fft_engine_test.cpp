@@ -494,6 +494,43 @@ TEST(CudaFft, LongBlocksCarryOnlyWhatCrossesPieces) {
   }
 }
 
+// cuda-fft folds gather, product and crop into cuFFT's kernels (LTO callbacks) on a GPU that
+// takes them, and those give the separate kernels' result: one tap, a mask longer than a
+// small batch's pieces (the rings wrap), shared and per-channel masks, 1, 2 and 6 channels.
+TEST(CudaFft, CallbacksFoldTheKernelPasses) {
+  SKIP_WITHOUT_DEVICE();
+  struct Case {
+    std::size_t taps;
+    int channels;
+    bool per_channel;
+    std::size_t batch;
+  };
+  std::uint64_t seed = 4700;
+  for (const Case k : {Case{1, 1, false, 0}, Case{700, 2, true, 0}, Case{700, 2, true, std::size_t{1} << 15},
+                       Case{5000, 6, false, 0}, Case{5000, 6, true, std::size_t{1} << 16}}) {
+    const std::size_t frames = 50001;
+    const filters::MaskSet masks = masks_for(k.taps, k.channels, k.per_channel, ++seed);
+    const auto in = test::random_signal(frames * k.channels, ++seed);
+    const std::string what = describe(FftMethod::cufft, k.taps, k.channels, k.per_channel, frames) + ", batch " +
+                             std::to_string(k.batch);
+    std::vector<float> folded_out, kernels_out;
+    auto folded = prepared(FftMethod::cufft, masks, k.channels, 4096, FftTuning{k.batch, 0, fold_all});
+    std::string why_not;
+    EXPECT_EQ(cufft_folds(*folded, &why_not), fold_all) << what << ": cuFFT refused the callbacks: " << why_not;
+    expect_matches_reference(*folded, in, k.channels, masks, {4096, 1000, 3}, what + ", callbacks", &folded_out);
+    auto kernels = prepared(FftMethod::cufft, masks, k.channels, 4096, FftTuning{k.batch, 0, fold_none});
+    EXPECT_EQ(cufft_folds(*kernels), fold_none) << what;
+    expect_matches_reference(*kernels, in, k.channels, masks, {4096}, what + ", kernels", &kernels_out);
+    ASSERT_EQ(folded_out.size(), kernels_out.size());
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < folded_out.size(); ++i) {
+      diff += (double{folded_out[i]} - kernels_out[i]) * (double{folded_out[i]} - kernels_out[i]);
+      norm += double{kernels_out[i]} * kernels_out[i];
+    }
+    EXPECT_LE(std::sqrt(diff / norm), 1e-6) << what << ": callbacks against kernels";
+  }
+}
+
 // Small blocks run as one CUDA graph per call; the bits equal the direct launches'.
 TEST(CudaFft, GraphPathGivesTheSameBits) {
   SKIP_WITHOUT_DEVICE();
@@ -585,10 +622,16 @@ TEST(CudaFftSanitizer, EveryKernelOnce) {
   SKIP_WITHOUT_DEVICE();
   for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
     for (const std::size_t taps : {std::size_t{255}, std::size_t{4095}}) {
-      const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
-      const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
-      auto engine = prepared(method, masks, 2, 2 * taps);
-      expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7}, describe(method, taps, 2, true, in.size() / 2));
+      // cuda-fft both ways: with its callbacks inside cuFFT's kernels, and with its own kernels.
+      for (const unsigned folds : {unsigned{fold_all}, unsigned{fold_none}}) {
+        const bool callbacks = folds == fold_all;
+        if (method == FftMethod::fused && !callbacks) continue;
+        const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
+        const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
+        auto engine = prepared(method, masks, 2, 2 * taps, FftTuning{0, 0, folds});
+        expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7},
+                                 describe(method, taps, 2, true, in.size() / 2) + (callbacks ? "" : ", kernels"));
+      }
     }
   }
 }
