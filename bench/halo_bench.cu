@@ -365,10 +365,10 @@ struct FftTiming {
   double ms;
 };
 FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
-                       std::size_t n, std::size_t batch_samples = 0, unsigned folds = fold_none) {
+                       std::size_t n, std::size_t batch_samples = 0) {
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
-  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, folds});
+  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames});
   const std::size_t largest_block = std::size_t{1} << 24;
   const auto preparing = std::chrono::steady_clock::now();
   engine->prepare({1, largest_block, m, 48000});
@@ -392,22 +392,11 @@ FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t 
     if (r >= 2) times.push_back(ms);
   }
   const Geometry& g = geometry_of(*engine);
-  std::string why_not;
-  const unsigned folded = cufft_folds(*engine, &why_not);
-  std::string name = engine->name();
-  if (method == FftMethod::cufft) {  // which passes ran inside cuFFT
-    name += folded == fold_none ? " (kernels" : " (folded:";
-    if (folded & fold_gather) name += " gather";
-    if (folded & fold_multiply) name += " product";
-    if (folded & fold_crop) name += " crop";
-    name += ")";
-  }
+  const std::string name = engine->name();
   std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; prepare %.1f ms; the "
-              "host queued the calls of %zu frames in %.3f ms; median %.3f ms%s%s\n",
+              "host queued the calls of %zu frames in %.3f ms; median %.3f ms\n",
               name.c_str(), m, g.fft_frames, fft_frames ? " (forced)" : " (the model's)", g.hop_frames, g.batch_steps,
-              g.step_frames, prepare_ms, call, median(queueing), median(times),
-              method == FftMethod::cufft && !why_not.empty() ? "; not all folded: " : "",
-              method == FftMethod::cufft ? why_not.c_str() : "");
+              g.step_frames, prepare_ms, call, median(queueing), median(times));
   return {name, median(times)};
 }
 
@@ -427,10 +416,6 @@ void experiment_fft() {
       std::size_t fft_frames;  // 0: the model's
     };
     std::vector<Run> runs = {{FftMethod::cufft, 0}};
-    {  // cuda-fft at the model's size with its gather, product and crop inside cuFFT's kernels
-      const FftTiming t = time_fft_engine(FftMethod::cufft, 0, m, in.get(), out.get(), n, 0, fold_all);
-      add({"fft", t.engine, m, n, 0, t.ms, true});
-    }
     const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
     if (model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft / 2});
     if (model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
@@ -446,11 +431,9 @@ void experiment_fft() {
   }
 }
 
-// cuda-fft's batch (the samples one piece transforms at once) and the passes it folds into
-// cuFFT's kernels as LTO callbacks (CufftFolds: 1 gather, 2 product, 4 crop) against its time,
-// as `fft` times it. Smaller batches (segments and spectra in the L2 cache) are bound by the
-// host's cost per piece (about 55 us: the launches and cuFFT's own); "prepare" in each line
-// includes the callbacks' JIT linking.
+// cuda-fft's batch (the samples one piece transforms at once) against its time, as `fft` times
+// it. Smaller batches (segments and spectra in the L2 cache) are bound by the host's cost per
+// piece (about 55 us: the launches and cuFFT's own).
 void experiment_fft_batch() {
   const std::size_t n = std::size_t{1} << 26;
   DeviceBuffer<float> in(n), out(n);
@@ -470,11 +453,10 @@ void experiment_fft_batch() {
     return picked;
   };
   for (std::size_t m : list("HALO_BENCH_TAPS", {4095, 16383, 65535, std::size_t{1} << 20}))
-    for (std::size_t batch_log2 : list("HALO_BENCH_BATCH_LOG2", {19, 20, 21, 22, 23}))
-      for (std::size_t folds : list("HALO_BENCH_FOLDS", {0, 1, 2, 3, 4, 5, 6, 7})) {
+    for (std::size_t batch_log2 : list("HALO_BENCH_BATCH_LOG2", {19, 20, 21, 22, 23})) {
       const std::size_t batch = std::size_t{1} << batch_log2;
       if (batch < cufft_fft_frames(m)) continue;
-      const FftTiming t = time_fft_engine(FftMethod::cufft, 0, m, in.get(), out.get(), n, batch, static_cast<unsigned>(folds));
+      const FftTiming t = time_fft_engine(FftMethod::cufft, 0, m, in.get(), out.get(), n, batch);
       add({"fft-batch", t.engine + " batch=2^" + std::to_string(batch_log2), m, n, 0, t.ms, true});
     }
 }

@@ -4,11 +4,9 @@
 // HALO_CUFFT_CHECK throws halo::cuda::Error naming the call, the place and cuFFT's result;
 // HALO_CUFFT_TRY, inside an Engine's noexcept members, returns fail(...) instead.
 #include <cufft.h>
-#include <cufftXt.h>
 
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "cuda/device/error.hpp"
 
@@ -57,40 +55,21 @@ inline const char* cufft_result_name(cufftResult result) noexcept {
 
 namespace halo::cuda {
 
-// An LTO callback for a plan: `symbol` in the LTO-IR fatbin, called with `caller_info` (a
-// device pointer) at every load or store of `type`.
-struct LtoCallback {
-  const char* symbol;
-  const void* fatbin;
-  std::size_t fatbin_bytes;
-  cufftXtCallbackType type;
-  void* caller_info;
-};
-
 // A cuFFT plan: a batch of 1-D transforms of one size and type, with the contiguous layout
-// (transform b's input at b * idist, output at b * odist), and LTO callbacks linked into its
-// kernels when it is made (nvJitLink; a plan that cannot take them throws). Its work area is
-// allocated by cuFFT when the plan is made and freed with it. Movable, not copyable.
+// (transform b's input at b * idist, output at b * odist). Its work area is allocated by cuFFT
+// when the plan is made and freed with it. Movable, not copyable.
 class FftPlan {
  public:
   FftPlan() = default;
-  // `size` points per transform, `batch` transforms; type CUFFT_R2C or CUFFT_C2R.
-  FftPlan(long long size, long long batch, cufftType type, const std::vector<LtoCallback>& callbacks = {}) {
+  // `size` points per transform, `batch` transforms; type CUFFT_R2C, CUFFT_C2R or CUFFT_C2C
+  // (one plan for both directions).
+  FftPlan(long long size, long long batch, cufftType type) {
     HALO_CUFFT_CHECK(cufftCreate(&plan_));
     held_ = true;
-    for (const LtoCallback& callback : callbacks) {
-      void* info = callback.caller_info;
-      const cufftResult set = cufftXtSetJITCallback(plan_, callback.symbol, callback.fatbin, callback.fatbin_bytes,
-                                                    callback.type, &info);
-      if (set != CUFFT_SUCCESS) {
-        release();
-        throw_cufft_error(set, "cufftXtSetJITCallback", __FILE__, __LINE__);
-      }
-    }
     long long n = size;
     std::size_t work_bytes = 0;
     const long long bins = size / 2 + 1;
-    const long long idist = type == CUFFT_R2C ? size : bins, odist = type == CUFFT_R2C ? bins : size;
+    const long long idist = type == CUFFT_C2R ? bins : size, odist = type == CUFFT_R2C ? bins : size;
     const cufftResult made =
         cufftMakePlanMany64(plan_, 1, &n, nullptr, 1, idist, nullptr, 1, odist, type, batch, &work_bytes);
     if (made != CUFFT_SUCCESS) {

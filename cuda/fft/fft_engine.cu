@@ -60,8 +60,6 @@ class FftEngine final : public Engine {
 
   const Geometry& geometry() const { return g_; }
   bool runs_graphs() const { return graphs_; }
-  unsigned folds() const { return folds_; }
-  const std::string& why_not_folded() const { return why_not_folded_; }
 
   // process() without the host staging (process_on_device).
   Status run_on_device(const float* in, float* out, std::size_t frames, cudaStream_t stream) noexcept {
@@ -122,9 +120,10 @@ class FftEngine final : public Engine {
       const long long batch = channels * g_.batch_segments();
       d->segments = DeviceBuffer<float>(batch * g_.fft_frames);
       d->spectra = DeviceBuffer<cufftComplex>(batch * g_.bins());
-      make_cufft_plans(*d, batch);
-      HALO_CUFFT_CHECK(cufftSetStream(d->forward.get(), s));
-      HALO_CUFFT_CHECK(cufftSetStream(d->inverse.get(), s));
+      d->pairs_plan = FftPlan(g_.fft_frames / 2, batch, CUFFT_C2C);
+      d->mask_plan = FftPlan(g_.fft_frames, channels, CUFFT_R2C);
+      HALO_CUFFT_CHECK(cufftSetStream(d->pairs_plan.get(), s));
+      HALO_CUFFT_CHECK(cufftSetStream(d->mask_plan.get(), s));
       plans_stream_ = s;
       // Segment slots a piece does not fill still go through the transforms: defined values.
       HALO_CUDA_CHECK(cudaMemsetAsync(d->segments.get(), 0, d->segments.bytes(), s));
@@ -158,7 +157,7 @@ class FftEngine final : public Engine {
     const float scale = 1.0f / static_cast<float>(g_.fft_frames);  // the inverse is unnormalised; exact (power of two)
     if (method_ == FftMethod::cufft) {
       // Each distinct mask, scaled and zero-padded to L, in the first segment slots (distinct
-      // masks <= channels <= slots), through the same batched R2C as the signal.
+      // masks <= channels <= slots), through the masks' R2C (the first `channels` slots).
       if (d.mask_spectra.size() != static_cast<std::size_t>(masks * g_.bins()))
         d.mask_spectra = DeviceBuffer<cufftComplex>(masks * g_.bins());
       HALO_CUDA_CHECK(cudaMemsetAsync(d.segments.get(), 0, masks * g_.fft_frames * sizeof(float), s));
@@ -171,10 +170,7 @@ class FftEngine final : public Engine {
                                         cudaMemcpyHostToDevice, s));
         HALO_CUDA_CHECK(cudaStreamSynchronize(s));  // `scaled` is reused for the next mask
       }
-      // The signal's plan gathers and multiplies in its callbacks: the masks take a plain one.
-      const FftPlan& mask_plan = d.mask_forward ? d.mask_forward : d.forward;
-      HALO_CUFFT_CHECK(cufftSetStream(mask_plan.get(), s));
-      HALO_CUFFT_CHECK(cufftExecR2C(mask_plan.get(), d.segments.get(), d.spectra.get()));
+      HALO_CUFFT_CHECK(cufftExecR2C(d.mask_plan.get(), d.segments.get(), d.spectra.get()));
       HALO_CUDA_CHECK(cudaMemcpyAsync(d.mask_spectra.get(), d.spectra.get(), d.mask_spectra.bytes(),
                                       cudaMemcpyDeviceToDevice, s));
     } else {
@@ -292,8 +288,7 @@ class FftEngine final : public Engine {
   // Queues the cuFFT plans' work on `stream` (a host-side setting of each plan).
   Status point_plans_at(cudaStream_t stream) noexcept {
     if (method_ != FftMethod::cufft || plans_stream_ == stream) return Status::ok;
-    HALO_CUFFT_TRY(cufftSetStream(state_->forward.get(), stream));
-    HALO_CUFFT_TRY(cufftSetStream(state_->inverse.get(), stream));
+    HALO_CUFFT_TRY(cufftSetStream(state_->pairs_plan.get(), stream));
     plans_stream_ = stream;
     return Status::ok;
   }
@@ -320,22 +315,15 @@ class FftEngine final : public Engine {
                  long long grid_segments, bool transform) noexcept {
     DeviceState& d = *state_;
     if (transform && method_ == FftMethod::cufft) {
-      // Each pass folded into cuFFT's kernels (folds_) reads the piece from callback_args,
-      // written first on the same stream; the others run as kernels of their own.
-      if (folds_ != fold_none) {
-        const CallbackArgs args{g_, PieceHeader{}, in, d.ring.get(), out, d.out_ring.get(), d.mask_spectra.get(),
-                                d.mask_of_channel.get()};
-        HALO_CUDA_TRY(launch_callback_args(piece, args, d.callback_args.get(), stream));
-      }
-      if (!(folds_ & fold_gather))
-        HALO_CUDA_TRY(launch_gather(piece, g_, in, d.ring.get(), d.segments.get(), grid_segments, stream));
-      HALO_CUFFT_TRY(cufftExecR2C(d.forward.get(), d.segments.get(), d.spectra.get()));
-      if (!(folds_ & fold_multiply))
-        HALO_CUDA_TRY(launch_multiply(piece, g_, d.spectra.get(), d.mask_spectra.get(), d.mask_of_channel.get(),
-                                      grid_segments, stream));
-      HALO_CUFFT_TRY(cufftExecC2R(d.inverse.get(), d.spectra.get(), d.segments.get()));
-      if (!(folds_ & fold_crop))
-        HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
+      // The segments as complex pairs through one C2C plan each way, and between them one
+      // pass for the real spectrum's product (launch_spectral_product).
+      auto* pairs = reinterpret_cast<cufftComplex*>(d.segments.get());
+      HALO_CUDA_TRY(launch_gather(piece, g_, in, d.ring.get(), d.segments.get(), grid_segments, stream));
+      HALO_CUFFT_TRY(cufftExecC2C(d.pairs_plan.get(), pairs, d.spectra.get(), CUFFT_FORWARD));
+      HALO_CUDA_TRY(launch_spectral_product(piece, g_, d.spectra.get(), d.mask_spectra.get(), d.mask_of_channel.get(),
+                                            grid_segments, stream));
+      HALO_CUFFT_TRY(cufftExecC2C(d.pairs_plan.get(), d.spectra.get(), pairs, CUFFT_INVERSE));
+      HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
     } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
                                  d.mask_of_channel.get(), d.twiddles.get(), grid_frames,
@@ -372,40 +360,6 @@ class FftEngine final : public Engine {
     }
   }
 
-  // cuda-fft's plans over `batch` segments, with the callbacks of the passes tuning_ folds
-  // where cuFFT takes them (and then a plain R2C for the masks' spectra, if the signal's has
-  // callbacks), else plain ones that the separate kernels feed; why_not_folded_ says why not.
-  void make_cufft_plans(DeviceState& d, long long batch) {
-    const unsigned wanted = tuning_.cufft_folds & fold_all;
-    folds_ = fold_none;
-    why_not_folded_ = wanted == fold_all ? "" : "not asked for (FftTuning)";
-    if (wanted != fold_none) {
-      d.callback_args = DeviceBuffer<CallbackArgs>(1);
-      HALO_CUDA_CHECK(cudaMemset(d.callback_args.get(), 0, d.callback_args.bytes()));
-      const void* fatbin = overlap_save_callbacks_fatbin();
-      const std::size_t bytes = overlap_save_callbacks_fatbin_bytes();
-      void* info = d.callback_args.get();
-      std::vector<LtoCallback> forward, inverse;
-      if (wanted & fold_gather) forward.push_back({gather_callback_symbol, fatbin, bytes, CUFFT_CB_LD_REAL, info});
-      if (wanted & fold_multiply) forward.push_back({multiply_callback_symbol, fatbin, bytes, CUFFT_CB_ST_COMPLEX, info});
-      if (wanted & fold_crop) inverse.push_back({crop_callback_symbol, fatbin, bytes, CUFFT_CB_ST_REAL, info});
-      try {
-        d.forward = FftPlan(g_.fft_frames, batch, CUFFT_R2C, forward);
-        d.inverse = FftPlan(g_.fft_frames, batch, CUFFT_C2R, inverse);
-        if (!forward.empty()) d.mask_forward = FftPlan(g_.fft_frames, g_.channels, CUFFT_R2C);
-        folds_ = wanted;
-        return;
-      } catch (const Error& e) {
-        why_not_folded_ = e.what();
-        d.forward = FftPlan();
-        d.inverse = FftPlan();
-        d.mask_forward = FftPlan();
-      }
-    }
-    d.forward = FftPlan(g_.fft_frames, batch, CUFFT_R2C);
-    d.inverse = FftPlan(g_.fft_frames, batch, CUFFT_C2R);
-  }
-
   // Zeros both rings (the stream before frame 0) and the stream position.
   void clear_carry() {
     cudaStream_t s = state_->stream.get();
@@ -430,11 +384,10 @@ class FftEngine final : public Engine {
     DeviceBuffer<int> mask_of_channel;   // C: which distinct mask channel c takes
     // cuda-fft:
     DeviceBuffer<float> segments;        // C x batch_segments x L: the transforms' input and output
-    DeviceBuffer<cufftComplex> spectra;  // C x batch_segments x (L/2 + 1)
+    DeviceBuffer<cufftComplex> spectra;  // C x batch_segments x (L/2 + 1): the spectra (L/2 each with C2C)
     DeviceBuffer<cufftComplex> mask_spectra;  // distinct masks x (L/2 + 1), scaled by 1/L (set_taps)
-    FftPlan forward, inverse;            // batched R2C and C2R over every slot (callbacks: folds_)
-    FftPlan mask_forward;                // when `forward` has callbacks: a plain R2C over `channels` slots, for the masks
-    DeviceBuffer<CallbackArgs> callback_args;  // 1: the current piece and its buffers, for the callbacks
+    FftPlan pairs_plan;                  // a C2C over every slot's L/2 pairs, both ways
+    FftPlan mask_plan;                   // an R2C over `channels` slots, for the masks' spectra
     // cuda-fft-fused:
     DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles)
     DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
@@ -451,8 +404,6 @@ class FftEngine final : public Engine {
   long long position_ = 0;           // stream frames received since prepare/reset: places every piece
   bool installed_ = false;           // set_taps completed (masks transformed, graphs captured)
   bool graphs_ = false;              // each process() is one graph launch (the small-block path)
-  unsigned folds_ = fold_none;       // cuda-fft: the passes its plans run as callbacks (CufftFolds)
-  std::string why_not_folded_;       // cuda-fft: why not all of them (empty when all)
   bool device_pass_pending_ = false;  // a run_on_device pass may still run (device_pass_done)
   cudaStream_t plans_stream_ = nullptr;  // cuda-fft: where the cuFFT plans queue their work
 
@@ -495,12 +446,6 @@ const Geometry& geometry_of(const Engine& engine) {
 bool runs_graphs(const Engine& engine) {
   const auto* fft = dynamic_cast<const FftEngine*>(&engine);
   return fft && fft->runs_graphs();
-}
-
-unsigned cufft_folds(const Engine& engine, std::string* why_not) {
-  const auto* fft = dynamic_cast<const FftEngine*>(&engine);
-  if (why_not) *why_not = fft ? fft->why_not_folded() : "not an FFT engine";
-  return fft ? fft->folds() : fold_none;
 }
 
 std::vector<EngineEntry> fft_engine_entries() {

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "cuda/fft/overlap_save.hpp"
@@ -30,9 +29,6 @@ Status process_on_device(Engine& engine, const float* in, float* out, std::size_
 const Geometry& geometry_of(const Engine& engine);
 // Whether each process() of `engine` runs as one CUDA graph launch (the small-block path).
 bool runs_graphs(const Engine& engine);
-// Which of a prepared cuda-fft `engine`'s gather, product and crop run as cuFFT LTO callbacks
-// (CufftFolds); when not all, why_not (if given) says why.
-unsigned cufft_folds(const Engine& engine, std::string* why_not = nullptr);
 
 // One registry entry per method: cuda-fft, then cuda-fft-fused.
 std::vector<EngineEntry> fft_engine_entries();

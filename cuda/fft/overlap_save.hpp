@@ -12,7 +12,8 @@
 // step j = segments [j G, j G + G), and it runs once its last input frame has arrived. Its
 // outputs are emitted during the next step's frames, so the output lags the causal
 // convolution by step_frames = G H frames: latency_frames().
-//   cuda-fft:       G = 1: each segment is one real transform of a cuFFT batch.
+//   cuda-fft:       G = 1: each segment is one transform of a cuFFT batch (its L reals as
+//                   L/2 complex pairs: real_spectrum.hpp).
 //   cuda-fft-fused: G = 2: the two segments of a step ride in one complex transform (the
 //                   first as the real part, the second as the imaginary part; h is real, so
 //                   the product's real and imaginary parts are the two convolutions). The
@@ -47,7 +48,7 @@
 namespace halo::cuda {
 
 enum class FftMethod {
-  cufft,  // cuda-fft: cuFFT R2C, spectral product, C2R; any mask length up to max_cufft_mask_frames
+  cufft,  // cuda-fft: cuFFT C2C of each segment's pairs, spectral product, C2C back; masks up to max_cufft_mask_frames
   fused,  // cuda-fft-fused: one kernel per batch of steps, FFTs in shared memory
 };
 
@@ -87,7 +88,7 @@ struct Geometry {
   int max_pieces = 0;              // pieces of the largest block
   bool graph = false;              // a piece runs as one captured CUDA graph (small blocks)
 
-  HALO_HD long long bins() const { return fft_frames / 2 + 1; }  // R2C output length
+  HALO_HD long long bins() const { return fft_frames / 2 + 1; }  // a real spectrum's bins (the masks')
   HALO_HD long long batch_segments() const { return batch_steps * segments_per_step; }  // per channel
 };
 
@@ -128,28 +129,12 @@ std::size_t fused_fft_frames(std::size_t max_mask_frames);
 // Starts no CUDA context.
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not);
 
-// cuda-fft's passes that can run inside cuFFT's kernels as LTO callbacks
-// (overlap_save_callbacks.hpp), a bit each; a pass not folded runs as its own kernel.
-enum CufftFolds : unsigned {
-  fold_none = 0,
-  fold_gather = 1,    // the R2C's loads
-  fold_multiply = 2,  // the R2C's stores
-  fold_crop = 4,      // the C2R's stores
-  fold_all = 7,
-};
-
 // What the registry's engines use (every field 0), and tests and the benchmark may change: a
 // smaller batch makes more pieces and wraps the rings sooner, on short signals; a forced FFT
 // size measures the cost model's choice against its neighbours.
 struct FftTuning {
   std::size_t batch_samples = 0;  // channels x batch segments x L, at least one step; 0: the method's
   std::size_t fft_frames = 0;     // a power of two within the method's limits, >= 2 Mmax; 0: the model's
-  // cuda-fft: the passes folded into cuFFT's kernels (CufftFolds). None by default: on the H100
-  // (CUDA 13.0, bench/halo_bench fft-batch) the folds save 5-23 % of the device time at some
-  // lengths and cost time at others (cuFFT's LTO kernels are slower than its own, and a store
-  // callback in the C2R's last pass slower still), and each plan with callbacks takes 0.1-1.5 s
-  // of JIT linking, more than a whole file's GPU time.
-  unsigned cufft_folds = fold_none;
 };
 
 // The whole geometry. Throws halo::Error where fft_accepts would refuse the spec.

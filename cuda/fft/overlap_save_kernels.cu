@@ -2,6 +2,7 @@
 #include "cuda/device/error.hpp"
 #include "cuda/device/gpu_device.hpp"
 #include "cuda/fft/overlap_save_kernels.hpp"
+#include "cuda/fft/real_spectrum.hpp"
 
 #include <algorithm>
 #include <string>
@@ -52,11 +53,6 @@ __global__ void from_ring_kernel(PieceSource piece, Geometry g, const float* __r
   copy_head_from_ring(g, read_piece(piece), out_ring, out, grid_thread(), grid_stride());
 }
 
-__global__ void callback_args_kernel(PieceSource piece, CallbackArgs args, CallbackArgs* __restrict__ dst) {
-  args.piece = read_piece(piece);
-  *dst = args;
-}
-
 // blockIdx.y: segment s < rows_per_channel of channel c (slot b = c * batch_segments + s);
 // the x dimension strides over the segment's points.
 __global__ void gather_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
@@ -70,19 +66,31 @@ __global__ void gather_kernel(PieceSource piece, Geometry g, long long rows_per_
     gather_point(g, h, c, s, i, io, segments);
 }
 
-__global__ void multiply_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
-                                cufftComplex* __restrict__ spectra,
-                                const cufftComplex* __restrict__ masks, const int* __restrict__ mask_of_channel) {
+// cuda-fft: the real spectrum's product with the mask between the C2C transforms of the
+// segments' pairs (real_spectrum.hpp has the algebra). One pass where R2C's post-processing,
+// the product and C2R's pre-processing take three (each a read and a write of the spectra):
+// thread k of a row takes bins k and N - k (k <= N/2), reads Z[k] and Z[N-k] (a warp reads
+// two coalesced runs, one descending) and the mask's H[k], H[N-k] (L2-resident: every segment
+// of a channel reads the same mask), writes V[k] and V[N-k]. W^k from sincospi in double,
+// rounded once.
+__global__ void spectral_product_kernel(PieceSource piece, Geometry g, long long rows_per_channel,
+                                        cufftComplex* __restrict__ spectra, const cufftComplex* __restrict__ masks,
+                                        const int* __restrict__ mask_of_channel) {
   const PieceHeader h = read_piece(piece);
   const long long c = blockIdx.y / rows_per_channel, s = blockIdx.y - c * rows_per_channel;
   if (s >= h.segments) return;
-  const long long b = c * g.batch_segments() + s;
-  const long long bins = g.bins();
-  cufftComplex* spectrum = spectra + b * bins;
-  const cufftComplex* mask = masks + static_cast<long long>(mask_of_channel[c]) * bins;
-  for (long long k = grid_thread(); k < bins; k += grid_stride()) {
-    const cufftComplex x = spectrum[k], w = mask[k];
-    spectrum[k] = make_cuFloatComplex(x.x * w.x - x.y * w.y, x.x * w.y + x.y * w.x);
+  const long long n = g.fft_frames / 2;
+  Complex* z = reinterpret_cast<Complex*>(spectra) + (c * g.batch_segments() + s) * n;
+  const Complex* mask = reinterpret_cast<const Complex*>(masks) + static_cast<long long>(mask_of_channel[c]) * g.bins();
+  const double two_over_l = 2.0 / static_cast<double>(g.fft_frames);
+  for (long long k = grid_thread(); k <= n / 2; k += grid_stride()) {
+    const long long j = (n - k) & (n - 1);  // N - k, and 0 for k = 0 (Z[N] = Z[0])
+    double sine, cosine;
+    sincospi(static_cast<double>(k) * two_over_l, &sine, &cosine);
+    const Complex w{static_cast<float>(cosine), static_cast<float>(-sine)};  // W^k
+    const SpectralPair v = spectral_product(z[k], z[j], w, read_only(mask + k), read_only(mask + n - k));
+    z[k] = v.at_k;
+    if (j != k && k != 0) z[j] = v.at_n_minus_k;
   }
 }
 
@@ -267,16 +275,10 @@ cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const flo
   return cudaGetLastError();
 }
 
-cudaError_t launch_callback_args(const PieceSource& piece, const CallbackArgs& args, CallbackArgs* dst,
-                                 cudaStream_t stream) noexcept {
-  callback_args_kernel<<<1, 1, 0, stream>>>(piece, args, dst);
-  return cudaGetLastError();
-}
-
-cudaError_t launch_multiply(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
-                            const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
-                            cudaStream_t stream) noexcept {
-  multiply_kernel<<<segment_grid(g, g.bins(), grid_segments), threads_per_block, 0, stream>>>(
+cudaError_t launch_spectral_product(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
+                                    const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
+                                    cudaStream_t stream) noexcept {
+  spectral_product_kernel<<<segment_grid(g, g.fft_frames / 4 + 1, grid_segments), threads_per_block, 0, stream>>>(
       piece, g, rows_per_channel(g, grid_segments), spectra, masks, mask_of_channel);
   return cudaGetLastError();
 }

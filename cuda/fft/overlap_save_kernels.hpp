@@ -13,8 +13,9 @@
 // Memory traffic per input sample (one channel), in floats:
 //   gather:    L/H reads of the piece's input (the ring before it) + L/H writes of segments
 //              (cuda-fft)
-//   R2C, C2R:  cuFFT's passes over L/H reals and (L/2+1)/H complex values each way (cuda-fft)
-//   multiply:  (L/2+1)/H complex reads and writes + the mask spectrum's (L2-resident) reads
+//   C2C:       cuFFT's passes over the L/2 complex pairs of L/H reals, each way (cuda-fft)
+//   spectral product: (L/2)/H complex reads and writes + the mask spectrum's (L2-resident)
+//              reads (cuda-fft)
 //   crop:      1 read of segments + 1 write of the piece's output  (cuda-fft)
 //   fused:     L/H reads of the piece's input + 1 write of its output; the FFTs stay in
 //              registers and shared memory (cuda-fft-fused)
@@ -25,7 +26,6 @@
 
 #include "cuda/fft/block_fft.hpp"
 #include "cuda/fft/overlap_save.hpp"
-#include "cuda/fft/overlap_save_callbacks.hpp"
 
 namespace halo::cuda {
 
@@ -41,20 +41,18 @@ cudaError_t launch_to_ring(const PieceSource& piece, const Geometry& g, const fl
 cudaError_t launch_from_ring(const PieceSource& piece, const Geometry& g, const float* out_ring, float* out,
                              long long grid_frames, cudaStream_t stream) noexcept;
 
-// cuda-fft with LTO callbacks: `args` with the piece's header (read from `piece`) into
-// `dst`, where the callbacks of the piece's transforms, next on `stream`, read it. One thread.
-cudaError_t launch_callback_args(const PieceSource& piece, const CallbackArgs& args, CallbackArgs* dst,
-                                 cudaStream_t stream) noexcept;
-
 // cuda-fft: the completed segments' L inputs each, from the piece's frames `in` and the input
 // ring before them, into `segments`.
 cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const float* in, const float* ring,
                           float* segments, long long grid_segments, cudaStream_t stream) noexcept;
-// cuda-fft: spectrum of slot b times the spectrum of channel c's mask (mask_of_channel[c]
-// indexes `masks`, bins() values each, already scaled by 1/L).
-cudaError_t launch_multiply(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
-                            const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
-                            cudaStream_t stream) noexcept;
+// cuda-fft: each completed segment's spectrum from the forward C2C of its L reals taken as
+// L/2 complex pairs, in place, into the spectrum whose inverse C2C gives L x its convolution
+// with channel c's mask (masks + mask_of_channel[c] * bins(): the mask's R2C spectrum, scaled
+// by 1/L) as L reals: the real-FFT post-processing, the product and the pre-processing of the
+// inverse in one pass (real_spectrum.hpp).
+cudaError_t launch_spectral_product(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
+                                    const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
+                                    cudaStream_t stream) noexcept;
 // cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the piece's output
 // `out`, or the output ring for those a later piece emits.
 cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float* segments, float* out,

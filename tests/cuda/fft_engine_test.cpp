@@ -29,6 +29,7 @@
 #include "cuda/fft/block_fft.hpp"
 #include "cuda/fft/fft_engine.hpp"
 #include "cuda/fft/overlap_save.hpp"
+#include "cuda/fft/real_spectrum.hpp"
 #include "engine_harness.hpp"
 #include "src/engine/fftw.hpp"
 #include "test_signals.hpp"
@@ -123,6 +124,47 @@ TEST(FftHost, BlockTransformsMatchAPlainDft) {
 // Digit reversal by hand: L = 32 is one 16-point pass (digit of weight 2) and a last pass of
 // 2 (weight 1): position 2 d1 + d0 holds bin d1 + 16 d0. L = 512 = 16 x 16 x 2: position
 // 32 d2 + 2 d1 + d0 holds bin d2 + 16 d1 + 256 d0. And a permutation at every size.
+// cuda-fft's spectral pass (real_spectrum.hpp) between two plain N-point DFTs of the pairs
+// gives the circular convolution of L reals with a real mask, computed plainly in double.
+TEST(FftHost, SpectralProductOfPairsIsTheRealConvolution) {
+  const double pi = 3.14159265358979323846;
+  std::uint64_t seed = 800;
+  for (const std::size_t l : {std::size_t{4}, std::size_t{8}, std::size_t{64}, std::size_t{2048}}) {
+    const std::size_t n = l / 2, taps = l / 2 + 1;
+    const auto x = test::random_signal(l, ++seed), h = test::random_signal(taps, ++seed);
+    // The mask's real spectrum H[k], k <= N, scaled by 1/L, rounded to float as the engine holds it.
+    std::vector<Complex> mask(n + 1);
+    for (std::size_t k = 0; k <= n; ++k) {
+      std::complex<double> sum = 0;
+      for (std::size_t t = 0; t < taps; ++t) sum += double{h[t]} * std::polar(1.0, -2.0 * pi * double(k * t % l) / double(l));
+      mask[k] = {static_cast<float>(sum.real() / double(l)), static_cast<float>(sum.imag() / double(l))};
+    }
+    std::vector<Complex> pairs(n);
+    for (std::size_t i = 0; i < n; ++i) pairs[i] = {x[2 * i], x[2 * i + 1]};
+    const auto z_double = plain_dft(pairs, -1);
+    std::vector<Complex> z(n), v(n);
+    for (std::size_t i = 0; i < n; ++i) z[i] = {static_cast<float>(z_double[i].real()), static_cast<float>(z_double[i].imag())};
+    for (std::size_t k = 0; k <= n / 2; ++k) {
+      const std::size_t j = (n - k) % n;
+      const Complex w{static_cast<float>(std::cos(2.0 * pi * double(k) / double(l))),
+                      static_cast<float>(-std::sin(2.0 * pi * double(k) / double(l)))};
+      const SpectralPair pair = spectral_product(z[k], z[j], w, mask[k], mask[n - k]);
+      v[k] = pair.at_k;
+      if (j != k && k != 0) v[j] = pair.at_n_minus_k;
+    }
+    const auto y = plain_dft(v, +1);  // L (y[2n] + i y[2n+1])
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < l; ++i) {
+      double want = 0;  // (x circularly convolved with h)[i]
+      for (std::size_t t = 0; t < taps; ++t) want += double{h[t]} * double{x[(i + l - t) % l]};
+      const double got = i % 2 == 0 ? y[i / 2].real() : y[i / 2].imag();
+      diff += (got - want) * (got - want);
+      norm += want * want;
+    }
+    EXPECT_LE(std::sqrt(diff / norm), 1e-6) << "L " << l;
+  }
+}
+
 TEST(FftHost, DigitReversal) {
   EXPECT_EQ(bin_at_position(1, 32), 16u);
   EXPECT_EQ(bin_at_position(2, 32), 1u);
@@ -494,43 +536,6 @@ TEST(CudaFft, LongBlocksCarryOnlyWhatCrossesPieces) {
   }
 }
 
-// cuda-fft folds gather, product and crop into cuFFT's kernels (LTO callbacks) on a GPU that
-// takes them, and those give the separate kernels' result: one tap, a mask longer than a
-// small batch's pieces (the rings wrap), shared and per-channel masks, 1, 2 and 6 channels.
-TEST(CudaFft, CallbacksFoldTheKernelPasses) {
-  SKIP_WITHOUT_DEVICE();
-  struct Case {
-    std::size_t taps;
-    int channels;
-    bool per_channel;
-    std::size_t batch;
-  };
-  std::uint64_t seed = 4700;
-  for (const Case k : {Case{1, 1, false, 0}, Case{700, 2, true, 0}, Case{700, 2, true, std::size_t{1} << 15},
-                       Case{5000, 6, false, 0}, Case{5000, 6, true, std::size_t{1} << 16}}) {
-    const std::size_t frames = 50001;
-    const filters::MaskSet masks = masks_for(k.taps, k.channels, k.per_channel, ++seed);
-    const auto in = test::random_signal(frames * k.channels, ++seed);
-    const std::string what = describe(FftMethod::cufft, k.taps, k.channels, k.per_channel, frames) + ", batch " +
-                             std::to_string(k.batch);
-    std::vector<float> folded_out, kernels_out;
-    auto folded = prepared(FftMethod::cufft, masks, k.channels, 4096, FftTuning{k.batch, 0, fold_all});
-    std::string why_not;
-    EXPECT_EQ(cufft_folds(*folded, &why_not), fold_all) << what << ": cuFFT refused the callbacks: " << why_not;
-    expect_matches_reference(*folded, in, k.channels, masks, {4096, 1000, 3}, what + ", callbacks", &folded_out);
-    auto kernels = prepared(FftMethod::cufft, masks, k.channels, 4096, FftTuning{k.batch, 0, fold_none});
-    EXPECT_EQ(cufft_folds(*kernels), fold_none) << what;
-    expect_matches_reference(*kernels, in, k.channels, masks, {4096}, what + ", kernels", &kernels_out);
-    ASSERT_EQ(folded_out.size(), kernels_out.size());
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < folded_out.size(); ++i) {
-      diff += (double{folded_out[i]} - kernels_out[i]) * (double{folded_out[i]} - kernels_out[i]);
-      norm += double{kernels_out[i]} * kernels_out[i];
-    }
-    EXPECT_LE(std::sqrt(diff / norm), 1e-6) << what << ": callbacks against kernels";
-  }
-}
-
 // Small blocks run as one CUDA graph per call; the bits equal the direct launches'.
 TEST(CudaFft, GraphPathGivesTheSameBits) {
   SKIP_WITHOUT_DEVICE();
@@ -622,16 +627,10 @@ TEST(CudaFftSanitizer, EveryKernelOnce) {
   SKIP_WITHOUT_DEVICE();
   for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
     for (const std::size_t taps : {std::size_t{255}, std::size_t{4095}}) {
-      // cuda-fft both ways: with its callbacks inside cuFFT's kernels, and with its own kernels.
-      for (const unsigned folds : {unsigned{fold_all}, unsigned{fold_none}}) {
-        const bool callbacks = folds == fold_all;
-        if (method == FftMethod::fused && !callbacks) continue;
-        const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
-        const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
-        auto engine = prepared(method, masks, 2, 2 * taps, FftTuning{0, 0, folds});
-        expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7},
-                                 describe(method, taps, 2, true, in.size() / 2) + (callbacks ? "" : ", kernels"));
-      }
+      const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
+      const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
+      auto engine = prepared(method, masks, 2, 2 * taps);
+      expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7}, describe(method, taps, 2, true, in.size() / 2));
     }
   }
 }
