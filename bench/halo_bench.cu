@@ -352,6 +352,20 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
       add({"large", engine_name(k), m, n, k == Kernel::fast ? 0 : 256, time_kernel(k, res, m, 256, gtaps), true});
 }
 
+// A comma list of numbers from environment variable `name`, or `all` when it is unset: narrows
+// a benchmark's rows (for ncu). HALO_BENCH_TAPS (fft, fft-batch), HALO_BENCH_BATCH_LOG2 (fft-batch).
+std::vector<std::size_t> env_list(const char* name, std::vector<std::size_t> all) {
+  const char* text = std::getenv(name);
+  if (!text) return all;
+  std::vector<std::size_t> picked;
+  for (const char* p = text; *p;) {
+    char* end = nullptr;
+    picked.push_back(std::strtoull(p, &end, 10));
+    p = *end ? end + 1 : end;
+  }
+  return picked;
+}
+
 // cuda-fft and cuda-fft-fused on the same N = 2^26 samples resident on the device (one
 // channel): the engines' whole device pass (into the input ring, transforms, out of the output
 // ring; process_on_device, on the benchmark's stream), in calls of the engine's piece (its
@@ -406,8 +420,7 @@ void experiment_fft() {
   fill_random(in.get(), n, 11);
   fill_random(out.get(), n, 12);
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
-  for (std::size_t m : {std::size_t{255}, std::size_t{1023}, std::size_t{4095}, std::size_t{16383}, std::size_t{65535},
-                        std::size_t{1} << 20}) {
+  for (std::size_t m : env_list("HALO_BENCH_TAPS", {255, 1023, 4095, 16383, 65535, 131071, std::size_t{1} << 20})) {
     // Each engine at its cost model's FFT size (the registry's), then cuda-fft at half and
     // twice that size and the fused kernel at the other sizes it could take (2x to 16x the
     // mask), to check the models' choices.
@@ -440,24 +453,15 @@ void experiment_fft_batch() {
   fill_random(in.get(), n, 11);
   fill_random(out.get(), n, 12);
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
-  // HALO_BENCH_TAPS and HALO_BENCH_BATCH_LOG2 (comma lists) narrow the rows (for ncu).
-  const auto list = [](const char* name, std::vector<std::size_t> all) {
-    const char* text = std::getenv(name);
-    if (!text) return all;
-    std::vector<std::size_t> picked;
-    for (const char* p = text; *p;) {
-      char* end = nullptr;
-      picked.push_back(std::strtoull(p, &end, 10));
-      p = *end ? end + 1 : end;
-    }
-    return picked;
-  };
-  for (std::size_t m : list("HALO_BENCH_TAPS", {4095, 16383, 65535, std::size_t{1} << 20}))
-    for (std::size_t batch_log2 : list("HALO_BENCH_BATCH_LOG2", {19, 20, 21, 22, 23})) {
+  for (std::size_t m : env_list("HALO_BENCH_TAPS", {4095, 16383, 65535, std::size_t{1} << 20}))
+    for (std::size_t batch_log2 : env_list("HALO_BENCH_BATCH_LOG2", {19, 20, 21, 22, 23})) {
       const std::size_t batch = std::size_t{1} << batch_log2;
       if (batch < cufft_fft_frames(m)) continue;
-      const FftTiming t = time_fft_engine(FftMethod::cufft, 0, m, in.get(), out.get(), n, batch);
-      add({"fft-batch", t.engine + " batch=2^" + std::to_string(batch_log2), m, n, 0, t.ms, true});
+      for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
+        if (method == FftMethod::fused && (m > max_fused_mask_frames || !std::getenv("HALO_BENCH_FUSED"))) continue;
+        const FftTiming t = time_fft_engine(method, 0, m, in.get(), out.get(), n, batch);
+        add({"fft-batch", t.engine + " batch=2^" + std::to_string(batch_log2), m, n, 0, t.ms, true});
+      }
     }
 }
 

@@ -116,32 +116,4 @@ void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex
   });
 }
 
-void fused_step_on_host(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io,
-                        const Complex* mask, const Complex* twiddles, Complex* z) {
-  with_shape(static_cast<std::size_t>(g.fft_frames), [&](auto shape) {
-    constexpr int log2 = decltype(shape)::value;
-    using S = FusedShape<log2>;
-    for (int t = 0; t < S::threads; ++t) fused_first_pass<log2>(g, h, step, io, z, twiddles, t);
-    for (int p = 1; p < S::passes - 1; ++p)
-      for (int t = 0; t < S::threads; ++t) fused_forward_phase<log2>(z, p, twiddles, t);
-    for (int t = 0; t < S::threads; ++t) fused_middle_phase<log2>(z, mask, t);
-    for (int p = S::passes - 2; p >= 1; --p)
-      for (int t = 0; t < S::threads; ++t) fused_inverse_phase<log2>(z, p, twiddles, t);
-    for (int t = 0; t < S::threads; ++t) fused_last_pass<log2>(g, h, step, z, io, twiddles, t);
-  });
-}
-
-std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, std::size_t fft_frames,
-                                         const std::vector<Complex>& twiddles) {
-  std::vector<Complex> z(fft_frames, Complex{0.0f, 0.0f});
-  const float scale = 1.0f / static_cast<float>(fft_frames);  // the inverse is unnormalised; exact (power of two)
-  for (std::size_t k = 0; k < taps.size() && k < fft_frames; ++k) z[k].re = taps[k] * scale;
-  forward_transform_on_host(z.data(), fft_frames, twiddles.data());
-  const std::size_t threads = fft_frames / fused_points_per_thread;
-  std::vector<Complex> held(fft_frames);
-  for (std::size_t t = 0; t < threads; ++t)
-    for (std::size_t j = 0; j < fused_points_per_thread; ++j) held[j * threads + t] = z[16 * t + j];
-  return held;
-}
-
 }  // namespace halo::cuda

@@ -60,7 +60,7 @@ HALO_HD Complex read_only(const Complex* p) {
 
 constexpr int fused_points_per_thread = 16;
 constexpr int min_fused_log2 = 5;   // two passes at least: 16 x 2
-constexpr int max_fused_log2 = 14;  // 16384 (max_fused_fft_frames)
+constexpr int max_fused_log2 = 14;  // 16384 (max_fused_block_fft_frames)
 
 // The pass structure of an L = 2^Log2 point transform.
 template <int Log2>
@@ -213,30 +213,29 @@ HALO_HD void last_pass(Complex (&v)[16]) {
 // phases. z: FusedShape<Log2>::shared_points. The mask's spectrum is stored as the threads
 // hold it in the last pass: point j of thread t at mask[j threads + t] (coalesced).
 
-// Phase 1: point i holds x of the first segment (real part) and of the second (imaginary
-// part), read straight into pass 0's registers from the piece's own frames, or from the
-// input ring for frames before the piece (piece_input; stream positions before 0 read as 0:
-// the stream starts in silence); pass 0; into shared memory.
+// The 16 points j Threads + t (j < 16) of step `step` (segments 2 step and 2 step + 1) of one
+// channel, for the transform's pass 0 (stride Threads = L/16): point i holds x of the first
+// segment (real part) and of the second (imaginary part), read straight into registers from
+// the piece's own frames, or from the input ring for frames before the piece (piece_input;
+// stream positions before 0 read as 0: the stream starts in silence).
 // Index arithmetic in 32 bits (registers): a segment starts at most step + Mmax - 1 frames
 // before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
 // slots below 2^31. A step wholly inside the piece (all but a piece's first and last few)
 // takes a branch without the per-point tests of piece_input and piece_output (a block-wide
 // branch, so no divergence): the kernel is bound by instruction issue, and those tests cost
 // a few instructions on each of a thread's 32 loads and 32 stores.
-template <int Log2>
-HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, Complex* z,
-                              const Complex* twiddles, int t) {
-  constexpr int threads = FusedShape<Log2>::threads;
+template <int Threads>
+HALO_HD void load_step_points(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, int t,
+                              Complex (&v)[16]) {
   const long long first = segment_input(g, 2 * step), second = first + g.hop_frames;
   const int mask = static_cast<int>(g.ring_frames - 1), channels = g.channels;
   const int slot_a = (first < 0 ? static_cast<int>(first) : static_cast<int>(first & mask)) + t;
   const int slot_b = (second < 0 ? static_cast<int>(second) : static_cast<int>(second & mask)) + t;
   const int frame_a = static_cast<int>(first - h.position) + t, frame_b = frame_a + static_cast<int>(g.hop_frames);
-  Complex v[16];
   const auto load = [&](auto input) {
     HALO_UNROLL
-    for (int j = 0; j < 16; ++j) {  // pass 0: point j threads + t
-      const int i = j * threads;
+    for (int j = 0; j < 16; ++j) {  // pass 0: point j Threads + t
+      const int i = j * Threads;
       v[j] = {input(frame_a + i, slot_a + i), input(frame_b + i, slot_b + i)};
     }
   };
@@ -244,6 +243,14 @@ HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long
     load([&](int frame, int) { return io.in[frame * channels]; });
   else
     load([&](int frame, int slot) { return frame >= 0 ? io.in[frame * channels] : slot < 0 ? 0.0f : io.ring[slot & mask]; });
+}
+
+// Phase 1 of the fused kernel: the step's points (load_step_points), pass 0, into shared memory.
+template <int Log2>
+HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, Complex* z,
+                              const Complex* twiddles, int t) {
+  Complex v[16];
+  load_step_points<FusedShape<Log2>::threads>(g, h, step, io, t, v);
   forward_pass<Log2>(v, 0, t, twiddles);
   store_pass<Log2>(z, 0, t, v);
 }
@@ -279,17 +286,13 @@ HALO_HD void fused_middle_phase(Complex* z, const Complex* mask, int t) {
   store_pass<Log2>(z, p, t, v);
 }
 
-// The last phase: the inverse's pass 0 leaves point j threads + t in register j; circular
-// wrap spoils the first Mmax - 1 points, the next H are the two segments' outputs, written
-// straight into the piece's output frames, or into the output ring when a later piece emits
-// them (piece_output).
-template <int Log2>
-HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long step, const Complex* z,
-                             const ChannelIo& io, const Complex* twiddles, int t) {
-  constexpr int threads = FusedShape<Log2>::threads;
-  Complex v[16];
-  load_pass<Log2>(z, 0, t, v);
-  inverse_pass<Log2>(v, 0, t, twiddles);
+// The inverse's pass 0 leaves point j Threads + t of the step's transform (L = 16 Threads) in
+// register j: circular wrap spoils the first Mmax - 1 points, the next H are the two segments'
+// outputs (real and imaginary parts), written straight into the piece's output frames, or
+// into the output ring when a later piece emits them (piece_output).
+template <int Threads>
+HALO_HD void store_step_points(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, int t,
+                               const Complex (&v)[16]) {
   const long long first = 2 * step * g.hop_frames, second = first + g.hop_frames;
   const int mask = static_cast<int>(g.out_ring_frames - 1), halo = static_cast<int>(g.halo_frames);
   const int channels = g.channels, frames = h.frames;
@@ -299,13 +302,13 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
   const auto store = [&](auto output) {
     HALO_UNROLL
     for (int j = 0; j < 16; ++j) {
-      const int i = j * threads;
+      const int i = j * Threads;
       if (i + t < halo) continue;
       output(frame_a + i, slot_a + i, v[j].re);
       output(frame_b + i, slot_b + i, v[j].im);
     }
   };
-  if (frame_b - t + FusedShape<Log2>::points - 1 < frames)  // every output in the piece (all but the last steps)
+  if (frame_b - t + 16 * Threads - 1 < frames)  // every output in the piece (all but the last steps)
     store([&](int frame, int, float y) { io.out[frame * channels] = y; });
   else
     store([&](int frame, int slot, float y) {
@@ -314,6 +317,16 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
       else
         io.out_ring[slot & mask] = y;
     });
+}
+
+// The fused kernel's last phase: the inverse's pass 0, then the outputs (store_step_points).
+template <int Log2>
+HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long step, const Complex* z,
+                             const ChannelIo& io, const Complex* twiddles, int t) {
+  Complex v[16];
+  load_pass<Log2>(z, 0, t, v);
+  inverse_pass<Log2>(v, 0, t, twiddles);
+  store_step_points<FusedShape<Log2>::threads>(g, h, step, io, t, v);
 }
 
 // ---------------------------------------------------------------- host side
@@ -333,19 +346,5 @@ std::vector<Complex> make_twiddles(std::size_t fft_frames);
 // (inverse, unnormalised). What the tests run.
 void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
 void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
-
-// The fused kernel's work for one step of one channel of piece h, on the host, phase by
-// phase through the same functions: the step's two segments from the piece and the input
-// ring (x(p) for p < 0 is 0), forward, product with the mask's spectrum `mask`
-// (fused_mask_spectrum), inverse, the outputs into the piece and the output ring. `z` is
-// scratch of fused_shared_points(L).
-void fused_step_on_host(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io,
-                        const Complex* mask, const Complex* twiddles, Complex* z);
-
-// The mask's spectrum as the fused kernel multiplies by it: forward transform of h / L
-// (zero-padded to L), computed on the host in float by the same passes, in the threads'
-// last-pass order (point j of thread t at j L/16 + t).
-std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, std::size_t fft_frames,
-                                         const std::vector<Complex>& twiddles);
 
 }  // namespace halo::cuda

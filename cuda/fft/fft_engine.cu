@@ -12,6 +12,7 @@
 #include "cuda/device/resources.hpp"
 #include "cuda/fft/block_fft.hpp"
 #include "cuda/fft/cufft_plan.hpp"
+#include "cuda/fft/fused_transform.hpp"
 #include "cuda/fft/overlap_save_kernels.hpp"
 
 namespace halo::cuda {
@@ -129,9 +130,16 @@ class FftEngine final : public Engine {
       HALO_CUDA_CHECK(cudaMemsetAsync(d->segments.get(), 0, d->segments.bytes(), s));
       HALO_CUDA_CHECK(cudaMemsetAsync(d->spectra.get(), 0, d->spectra.bytes(), s));
     } else {
-      twiddles_ = make_twiddles(static_cast<std::size_t>(g_.fft_frames));
-      d->twiddles = DeviceBuffer<Complex>(twiddles_.size());
-      HALO_CUDA_CHECK(cudaMemcpyAsync(d->twiddles.get(), twiddles_.data(), d->twiddles.bytes(), cudaMemcpyHostToDevice, s));
+      tables_ = make_fused_tables(static_cast<std::size_t>(g_.fft_frames));
+      d->twiddles = DeviceBuffer<Complex>(tables_.twiddles.size());
+      HALO_CUDA_CHECK(cudaMemcpyAsync(d->twiddles.get(), tables_.twiddles.data(), d->twiddles.bytes(),
+                                      cudaMemcpyHostToDevice, s));
+      if (fused_split(g_.fft_frames)) {
+        d->column_twiddles = DeviceBuffer<Complex>(tables_.column_twiddles.size());
+        HALO_CUDA_CHECK(cudaMemcpyAsync(d->column_twiddles.get(), tables_.column_twiddles.data(),
+                                        d->column_twiddles.bytes(), cudaMemcpyHostToDevice, s));
+        d->split_rows = DeviceBuffer<Complex>(g_.batch_steps * channels * g_.fft_frames);
+      }
     }
     HALO_CUDA_CHECK(cudaMemsetAsync(d->in_dev.get(), 0, d->in_dev.bytes(), s));
     HALO_CUDA_CHECK(cudaMemsetAsync(d->out_dev.get(), 0, d->out_dev.bytes(), s));
@@ -177,8 +185,7 @@ class FftEngine final : public Engine {
       if (d.fused_masks.size() != static_cast<std::size_t>(masks * g_.fft_frames))
         d.fused_masks = DeviceBuffer<Complex>(masks * g_.fft_frames);
       for (long long m = 0; m < masks; ++m) {
-        const auto spectrum = fused_mask_spectrum(taps.taps(static_cast<std::size_t>(m)),
-                                                  static_cast<std::size_t>(g_.fft_frames), twiddles_);
+        const auto spectrum = fused_mask_spectrum(taps.taps(static_cast<std::size_t>(m)), tables_);
         HALO_CUDA_CHECK(cudaMemcpyAsync(d.fused_masks.get() + m * g_.fft_frames, spectrum.data(),
                                         spectrum.size() * sizeof(Complex), cudaMemcpyHostToDevice, s));
         HALO_CUDA_CHECK(cudaStreamSynchronize(s));  // `spectrum` dies at the end of this iteration
@@ -324,6 +331,10 @@ class FftEngine final : public Engine {
                                             grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecC2C(d.pairs_plan.get(), d.spectra.get(), pairs, CUFFT_INVERSE));
       HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
+    } else if (transform && fused_split(g_.fft_frames)) {  // three kernels; the ring traffic below
+      HALO_CUDA_TRY(launch_split(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.split_rows.get(),
+                                 d.fused_masks.get(), d.mask_of_channel.get(), d.twiddles.get(),
+                                 d.column_twiddles.get(), grid_segments / g_.segments_per_step, stream));
     } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
                                  d.mask_of_channel.get(), d.twiddles.get(), grid_frames,
@@ -389,7 +400,9 @@ class FftEngine final : public Engine {
     FftPlan pairs_plan;                  // a C2C over every slot's L/2 pairs, both ways
     FftPlan mask_plan;                   // an R2C over `channels` slots, for the masks' spectra
     // cuda-fft-fused:
-    DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles)
+    DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles; of the rows when split)
+    DeviceBuffer<Complex> column_twiddles;  // split: pass 0 over the columns (4 L/16)
+    DeviceBuffer<Complex> split_rows;    // split: batch_steps x C x L, each step's transform between the kernels
     DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
     // The small-block path (Geometry::graph), captured by set_taps:
     GraphExec graph_with_transform, graph_without_transform;
@@ -399,7 +412,7 @@ class FftEngine final : public Engine {
   GpuDevice& device_;
   const FftTuning tuning_;
   Geometry g_;                       // fixed by prepare
-  std::vector<Complex> twiddles_;    // fused: the host copy, for the masks' spectra
+  FusedTables tables_;               // fused: the host copy of the tables, for the masks' spectra
   std::unique_ptr<DeviceState> state_;
   long long position_ = 0;           // stream frames received since prepare/reset: places every piece
   bool installed_ = false;           // set_taps completed (masks transformed, graphs captured)
@@ -415,7 +428,7 @@ class FftEngine final : public Engine {
 const char* summary(FftMethod method) {
   return method == FftMethod::cufft
              ? "overlap-save with cuFFT: masks of any length up to 4 Mi taps; wins over the direct kernels past a few hundred taps"
-             : "overlap-save in one kernel, FFTs in shared memory: masks up to 8192 taps";
+             : "overlap-save with the FFTs in shared memory, one kernel up to 8192 taps, three (columns, rows, columns) up to 131072";
 }
 
 FftEngine* as_fft_engine(Engine& engine) { return dynamic_cast<FftEngine*>(&engine); }

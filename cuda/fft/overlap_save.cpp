@@ -37,7 +37,7 @@ std::string refusal(FftMethod method, std::size_t mask_frames, int channels) {
   }
   if (mask_frames > max_fused_mask_frames)
     return "a mask of " + std::to_string(mask_frames) + " taps is longer than cuda-fft-fused's " +
-           std::to_string(max_fused_mask_frames) + " (its FFT lives in shared memory); cuda-fft takes up to " +
+           std::to_string(max_fused_mask_frames) + " (its transforms' rows live in shared memory); cuda-fft takes up to " +
            std::to_string(max_cufft_mask_frames);
   return {};
 }
@@ -67,9 +67,11 @@ std::size_t cufft_fft_frames(std::size_t max_mask_frames) {
 }
 
 std::size_t fused_fft_frames(std::size_t max_mask_frames) {
-  // A radix-16 pass costs the same whatever its radix: log2 L rounded up to whole passes.
-  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0,
-                             [](double l) { return 4.0 * std::ceil(std::log2(l) / 4.0); });
+  // A radix-16 pass costs the same whatever its radix: log2 L rounded up to whole passes; a
+  // split transform adds its scratch's three crossings of memory (c + 12).
+  return cheapest_fft_frames(max_mask_frames, min_fused_fft_frames, max_fused_fft_frames, 4.0, [](double l) {
+    return 4.0 * std::ceil(std::log2(l) / 4.0) + (fused_split(static_cast<long long>(l)) ? 12.0 : 0.0);
+  });
 }
 
 bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, std::string* why_not) {

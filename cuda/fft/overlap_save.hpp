@@ -63,9 +63,16 @@ constexpr std::size_t cufft_batch_samples = std::size_t{1} << 22;
 // (2 x channels x piece floats); larger pieces mean fewer launches and fuller last waves.
 constexpr std::size_t fused_batch_samples = std::size_t{1} << 24;
 constexpr std::size_t max_cufft_channel_samples = std::size_t{1} << 26;  // channels x L
-// The fused kernel holds one complex transform of L points in shared memory (8 L bytes).
+// The fused kernel holds one complex transform of L points in shared memory (8 L bytes), up
+// to max_fused_block_fft_frames; larger transforms run split over three kernels
+// (split_fft.hpp), rows of at most that size, through a scratch in device memory of
+// fused_batch_samples / 2 complex values a piece (64 MiB). On the H100 (halo_bench
+// fft-batch) larger pieces were faster at every size tried, 2^20 to 2^24 samples: 16383 taps
+// 2.23 / 1.36 / 1.00 / 0.90 / 0.84 ms; 16 MiB of scratch stayed in the L2 cache between the
+// kernels, but left too few blocks to fill the GPU.
 constexpr std::size_t min_fused_fft_frames = 512;
-constexpr std::size_t max_fused_fft_frames = 16384;                   // 128 KiB of shared memory
+constexpr std::size_t max_fused_block_fft_frames = 16384;                 // 128 KiB of shared memory
+constexpr std::size_t max_fused_fft_frames = 16 * max_fused_block_fft_frames;  // split: 16 rows
 constexpr std::size_t max_fused_mask_frames = max_fused_fft_frames / 2;  // L >= 2 Mmax
 // Largest max_block_frames whose pieces run as one captured CUDA graph.
 constexpr std::size_t graph_max_block_frames = 16384;
@@ -91,6 +98,9 @@ struct Geometry {
   HALO_HD long long bins() const { return fft_frames / 2 + 1; }  // a real spectrum's bins (the masks')
   HALO_HD long long batch_segments() const { return batch_steps * segments_per_step; }  // per channel
 };
+
+// Whether cuda-fft-fused's L-point transforms run split (three kernels) rather than in one block.
+HALO_HD bool fused_split(long long fft_frames) { return fft_frames > static_cast<long long>(max_fused_block_fft_frames); }
 
 // The work of one piece (the host plans it: plan_piece).
 struct PieceHeader {
@@ -118,7 +128,8 @@ struct PieceSource {
 std::size_t cufft_fft_frames(std::size_t max_mask_frames);
 // FFT size for cuda-fft-fused, by the same model with log2 L rounded up to whole radix-16
 // passes (a pass of radix 2 costs a barrier and a shared-memory round trip as one of 16
-// does) and c = 4 for the loads and stores; the cheaper of 4x and 8x Mmax, within
+// does) and c = 4 for the loads and stores (16 for a split transform: its scratch crosses
+// memory three times more); the cheaper of 4x and 8x Mmax, within
 // [min_fused_fft_frames, max_fused_fft_frames]. On the H100 (bench/halo_bench fft, calls of
 // the engine's piece) it picks the fastest size measured at 255, 1023 and 4095 taps: 2048,
 // 4096 and 16384 (0.518 ms against 0.552 at 8192; in calls of 2^24 frames, each cut into a

@@ -3,6 +3,7 @@
 #include "cuda/device/gpu_device.hpp"
 #include "cuda/fft/overlap_save_kernels.hpp"
 #include "cuda/fft/real_spectrum.hpp"
+#include "cuda/fft/split_fft.hpp"
 
 #include <algorithm>
 #include <string>
@@ -233,6 +234,112 @@ std::size_t fused_shared_bytes(const Geometry& g) {
   return fused_shared_points(static_cast<std::size_t>(g.fft_frames)) * sizeof(Complex);
 }
 
+// cuda-fft-fused past one block (split_fft.hpp): three kernels a piece.
+// Memory, per step of one channel (2 H outputs, L complex values of scratch):
+//   columns forward: the step's 2 L inputs (as the one-block kernel reads them: straight from
+//       the piece, a warp reading 32 consecutive frames per load) and L complex writes of
+//       scratch, row j position t, coalesced;
+//   rows: L complex reads and writes of scratch, a row a block (coalesced), the transform in
+//       shared memory as in the one-block kernel; the mask's spectrum and the twiddles as there;
+//   columns inverse: L complex reads of scratch and the 2 H outputs.
+// A piece's scratch is fused_batch_samples / 2 complex values (64 MiB), written and read back
+// within the piece: more than the L2 cache (50 MiB on the H100) holds, but smaller pieces,
+// whose scratch stayed there, left too few blocks to fill the GPU (overlap_save.hpp).
+// blockIdx.y = step in the piece x channels + channel.
+constexpr int split_column_threads = 256;
+
+template <int LogL>
+__global__ void __launch_bounds__(split_column_threads)
+    split_columns_forward_kernel(PieceSource piece, Geometry g, const float* __restrict__ in, const float* ring,
+                                 Complex* __restrict__ rows, const Complex* __restrict__ column_twiddles) {
+  const PieceHeader h = read_piece(piece);
+  const long long step = blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  if (2 * step >= h.segments) return;
+  const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
+  split_columns_forward<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
+                              rows + (step * g.channels + c) * (1LL << LogL), column_twiddles, t);
+}
+
+template <int LogL>
+__global__ void __launch_bounds__(split_column_threads)
+    split_columns_inverse_kernel(PieceSource piece, Geometry g, const Complex* __restrict__ rows,
+                                 float* __restrict__ out, float* __restrict__ out_ring,
+                                 const Complex* __restrict__ column_twiddles) {
+  const PieceHeader h = read_piece(piece);
+  const long long step = blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  if (2 * step >= h.segments) return;
+  const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
+  split_columns_inverse<LogL>(g, h, h.first_segment / 2 + step, rows + (step * g.channels + c) * (1LL << LogL),
+                              channel_io(g, c, nullptr, out, nullptr, out_ring), column_twiddles, t);
+}
+
+// blockIdx.x: the row (16 a step).
+template <int LogR>
+__global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<LogR>)
+    split_rows_kernel(PieceSource piece, Geometry g, Complex* __restrict__ rows, const Complex* __restrict__ masks,
+                      const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
+  using S = FusedShape<LogR>;
+  constexpr int block = fused_block_threads<LogR>;
+  extern __shared__ Complex z[];
+  const long long step = blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  if (2 * step >= read_piece(piece).segments) return;  // the whole block: before any barrier
+  Complex* row = rows + (step * g.channels + c) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) split_row_first_pass<LogR>(row, z, twiddles, t);
+  __syncthreads();
+#pragma unroll
+  for (int p = 1; p < S::passes - 1; ++p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += block) fused_forward_phase<LogR>(z, p, twiddles, t);
+    __syncthreads();
+  }
+  const Complex* mask =
+      masks + static_cast<long long>(mask_of_channel[c]) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) fused_middle_phase<LogR>(z, mask, t);
+  __syncthreads();
+#pragma unroll
+  for (int p = S::passes - 2; p >= 1; --p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += block) fused_inverse_phase<LogR>(z, p, twiddles, t);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += block) split_row_last_pass<LogR>(z, row, twiddles, t);
+}
+
+// The three kernels of a split L (null kernels for any other L).
+using SplitColumnsForward = void (*)(PieceSource, Geometry, const float*, const float*, Complex*, const Complex*);
+using SplitColumnsInverse = void (*)(PieceSource, Geometry, const Complex*, float*, float*, const Complex*);
+using SplitRows = void (*)(PieceSource, Geometry, Complex*, const Complex*, const int*, const Complex*);
+struct SplitLaunch {
+  SplitColumnsForward forward = nullptr;
+  SplitRows rows = nullptr;
+  SplitColumnsInverse inverse = nullptr;
+  unsigned row_threads = 0;
+};
+template <int LogL>
+SplitLaunch split_launch() {
+  return {split_columns_forward_kernel<LogL>, split_rows_kernel<LogL - 4>, split_columns_inverse_kernel<LogL>,
+          static_cast<unsigned>(fused_block_threads<LogL - 4>)};
+}
+SplitLaunch split_launch_for(long long fft_frames) {
+  switch (fft_frames) {
+    case 32768: return split_launch<15>();
+    case 65536: return split_launch<16>();
+    case 131072: return split_launch<17>();
+    case 262144: return split_launch<18>();
+    default: return {};
+  }
+}
+
+std::size_t split_row_shared_bytes(const Geometry& g) {
+  return fused_shared_points(static_cast<std::size_t>(g.fft_frames / 16)) * sizeof(Complex);
+}
+
 // y: rows_per_channel(grid_segments) rows per channel (in all at most cufft_batch_samples / L
 // + channels <= 16384 + 1024, within the 65535 a grid's y allows).
 long long rows_per_channel(const Geometry& g, long long grid_segments) {
@@ -308,7 +415,28 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
   return cudaGetLastError();
 }
 
+cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+                         float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
+                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
+                         cudaStream_t stream) noexcept {
+  const SplitLaunch launch = split_launch_for(g.fft_frames);
+  if (!launch.forward) return cudaErrorInvalidValue;
+  const unsigned steps = static_cast<unsigned>(std::max(1LL, grid_steps) * g.channels);
+  const dim3 columns(static_cast<unsigned>(g.fft_frames / 16 / split_column_threads), steps);
+  launch.forward<<<columns, split_column_threads, 0, stream>>>(piece, g, in, ring, rows, column_twiddles);
+  launch.rows<<<dim3(16, steps), launch.row_threads, split_row_shared_bytes(g), stream>>>(piece, g, rows, masks,
+                                                                                       mask_of_channel, row_twiddles);
+  launch.inverse<<<columns, split_column_threads, 0, stream>>>(piece, g, rows, out, out_ring, column_twiddles);
+  return cudaGetLastError();
+}
+
 void allow_fused_kernel(GpuDevice& device, const Geometry& g) {
+  if (fused_split(g.fft_frames)) {
+    const SplitRows kernel = split_launch_for(g.fft_frames).rows;
+    if (!kernel) throw Error("cuda-fft-fused: no kernels for " + std::to_string(g.fft_frames) + "-point transforms");
+    device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), split_row_shared_bytes(g));
+    return;
+  }
   const FusedKernel kernel = fused_launch_for(g.fft_frames).kernel;
   if (!kernel) throw Error("cuda-fft-fused: no kernel for " + std::to_string(g.fft_frames) + "-point transforms");
   device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), fused_shared_bytes(g));

@@ -19,6 +19,8 @@
 //   crop:      1 read of segments + 1 write of the piece's output  (cuda-fft)
 //   fused:     L/H reads of the piece's input + 1 write of its output; the FFTs stay in
 //              registers and shared memory (cuda-fft-fused)
+//   split:     the same, and L/H complex values of scratch written, read and written, read
+//              (cuda-fft-fused past one block)
 //   to_ring:   the piece's last step + Mmax frames, 1 read + 1 write each
 //   from_ring: the piece's first frames, at most step_frames, 1 read + 1 write each
 #include <cuda_runtime_api.h>
@@ -66,8 +68,16 @@ cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float
 cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_frames, long long grid_steps, cudaStream_t stream) noexcept;
-// Lets the fused kernel take fused_shared_points(L) complex values of shared memory on
-// `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.
+// cuda-fft-fused past one block (fused_split(L), split_fft.hpp): every completed step of every
+// channel through three kernels, columns forward into `rows` (grid_steps x channels x L
+// complex), the rows' transforms, products and inverses, columns inverse into the piece's
+// output (and the output ring). The ring traffic is launch_to_ring's and launch_from_ring's.
+cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+                         float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
+                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
+                         cudaStream_t stream) noexcept;
+// Lets the fused kernel (or a split L's row kernel) take the shared memory of its transform
+// on `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.
 void allow_fused_kernel(GpuDevice& device, const Geometry& g);
 
 }  // namespace halo::cuda

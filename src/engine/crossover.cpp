@@ -53,6 +53,10 @@ namespace halo {
 //     overlap-add (2.81, 2.93 ms); from 4095 taps an FFT method wins (CuPy 3.70 ms against
 //     9.54, 3.82 against 37.7 at 16383): cuda-fft-fused (masks it holds in shared memory),
 //     then cuda-fft; past 16384 taps only cuda-fft takes the mask.
+//   - Since 2026-11-24 cuda-fft-fused takes masks up to 131072 taps (transforms past one
+//     block split over three kernels): 0.835, 1.057 and 1.433 ms at 16383, 65535 and 131071
+//     taps against cuda-fft's 1.906, 2.108 and 2.254 (bench/results/h100_fft_bench.md). So it
+//     keeps every mask it takes; cuda-fft above.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
@@ -61,6 +65,7 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {95, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
            {1023, 2.0e8, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
            {8192, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
+           {131072, 1.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {SIZE_MAX, 1.0e8, {"cuda-fft", nullptr, nullptr}},
        }},
   };
