@@ -462,7 +462,7 @@ TEST(CudaFft, ChannelsAndChunksChangeNoBit) {
     bool per_channel;
   };
   const Case cases[] = {{255, 1, false}, {255, 2, true}, {1000, 6, true}, {4095, 6, false},
-                        {4095, 2, true}, {30000, 2, true}, {30000, 1, false}};
+                        {4095, 2, true}, {30000, 2, true}, {30000, 1, false}, {16383, 6, true}};
   std::uint64_t seed = 2000;
   for (const FftMethod method : {FftMethod::cufft, FftMethod::fused}) {
     for (const Case& k : cases) {
