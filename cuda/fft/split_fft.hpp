@@ -22,8 +22,7 @@
 
 namespace halo::cuda {
 
-constexpr int min_split_log2 = max_fused_log2 + 1;  // 32768
-constexpr int max_split_log2 = max_fused_log2 + 4;  // 262144: rows of 16384
+constexpr int min_split_log2 = max_fused_log2 + 1;  // 32768 (up to max_fused_fft_frames: rows of 16384)
 
 // Columns forward for thread t < R of step `step`: into `rows` (the step's L values).
 template <int LogL>
