@@ -101,6 +101,7 @@ TEST(GpuHandover, CpuThenCudaEqualsTheReferenceAndEitherEngineAlone) {
       {"cpu-fft", "cuda-fast", 6, true, 1200, 30000, 2048, 12345},  // two engines of 6 x 1200 fit constant memory
       {"cpu-fft", "cuda-fft", 2, false, 16383, 60000, 8192, 20001},
       {"cpu-fft", "cuda-fft-fused", 2, true, 1023, 60000, 4096, 20001},
+      {"cpu-fft", "cuda-fft-fused", 2, false, 16383, 60000, 8192, 20001},  // split transforms
   };
   for (const GpuCase& c : cases) check_case(c);
 }
