@@ -4,8 +4,13 @@
 #include <pa_jack.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <future>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "audio/error.hpp"
 
@@ -63,6 +68,13 @@ std::string device_list(const std::vector<DeviceInfo>& devices, bool output) {
   return list.empty() ? "none" : list;
 }
 
+// Set once a stream's stop did not return within stop_grace: PortAudio's call then still
+// waits on a helper thread, holding PortAudio's state, and nothing more of PortAudio may be
+// called (closing the stream or terminating waits the same way).
+std::atomic<bool> a_stream_was_abandoned{false};
+// Longer than any stop takes while the host calls back (a period or two, milliseconds).
+constexpr auto stop_grace = std::chrono::seconds(2);
+
 }  // namespace
 
 PortAudio::PortAudio(const std::string& client_name) {
@@ -77,6 +89,7 @@ PortAudio::PortAudio(const std::string& client_name) {
 }
 
 PortAudio::~PortAudio() {
+  if (a_stream_was_abandoned.load()) return;  // Pa_Terminate would wait on that stream too
   QuietStderr quiet;
   Pa_Terminate();
 }
@@ -178,7 +191,7 @@ DeviceStream::DeviceStream(const StreamRequest& request, PaStreamCallback* callb
 
 DeviceStream::~DeviceStream() {
   stop();
-  if (stream_ != nullptr) Pa_CloseStream(stream_);
+  if (stream_ != nullptr && !abandoned_) Pa_CloseStream(stream_);
 }
 
 void DeviceStream::start() {
@@ -189,8 +202,24 @@ void DeviceStream::start() {
 
 void DeviceStream::stop() noexcept {
   if (!started_) return;
-  Pa_StopStream(stream_);
   started_ = false;
+  // PortAudio's JACK host waits up to ten minutes for the server's next callback to
+  // acknowledge a stop: where the server died or stalled, Ctrl-C hung. So the stop runs on a
+  // helper thread and gets stop_grace; past that the stream is abandoned, still open.
+  try {
+    auto stopped = std::make_shared<std::promise<void>>();
+    std::future<void> done = stopped->get_future();
+    std::thread([stream = stream_, stopped] {
+      Pa_StopStream(stream);
+      stopped->set_value();
+    }).detach();
+    if (done.wait_for(stop_grace) == std::future_status::ready) return;
+  } catch (...) {  // no thread to be had: stop here, however long it takes
+    Pa_StopStream(stream_);
+    return;
+  }
+  abandoned_ = true;
+  a_stream_was_abandoned.store(true);
 }
 
 bool DeviceStream::active() const { return Pa_IsStreamActive(stream_) == 1; }

@@ -61,7 +61,10 @@ class DeviceStream {
   DeviceStream& operator=(const DeviceStream&) = delete;
 
   void start();
-  void stop() noexcept;  // waits for the last callback to return
+  // Waits for the last callback to return, at most a couple of seconds: a host that stopped
+  // calling back (its server died or stalled) leaves the stream abandoned, open.
+  void stop() noexcept;
+  bool abandoned() const { return abandoned_; }
   bool active() const;
   double input_latency_s() const;   // as PortAudio reports it (Pa_GetStreamInfo)
   double output_latency_s() const;
@@ -70,6 +73,7 @@ class DeviceStream {
  private:
   PaStream* stream_ = nullptr;
   bool started_ = false;
+  bool abandoned_ = false;  // stop() gave up waiting for the host (nothing of it may be closed)
 };
 
 // Whether the device takes this rate with these channels (no exception).

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -345,6 +347,16 @@ class Process {
     siginfo_t info{};
     info.si_pid = 0;
     return waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  }
+
+  // wait(), but for at most `seconds`: a child still running then is killed (SIGKILL, which
+  // Result::signal shows), so a test waiting on a hung child fails at once and says so.
+  Result wait_at_most(double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (running() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (running()) kill(pid_, SIGKILL);
+    return wait();
   }
 
   // Drains stdout, waits for the child and collects everything.

@@ -224,6 +224,8 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
   }
   session.stop();
   if (status) std::fputs("\r\033[K", stderr);
+  if (session.stream_abandoned())
+    notice("the audio device stopped calling back (its server died or stalled); its stream was left open");
   print_session_report(session.report(), what);
   return code;
 }

@@ -391,6 +391,8 @@ void Session::stop() {
   if (reader_) reader_->stop();
 }
 
+bool Session::stream_abandoned() const { return stream_ && stream_->abandoned(); }
+
 void Session::poll() {
   if (std::unique_ptr<Voice> retired = slot_->take_retired()) retired.reset();  // off the audio threads
   if (pending_) pending_ = slot_->offer(std::move(pending_));

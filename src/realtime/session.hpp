@@ -90,6 +90,8 @@ class Session {
 
   void start();  // fills ahead (play), starts the worker, then the device stream
   void stop();   // stops the stream, the worker, the reader; idempotent
+  // After stop(): the device stopped calling back and its stream was left open (stop gave up).
+  bool stream_abandoned() const;
   // Control thread, now and then (every few ms): collects retired voices, offers pending ones.
   void poll();
   // Play: the file has been played to its end (or the worker failed). Throws a failure.

@@ -243,11 +243,13 @@ TEST_F(JackControls, LiveReloadsItsMaskOnChangeAndOnSighup) {
   replace_file(mask, garbage_text, true);
   kill(live.process->pid(), SIGHUP);
   const auto garbage_written = Clock::now();
-  while (recorder.running()) sleep_ms(2);
+  while (recorder.running() && Clock::now() - begun < std::chrono::duration<double>(seconds + 30)) sleep_ms(2);
   const auto recorded_end = Clock::now();
-  recorder.wait();
+  const Result recorded = recorder.wait_at_most(0);
+  ASSERT_EQ(recorded.signal, 0) << "jack_rec had not ended " << seconds + 30 << " s after it began: " << recorded.err;
   kill(play->pid(), SIGINT);
-  play->wait();
+  const Result played = play->wait_at_most(30);
+  EXPECT_EQ(played.exit_code, 130) << played.err;
   const Result result = live.stop();
   ASSERT_EQ(result.exit_code, 130) << result.err;
 
@@ -295,6 +297,41 @@ TEST_F(JackControls, LiveReloadsItsMaskOnChangeAndOnSighup) {
   // The old mask (c) still plays after both bad files, to the end of the recording.
   EXPECT_GT(runs[2].last, frame_at(garbage_written) + rate / 2) << context;
   EXPECT_GE(runs[2].last, frames - 2 * window) << context;
+}
+
+// A server that dies under live leaves PortAudio's JACK host waiting for a callback that never
+// comes (up to ten minutes, in the stop's handshake): Ctrl-C still ends live within seconds,
+// with exit 130, its summary and a line saying the stream was left open. On a server of its
+// own, so the suite's stays up for the other tests.
+TEST_F(JackControls, CtrlCEndsLiveWhoseServerDied) {
+  const std::string own = "halo-dying-" + std::to_string(getpid());
+  struct ServerName {  // every client started in this scope finds `own`; the suite's again after
+    std::string suite;
+    explicit ServerName(const std::string& name) : suite(std::getenv("JACK_DEFAULT_SERVER")) {
+      setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
+    }
+    ~ServerName() { setenv("JACK_DEFAULT_SERVER", suite.c_str(), 1); }
+  } name(own);
+  Process server({"/usr/bin/jackd", "-n", own, "-d", "dummy", "-r", std::to_string(rate), "-p", std::to_string(period)});
+  ASSERT_TRUE(wait_for_port("system:playback_1", 5)) << "jackd -n " << own << " did not start";
+  const std::string mask = dir_ / "unit.txt";
+  write_bytes(mask, "1\n");
+  Live live({"live", "--mask", mask, "--channels", "1", "-q"});
+  ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
+  sleep_ms(500);
+  kill(server.pid(), SIGKILL);
+  server.wait();
+  sleep_ms(500);
+  const auto interrupted = Clock::now();
+  kill(live.process->pid(), SIGINT);
+  while (live.process->running() && Clock::now() - interrupted < std::chrono::seconds(15)) sleep_ms(10);
+  const double seconds = std::chrono::duration<double>(Clock::now() - interrupted).count();
+  if (live.process->running()) kill(live.process->pid(), SIGKILL);
+  const Result result = live.process->wait();
+  EXPECT_LT(seconds, 10.0) << "live took " << seconds << " s to stop\n" << result.err;
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_NE(result.err.find("frames played"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("stopped calling back"), std::string::npos) << result.err;
 }
 
 // play --loop: the reader opens the file again at its end and goes on writing into the same

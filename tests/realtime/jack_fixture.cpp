@@ -155,7 +155,7 @@ Live::Live(std::initializer_list<std::string> args, const RunOptions& options) {
 
 Result Live::stop() {
   kill(process->pid(), SIGINT);
-  return process->wait();
+  return process->wait_at_most(30);  // a live that hangs is killed: exit code -1, signal 9
 }
 
 }  // namespace halo::test

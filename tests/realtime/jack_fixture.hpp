@@ -61,7 +61,8 @@ Comparison compare_pieces(const std::vector<float>& rec, int rec_channels, const
 // `lead` frames of silence, then `frames` of seeded noise (never zero), interleaved.
 std::vector<float> noise_with_lead(std::size_t lead, std::size_t frames, int channels, std::uint64_t seed);
 
-// Starts `halo live ARGS`; stop() ends it as Ctrl-C does and collects what it printed.
+// Starts `halo live ARGS`; stop() ends it as Ctrl-C does and collects what it printed (killing
+// it if it has not ended 30 s later: Result::signal 9).
 struct Live {
   std::unique_ptr<Process> process;
   explicit Live(std::initializer_list<std::string> args, const RunOptions& options = {});
