@@ -41,6 +41,8 @@ const char* method_name(FftMethod method) { return method == FftMethod::cufft ? 
 //   rings:  C (R + Ry) floats, R, Ry < 2 (2 L + P): the input and output history;
 //   cuFFT:  about 3 cufft_batch_samples floats (segments, their spectra, cuFFT's work area),
 //           or C L each when one segment per channel is larger (C L <= 2^26: accepts());
+//   split:  fused past one block, fused_batch_samples / 2 complex of scratch (64 MiB), or
+//           C L when one step per channel is larger;
 //   masks:  distinct masks x (L/2 + 1) complex (cuFFT) or x L complex (fused);
 //   staging: 2 P C floats on the device, 2 max_block_frames C pinned.
 // For Mmax = 2^20 taps (L = 2^23), stereo, blocks of 2^18: about 0.9 GiB.
