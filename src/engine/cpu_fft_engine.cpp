@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "src/engine/fft_size.hpp"
 
@@ -89,20 +90,37 @@ Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames)
   const std::size_t received = pending_frames_ + frames;  // frames of this call's blocks, the first partial
   const std::size_t blocks = received / hop_frames_;
 
-  for (int c = 0; c < channel_count; ++c) {
-    float* input = input_[c].data() + halo_frames_ + pending_frames_;
-    for (std::size_t n = 0; n < frames; ++n) input[n] = in[n * channel_count + c];
-  }
+  // The (de)interleaving copies go through the pool too: on many cores a single thread's pass
+  // over every sample, in and out, took longer than all the FFTs together.
+  const std::size_t pieces = copy_pieces(frames);
+  auto piece_range = [frames, pieces](std::size_t piece) {
+    return std::pair<std::size_t, std::size_t>(frames * piece / pieces, frames * (piece + 1) / pieces);
+  };
+  auto deinterleave = [&](std::size_t piece, int) noexcept {
+    const auto [first, last] = piece_range(piece);
+    for (int c = 0; c < channel_count; ++c) {
+      float* input = input_[c].data() + halo_frames_ + pending_frames_;
+      for (std::size_t n = first; n < last; ++n) input[n] = in[n * channel_count + c];
+    }
+  };
+  pool_->run(pieces, deinterleave);
 
   auto task = [this, blocks](std::size_t index, int thread) noexcept {
     transform_block(static_cast<int>(index / blocks), index % blocks, scratch_[static_cast<std::size_t>(thread)]);
   };
   if (blocks > 0) pool_->run(blocks * static_cast<std::size_t>(channel_count), task);
 
-  for (int c = 0; c < channel_count; ++c) {
-    const float* output = output_[c].data() + pending_frames_;
-    for (std::size_t n = 0; n < frames; ++n) out[n * channel_count + c] = output[n];
-    if (blocks > 0) {
+  auto interleave = [&](std::size_t piece, int) noexcept {
+    const auto [first, last] = piece_range(piece);
+    for (int c = 0; c < channel_count; ++c) {
+      const float* output = output_[c].data() + pending_frames_;
+      for (std::size_t n = first; n < last; ++n) out[n * channel_count + c] = output[n];
+    }
+  };
+  pool_->run(pieces, interleave);
+
+  if (blocks > 0) {
+    for (int c = 0; c < channel_count; ++c) {
       // The frames after the last complete block, with the halo before them, start the next.
       float* input = input_[c].data();
       const std::size_t consumed = blocks * hop_frames_;
@@ -113,6 +131,14 @@ Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames)
   }
   pending_frames_ = received % hop_frames_;
   return Status::ok;
+}
+
+std::size_t CpuFftEngine::copy_pieces(std::size_t frames) const noexcept {
+  // A piece small enough to spread over every thread, none so small that waking a thread for
+  // it (microseconds) costs more than the copy.
+  constexpr std::size_t min_piece_frames = 16384;
+  const std::size_t wanted = (frames + min_piece_frames - 1) / min_piece_frames;
+  return std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(pool_->threads()));
 }
 
 // y for one block's hop of frames, into its place in output_: input_ frames

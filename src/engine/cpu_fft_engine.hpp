@@ -26,9 +26,10 @@ namespace halo {
 // convolution by hop_frames_ (latency_frames()), and the pipeline trims that.
 //
 // Threads. A process() call that completes q blocks on C channels has q x C independent
-// tasks (one block of one channel: copy in, forward FFT, multiply, inverse FFT, copy out);
-// a ThreadPool made in prepare() runs them on every core, the caller included, and process()
-// returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE: the same algorithm in
+// tasks (one block of one channel: copy in, forward FFT, multiply, inverse FFT, copy out),
+// and before and after them the call's frames are (de)interleaved in frame ranges, a task
+// each; a ThreadPool made in prepare() runs them on every core, the caller included, and
+// process() returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE: the same algorithm in
 // every engine, so two engines agree bit for bit) is executed on each thread's own aligned
 // buffers through FFTW's new-array functions, which are thread-safe; a task reads and writes
 // only its own block, so which thread runs it changes nothing.
@@ -88,6 +89,8 @@ class CpuFftEngine final : public Engine {
 
   // Block `block` (0: the first completed by this call) of `channel`: its hop of outputs.
   void transform_block(int channel, std::size_t block, Scratch& scratch) noexcept;
+  // How many frame ranges a call's (de)interleaving of `frames` is cut into, for the pool.
+  std::size_t copy_pieces(std::size_t frames) const noexcept;
 
   int requested_threads_;            // the constructor's; 0: one per core
   std::size_t halo_frames_ = 0;      // Mmax - 1
