@@ -5,6 +5,7 @@
 # (halo's underruns, host xruns, the worker's period times) is the result. An empty PortAudio
 # client (play of silence) on the same server gives the host's own xruns as the baseline.
 #   bash bench/live_gpu_soak.sh [SECONDS] [BUILD_DIR]      (default 300 s, build/)
+#   WORKER_CPU=any runs live with --worker-cpu any (default callback: the worker on the callback's CPU).
 set -uo pipefail
 seconds=${1:-300}
 build=${2:-build}
@@ -24,7 +25,7 @@ echo 1 >unit.txt
 sox -n -r 48000 -c 2 -b 32 -e float noise.wav synth 20 whitenoise vol 0.3
 "$halo" play noise.wav --mask unit.txt --loop --engine cpu -q 2>play.log &
 play_pid=$!
-"$halo" live --mask lp16383.txt --engine cuda-fast --frames 64 2>live.log </dev/null &
+"$halo" live --mask lp16383.txt --engine cuda-fast --frames 64 --worker-cpu "${WORKER_CPU:-callback}" 2>live.log </dev/null &
 live_pid=$!
 for _ in $(seq 500); do jack_lsp 2>/dev/null | grep -qx halo-live:in_1 && break; sleep 0.02; done
 jack_connect halo-play:out_0 halo-live:in_0; jack_connect halo-play:out_1 halo-live:in_1
@@ -32,7 +33,7 @@ sleep "$seconds"
 echo "soak: $seconds s done, stopping live ($(date +%T))"
 kill -INT "$live_pid"; wait "$live_pid"; echo "live exit $?"
 kill -INT "$play_pid"; wait "$play_pid"
-echo "--- halo live --engine cuda-fast, stereo 16383 taps, ${seconds} s:"; cat live.log
+echo "--- halo live --engine cuda-fast --worker-cpu ${WORKER_CPU:-callback}, stereo 16383 taps, ${seconds} s:"; cat live.log
 # Baseline: an empty client (play of silence through a unit mask) for a tenth of the time.
 sox -n -r 48000 -c 2 -b 32 -e float silence.wav trim 0 "$((seconds / 10 + 1))"
 "$halo" play silence.wav --mask unit.txt --engine cpu 2>baseline.log

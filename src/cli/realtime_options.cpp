@@ -27,6 +27,9 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
       ("engine", std::string(live ? "default cpu-partitioned (low latency at any mask length); " : "default auto (as filter); ") +
                      engines, cxxopts::value<std::string>(), "E")
       ("no-realtime", "do not ask for realtime (SCHED_FIFO) priority for the worker")
+      ("worker-cpu", "callback: run the worker on the audio callback's CPU (default; steadiest on small or virtual "
+                     "machines); any: wherever the scheduler puts it",
+       cxxopts::value<std::string>()->default_value("callback"), "callback|any")
       ("q,quiet", "no status line, only the summary and errors")
       ("h,help", "this help");
   if (live) {
@@ -72,6 +75,10 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
     }
   }
   if (parsed.count("no-realtime")) session.realtime_priority = 0;
+  const std::string worker_cpu = parsed["worker-cpu"].as<std::string>();
+  if (worker_cpu != "callback" && worker_cpu != "any")
+    throw UsageError("--worker-cpu: '" + worker_cpu + "': give callback or any");
+  session.follow_callback_cpu = worker_cpu == "callback";
   arguments.quiet = parsed.count("quiet") > 0;
   if (live) {
     session.client_name = "halo-live";

@@ -262,7 +262,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   config.play = !options_.live;
   config.skip_frames = common_delay_frames_;
   config.realtime_priority = options_.realtime_priority;
-  config.callback = callback_.get();
+  config.callback = options_.follow_callback_cpu ? callback_.get() : nullptr;
   worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
   callback_->input = options_.live ? input_.get() : nullptr;
   callback_->output = output_.get();
@@ -324,7 +324,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   std::unique_ptr<Engine> engine = make_engine(engine_name);
   engine->prepare(spec);
   engine->set_taps(taps);
-  place_engine_threads(*engine, options_.realtime_priority, &callback_->cpu);
+  place_engine_threads(*engine, options_.realtime_priority, options_.follow_callback_cpu ? &callback_->cpu : nullptr);
   const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
   const std::size_t latency = engine->latency_frames();
   VoiceSetup setup;

@@ -44,6 +44,9 @@ struct SessionOptions {
   std::size_t period_frames = 64; // the device's frames per buffer and the worker's block
   std::string engine;             // "" = auto (play), cpu-partitioned (live)
   int realtime_priority = 60;     // SCHED_FIFO priority of the worker (0: do not ask)
+  // The worker (and an engine's own threads) on the callback's CPU (worker.hpp says why), or
+  // wherever the scheduler puts them: a choice to measure on machines of many CPUs.
+  bool follow_callback_cpu = true;
   double fade_ms = 5;             // crossfades and gain ramps
   std::string client_name = "halo";  // the JACK client's name
   int mask_count = 1;             // masks reachable with next/previous

@@ -46,6 +46,19 @@ TEST_F(Jack, PlaySendsWhatFilterWrites) {
   EXPECT_LE(c.resyncs, 10u);
 }
 
+// --worker-cpu any leaves the worker where the scheduler puts it, and the summary says so
+// (by default it follows the callback's CPU: the summary names that CPU).
+TEST_F(Jack, WorkerCpuChoiceIsObeyedAndReported) {
+  const std::string in = dir_ / "in.wav";
+  write_sound(in, random_signal(rate / 2, 5, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result unpinned = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--lowpass", "4k", "--worker-cpu", "any", "-q"});
+  ASSERT_EQ(unpinned.exit_code, 0) << unpinned.err;
+  EXPECT_NE(unpinned.err.find("CPU: any (not pinned)"), std::string::npos) << unpinned.err;
+  const Result pinned = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--lowpass", "4k", "-q"});
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_NE(pinned.err.find("CPU: the callback's, cpu "), std::string::npos) << pinned.err;
+}
+
 // live's output, recorded with its input by one jack_rec, is the convolution of that input,
 // delayed by exactly the latency the summary reports.
 TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) {
@@ -289,6 +302,7 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
       {{"live", "--lowpass", "1k", "--taps", "4095", "--engine", "cpu-fft"}, "cpu-partitioned adds none"},
       {{"live", "--lowpass", "1k", "--taps", "65535", "--engine", "cpu"}, "too long for real time on engine cpu"},
       {{"live", "--lowpass", "1k", "--frames", "3"}, "--frames"},
+      {{"live", "--lowpass", "1k", "--worker-cpu", "nearest"}, "--worker-cpu"},
       {{"play", in}, "no mask"},
   };
   for (const auto& c : cases) {
