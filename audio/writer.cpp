@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,20 @@ namespace {
 
 // How messages name an output: "-" is standard output.
 std::string output_name(const std::string& path) { return path == "-" ? "standard output" : path; }
+
+// No NaN or Inf among `count` samples (their exponent bits all ones): a reduction with no early
+// exit, which the compiler vectorises where std::all_of's early exit kept it to one sample a
+// step (20 -> 10 ms for ten minutes of stereo on the development VM).
+bool all_finite(const float* samples, std::size_t count) {
+  constexpr std::uint32_t exponent_bits = 0x7f800000u;
+  std::uint32_t any = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, samples + i, sizeof bits);
+    any |= static_cast<std::uint32_t>((bits & exponent_bits) == exponent_bits);
+  }
+  return any == 0;
+}
 
 }  // namespace
 
@@ -147,7 +162,7 @@ double tpdf_dither(std::uint64_t frame, int channel) {
 void Writer::convert_and_write(const float* interleaved, std::size_t frames, double gain) {
   sf_count_t written = 0;
   const std::size_t samples = frames * format_.channels;
-  const bool finite = std::all_of(interleaved, interleaved + samples, [](float v) { return std::isfinite(v); });
+  const bool finite = all_finite(interleaved, samples);
   if (!scale_.clips && !scale_.integer && gain == 1.0 && finite) {
     written = sf_writef_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   } else {
