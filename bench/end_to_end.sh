@@ -3,7 +3,9 @@
 # 10-minute and 1-hour stereo 48 kHz float WAVs with a 255-tap mask: median wall time of
 # several runs, peak resident memory, halo's own breakdown (--timings), and how far halo's
 # output is from sox's (a check that both did the same filtering).
-#   bench/end_to_end.sh HALO_BINARY [WORKDIR]        (LENGTHS="600 3600" ENGINES="cuda-fast cpu-fft" TAPS=255)
+#   bench/end_to_end.sh HALO_BINARY [WORKDIR]        (LENGTHS="600 3600" ENGINES="cuda-fast cpu-fft" TAPS=255 SOX=1)
+# SOX=0 leaves sox out (halo's engines against each other only: for masks where sox's fir
+# would take minutes); the ratio column is then empty.
 # Needs sox and python3 with numpy. WORKDIR (default /tmp/halo_e2e) receives ~5.5 GB.
 set -euo pipefail
 halo=${1:?usage: end_to_end.sh HALO_BINARY [WORKDIR]}
@@ -11,6 +13,7 @@ work=${2:-/tmp/halo_e2e}
 lengths=${LENGTHS:-600 3600}
 engines=${ENGINES:-cuda-fast cpu-fft}
 taps=${TAPS:-255}
+with_sox=${SOX:-1}
 mkdir -p "$work"
 
 # The mask: halo designs it (255-tap Hamming low-pass, 1 kHz at 48 kHz); sox's fir reads the
@@ -57,17 +60,18 @@ echo "|---|---|---:|---:|---:|"
 for len in $lengths; do
   in="$work/in_${len}s.wav"
   runs=$([ "$len" = 600 ] && echo 5 || echo 3)
-  read -r sox_wall sox_rss < <(median_of "$runs" sox "$in" "$work/out_sox.wav" fir "$work/m.txt")
+  [ "$with_sox" = 1 ] && read -r sox_wall sox_rss < <(median_of "$runs" sox "$in" "$work/out_sox.wav" fir "$work/m.txt")
   for engine in $engines; do
     read -r wall rss < <(median_of "$runs" "$halo" filter "$in" "$work/out_halo.wav" --mask "$work/m.txt" \
                                   --engine "$engine" --timings)
-    echo "| ${len} s | halo --engine $engine | $wall | $((rss / 1024)) | $(python3 -c "print(f'{$sox_wall / $wall:.2f}x')") |"
+    ratio=$([ "$with_sox" = 1 ] && python3 -c "print(f'{$sox_wall / $wall:.2f}x')" || echo "—")
+    echo "| ${len} s | halo --engine $engine | $wall | $((rss / 1024)) | $ratio |"
     grep timings "$work/stderr.txt" | sed "s/^/    ${len} s $engine: /" >&2
-    if [ "$engine" = "${engines%% *}" ]; then
+    if [ "$with_sox" = 1 ] && [ "$engine" = "${engines%% *}" ]; then
       sox "$in" "$work/out_sox.wav" fir "$work/m.txt"
       compare "$work/out_halo.wav" "$work/out_sox.wav" | sed "s/^/    ${len} s: /" >&2
     fi
   done
-  echo "| ${len} s | sox fir | $sox_wall | $((sox_rss / 1024)) | 1x |"
+  [ "$with_sox" = 1 ] && echo "| ${len} s | sox fir | $sox_wall | $((sox_rss / 1024)) | 1x |"
 done
 rm -f "$work/out_halo.wav" "$work/out_sox.wav"

@@ -21,7 +21,9 @@ namespace halo {
 //
 // Handing work over takes a mutex and a condition variable (a few microseconds per run): fine
 // for an offline engine's blocks of many milliseconds, not for an audio callback. The tasks
-// themselves run with no lock held.
+// themselves run with no lock held. A thread that has finished its part spins up to 200 µs
+// for the next run (a worker) or for the helpers (the caller) before it sleeps, since a
+// wake-up can take a millisecond (thread_pool.cpp).
 //
 // One caller at a time: run() is not reentrant and not for concurrent callers.
 class ThreadPool {
@@ -67,7 +69,12 @@ class ThreadPool {
   std::condition_variable wake_;        // workers: a new run, or stopping_
   std::condition_variable finished_;    // the caller: taking_part_ reached 0
   std::uint64_t generation_ = 0;        // under mutex_: counts runs, so a worker sees each once
-  int taking_part_ = 0;                 // under mutex_: helpers not yet done with this run
+  // generation_ as last published (or past it once stopping_): what an idle worker spins on
+  // before it sleeps on wake_.
+  std::atomic<std::uint64_t> published_{0};
+  // Helpers not yet done with this run: changed under mutex_ (so finished_ is never missed),
+  // read without it by the caller's spin.
+  std::atomic<int> taking_part_{0};
   bool stopping_ = false;               // under mutex_: the destructor asks the workers to leave
   std::vector<std::thread> workers_;
 };
