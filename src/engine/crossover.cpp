@@ -57,16 +57,42 @@ namespace halo {
 //     block split over three kernels): 0.835, 1.057 and 1.433 ms at 16383, 65535 and 131071
 //     taps against cuda-fft's 1.906, 2.108 and 2.254 (bench/results/h100_fft_bench.md). So it
 //     keeps every mask it takes; cuda-fft above.
+//   - The sixth session (2026-11-24) made cpu-fft 1.5-3x faster on that machine's 16 cores:
+//     its (de)interleaving runs on its pool, and the pool's threads spin briefly before they
+//     sleep (a wake-up there took about a millisecond, three times a call). Whole process,
+//     `SOX=0 E2E=... bash bench/auto_device.sh e2e` (bench/results/h100_auto_end_to_end.md),
+//     10-minute (5.76e7 samples) and 1-hour (3.46e8) stereo files, s:
+//       taps      cpu-fft 10 min / hour   GPU engine alone 10 min / hour   hand-over hour
+//       255       0.129 / 0.592           -     / 0.945 (cuda-fft)         0.750
+//       4095      0.145 / 0.570           -     / 0.976 (fused)            0.887
+//       16383     -     / 1.013           -     / 0.960 (fused)            0.872
+//       65535     0.228 / 0.728           0.511 / 0.872 (fused)            0.977
+//       131071    0.325 / 1.128           0.543 / 0.854 (fused)            1.114
+//       262143    0.597 / 1.853           0.488 / 0.846 (cuda-fft)         0.981
+//     and at 262143 taps on a 2-minute file (1.15e7) cpu-fft 0.398 s against cuda-fft's 0.458,
+//     at 1048575 taps 0.795 against 0.705 (10 minutes: 1.415 against 0.742). Up to 65535
+//     taps the CPU engine keeps up with every GPU path at any length measured: both are held
+//     by reading and writing the files (0.4-0.6 s each for the hour), and the GPU adds its
+//     start, its staging copies and 0.1 s of teardown. So the rows up to 65535 taps hand over
+//     only from 1e9 samples (about 2.9 hours of stereo, past anything measured; the
+//     hand-over figures at 255-65535 taps are from runs before the pool's spin, whose CPU
+//     side was slower). Past 65535 taps the CPU's rate falls with the FFT length: cpu-fft
+//     and cuda-fft-fused alone cross at about 2e8 samples at 131071 taps, cpu-fft and
+//     cuda-fft at about 3e7 at 262143 and below 1.2e7 at 1048575 (taken as 1e7 from 524289
+//     taps). The hand-over there is 0.13-0.26 s slower than
+//     the GPU engine alone on the hour (its CPU side starts FFTs of millions of points too)
+//     and far faster than the CPU alone.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
        {
-           {63, 2.0e8, {"cuda-fast", nullptr, nullptr}},
-           {95, 2.0e8, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
-           {1023, 2.0e8, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
-           {8192, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {131072, 1.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {SIZE_MAX, 1.0e8, {"cuda-fft", nullptr, nullptr}},
+           {63, 1.0e9, {"cuda-fast", nullptr, nullptr}},
+           {95, 1.0e9, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
+           {1023, 1.0e9, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
+           {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
+           {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
+           {524288, 3.0e7, {"cuda-fft", nullptr, nullptr}},
+           {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}},
        }},
   };
   return tables;
