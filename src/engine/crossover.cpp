@@ -79,9 +79,11 @@ namespace halo {
 //     side was slower). Past 65535 taps the CPU's rate falls with the FFT length: cpu-fft
 //     and cuda-fft-fused alone cross at about 2e8 samples at 131071 taps, cpu-fft and
 //     cuda-fft at about 3e7 at 262143 and below 1.2e7 at 1048575 (taken as 1e7 from 524289
-//     taps). The hand-over there is 0.13-0.26 s slower than
-//     the GPU engine alone on the hour (its CPU side starts FFTs of millions of points too)
-//     and far faster than the CPU alone.
+//     taps). The hand-over there was 0.13-0.26 s slower than the GPU engine alone on the hour
+//     (the CPU side plans FFTs of millions of points, 0.08-0.3 s, about as long as CUDA
+//     starts, and then runs two tasks a block, one a channel, so it filtered little before
+//     the GPU was ready) and far faster than the CPU alone: those rows run the GPU engine
+//     alone (gpu_alone).
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
@@ -90,9 +92,9 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {95, 1.0e9, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
            {1023, 1.0e9, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {524288, 3.0e7, {"cuda-fft", nullptr, nullptr}},
-           {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}},
+           {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
+           {524288, 3.0e7, {"cuda-fft", nullptr, nullptr}, true},
+           {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
   };
   return tables;

@@ -17,6 +17,10 @@ struct CrossoverRow {
   double handover_from_samples;     // jobs of at least this many samples (frames x channels)
   std::array<const char*, 3> gpu;   // GPU engines, best first; null ends the list. The first
                                     // that this build registers and that accepts the taps runs
+  // A job of known size past handover_from_samples runs on the GPU engine alone, without the
+  // hand-over: for masks whose CPU engine takes as long to start (FFT plans of millions of
+  // points) as the CUDA context, and whose CPU side of a hand-over only slowed it.
+  bool gpu_alone = false;
 };
 
 struct GpuCrossover {

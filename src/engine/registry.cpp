@@ -136,6 +136,10 @@ EngineChoice choose_engine(const std::string& requested, const TapSet& taps, con
     return cpu_choice(taps, "the job (" + samples_in_words(static_cast<double>(samples)) +
                                 " samples) is too small to pay for starting CUDA (from " +
                                 samples_in_words(crossover.row.handover_from_samples) + " on " + crossover.table + ")");
+  if (samples > 0 && crossover.row.gpu_alone)
+    return {gpu->name, "the job (" + samples_in_words(static_cast<double>(samples)) + " samples) pays for " + gpu->name +
+                           " alone (from " + samples_in_words(crossover.row.handover_from_samples) + " on " +
+                           crossover.table + "; at this mask length the CPU engine starts as slowly as CUDA)"};
   EngineChoice choice = cpu_choice(
       taps, samples > 0 ? "the job (" + samples_in_words(static_cast<double>(samples)) +
                               " samples) pays for starting CUDA (from " +

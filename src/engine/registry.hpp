@@ -38,7 +38,9 @@ struct EngineChoice {
 // FFT for long masks) where no GPU is listed, where no GPU engine of this build accepts the
 // taps, or where the job is too small for the GPU to pay; otherwise the same CPU engine, with
 // the table's GPU engine in `takes_over`: make_engine(EngineChoice) then builds the hand-over.
-// A caller that makes `name` alone runs on the CPU. An explicit engine that does not accept
+// Where the table's row says gpu_alone (very long masks) a job of known size that pays runs
+// on the GPU engine alone. A caller that passes samples = 0 and makes `name` alone (play)
+// runs on the CPU. An explicit engine that does not accept
 // the taps, or whose device is not usable, throws halo::Error saying why; asking for a CUDA
 // engine by name starts the CUDA driver: call it off the reading thread.
 EngineChoice choose_engine(const std::string& requested, const TapSet& taps, const ProcessSpec& spec,

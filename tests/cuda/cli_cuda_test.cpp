@@ -3,6 +3,8 @@
 // and `auto` says which engine it took. Skips where no CUDA device is usable.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "cli_test_support.hpp"
 #include "cuda/direct/direct_engine.hpp"
 
@@ -102,6 +104,44 @@ TEST(CliCuda, AutoRunsRepeatedPerChannelMasksOnTheGpu) {
   EXPECT_NE(result.err.find("takes over once CUDA has started"), std::string::npos) << result.err;
   const std::vector<double> reference = expected_output(in.samples, 3, {a, a, b}, Align::same, false);
   EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, reference), tolerance);
+}
+
+// A job of known size past the table's size for a 600000-tap mask (crossover.cpp's last row,
+// gpu_alone): `auto` runs cuda-fft alone, with no hand-over, and the output is the float64
+// convolution, checked at 64 frames spread over the file (the whole reference would take
+// 10^13 multiply-adds). 2.08e7 samples pass the H100's row (1e7) and the fallback's (2e7).
+TEST(CliCuda, AutoRunsAVeryLongMaskOnALongJobOnTheGpuAlone) {
+  SKIP_WITHOUT_GPU();
+  TempDir dir;
+  const std::size_t taps = 600000, frames = 10'400'000;
+  const Sound in = make_noise_file(dir / "in.wav", frames, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 95);
+  const std::vector<float> h = random_signal(taps, 96, 1.0f / std::sqrt(static_cast<float>(taps)));
+  write_mask_text(dir / "mask.txt", {h});
+  const Result result =
+      halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--subtype", "float"});
+  EXPECT_NE(result.err.find("engine cuda-fft "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("cuda-fft alone"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("takes over"), std::string::npos) << result.err;
+  const Sound out = read_sound(dir / "out.wav");
+  ASSERT_EQ(out.frames, static_cast<std::int64_t>(frames));
+  // Centred, as --mask is: y[n] = sum_k h[k] x[n + (M-1)/2 - k].
+  const long delay = static_cast<long>(taps - 1) / 2;
+  double error = 0, energy = 0;
+  for (long i = 0; i < 64; ++i) {
+    const long n = static_cast<long>(frames - 1) * i / 63;
+    for (int c = 0; c < 2; ++c) {
+      double sum = 0;
+      for (long k = 0; k < static_cast<long>(taps); ++k) {
+        const long s = n + delay - k;
+        if (s >= 0 && s < static_cast<long>(frames)) sum += static_cast<double>(h[k]) * in.samples[s * 2 + c];
+      }
+      const double difference = sum - out.samples[n * 2 + c];
+      error += difference * difference;
+      energy += sum * sum;
+    }
+  }
+  ASSERT_GT(energy, 0.0);
+  EXPECT_LE(std::sqrt(error / energy), 1e-5);
 }
 
 }  // namespace

@@ -110,6 +110,7 @@ TEST(Crossover, RowsFollowTheMaskLengthAndUnlistedModelsTakeTheFallbackRule) {
       const CrossoverAnswer fallback = crossover_for(unlisted, taps);
       EXPECT_EQ(fallback.row.up_to_taps, listed.row.up_to_taps);
       EXPECT_EQ(fallback.row.handover_from_samples, 2 * listed.row.handover_from_samples) << "the fallback rule";
+      EXPECT_EQ(fallback.row.gpu_alone, listed.row.gpu_alone) << taps << " taps";
       EXPECT_NE(fallback.table.find(first.model), std::string::npos) << fallback.table;
     }
   }
