@@ -629,7 +629,10 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
   ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
   const std::unique_ptr<Process> play = feed_live(dir_.path(), 7.5, 1);
   ASSERT_NE(play, nullptr);
-  Process recorder(record_live(rec, 4.6));
+  // 5 s of recording for keys 0.5 s apart from 0.5 to 4 s: the last state (a, after the
+  // bypass) lasts about a second in it (a 4.6-s recording once ended that state's windows
+  // early in a CI run, under 17 host xruns).
+  Process recorder(record_live(rec, 5.0));
   const auto begun = Clock::now();
   const std::string keys = "np++--bb";
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -661,7 +664,8 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
                                              dry(recording, (taps - 1) / 2)};
   const auto matches = classify(recording, candidates, {latency, latency + period}, latency + period + taps, window, 1e-4);
   const std::vector<Stretch> runs = stretches_of(matches, window);
-  const std::string context = describe_runs(runs) + output;
+  const std::string context =
+      "recording: " + std::to_string(recording.frames) + " frames\n" + describe_runs(runs) + output;
   RecordProperty("stretches", describe_runs(runs));
   ASSERT_EQ(run_labels(runs), (std::vector<std::string>{"a +0 dB", "b +0 dB", "a +0 dB", "a +1 dB", "a +2 dB",
                                                          "a +1 dB", "a +0 dB", "dry +0 dB", "a +0 dB"}))
