@@ -28,8 +28,11 @@ int CpuFftEngine::pool_threads_for(int threads) {
 
 std::size_t CpuFftEngine::parallel_block_frames(const ProcessSpec& spec, int threads) {
   const std::size_t channels = static_cast<std::size_t>(std::max(spec.channels, 1));
-  const std::size_t blocks = (static_cast<std::size_t>(pool_threads_for(threads)) + channels - 1) / channels;
-  return blocks * latency_frames_for(spec);
+  const std::size_t pool = static_cast<std::size_t>(pool_threads_for(threads));
+  const std::size_t hop = latency_frames_for(spec);
+  const std::size_t for_every_thread = (pool + channels - 1) / channels;
+  const std::size_t for_the_hand_over = (pool * min_call_frames_per_thread + hop - 1) / hop;
+  return std::max(for_every_thread, for_the_hand_over) * hop;
 }
 
 void CpuFftEngine::do_prepare(const ProcessSpec& spec) {

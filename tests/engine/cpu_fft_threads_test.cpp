@@ -112,8 +112,9 @@ TEST(CpuFftThreadsCarry, ManyHopsPerCallEqualsOneFrameAtATime) {
   EXPECT_LE(worst_channel_error(many, reference_output(in, 2, masks, total), 2, total), tolerance);
 }
 
-// The block a pipeline gives cpu-fft so that one call has a task for every thread: whole hops,
-// ceil(threads / channels) of them per channel, and no hop more.
+// The block a pipeline gives cpu-fft so that one call has a task for every thread and at
+// least min_call_frames_per_thread frames a thread: whole hops, and no hop more than the
+// larger of the two needs.
 TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
   for (const std::size_t taps : {std::size_t{255}, std::size_t{16383}, std::size_t{65535}})
     for (const int channels : {1, 2, 6})
@@ -123,10 +124,15 @@ TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
         const std::size_t block = CpuFftEngine::parallel_block_frames(spec, threads);
         ASSERT_EQ(block % hop, 0u);
         const std::size_t tasks = block / hop * static_cast<std::size_t>(channels);
+        const std::size_t enough = static_cast<std::size_t>(threads) * CpuFftEngine::min_call_frames_per_thread;
         EXPECT_GE(tasks, static_cast<std::size_t>(threads)) << taps << " taps, " << channels << " ch";
-        EXPECT_LT(tasks - static_cast<std::size_t>(channels), static_cast<std::size_t>(threads));
+        EXPECT_GE(block, enough) << taps << " taps, " << channels << " ch";
+        const bool one_hop_less_falls_short =
+            (tasks - static_cast<std::size_t>(channels) < static_cast<std::size_t>(threads)) || block - hop < enough;
+        EXPECT_TRUE(one_hop_less_falls_short) << taps << " taps, " << channels << " ch, " << threads << " threads";
       }
   EXPECT_EQ(CpuFftEngine::parallel_block_frames(ProcessSpec{2, 1, 65535, 48000}, 16), 8u * 262146u);
+  EXPECT_EQ(CpuFftEngine::parallel_block_frames(ProcessSpec{2, 1, 16383, 48000}, 16), 24u * 45058u);
 }
 
 // ---------------------------------------------------------------- the pool
