@@ -22,18 +22,8 @@ int log2_of(std::size_t fft_frames) {
 // instantiation for that size.
 template <class F>
 void with_shape(std::size_t fft_frames, F&& f) {
-  switch (log2_of(fft_frames)) {
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 9: return f(std::integral_constant<int, 9>{});
-    case 10: return f(std::integral_constant<int, 10>{});
-    case 11: return f(std::integral_constant<int, 11>{});
-    case 12: return f(std::integral_constant<int, 12>{});
-    case 13: return f(std::integral_constant<int, 13>{});
-    default: return f(std::integral_constant<int, 14>{});
-  }
+  log2_of(fft_frames);  // a size the one-block transform takes, or throw
+  with_fused_log2<min_fused_log2, max_fused_log2>(static_cast<long long>(fft_frames), f, [] {});
 }
 
 template <int Log2>

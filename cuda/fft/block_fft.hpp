@@ -25,6 +25,7 @@
 // b < 4, computed in double and rounded once (a warp reads consecutive n2: coalesced); the
 // other 11 powers are products of these (pass_twiddle).
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/fft/overlap_save.hpp"
@@ -61,6 +62,19 @@ HALO_HD Complex read_only(const Complex* p) {
 constexpr int fused_points_per_thread = 16;
 constexpr int min_fused_log2 = 5;   // two passes at least: 16 x 2
 constexpr int max_fused_log2 = 14;  // 16384 (max_fused_block_fft_frames)
+
+// The one place a run-time transform size becomes the compile-time Log2 the fused kernels and
+// their host twins are instantiated for: f(std::integral_constant<int, Log2>{}) where
+// fft_frames is 2^Log2 for some Log2 in [First, Last], else otherwise(); returns what it returns.
+template <int First, int Last, typename F, typename Otherwise>
+decltype(auto) with_fused_log2(long long fft_frames, F&& f, Otherwise&& otherwise) {
+  if constexpr (First > Last) {
+    return otherwise();
+  } else {
+    if (fft_frames == (1LL << First)) return f(std::integral_constant<int, First>{});
+    return with_fused_log2<First + 1, Last>(fft_frames, f, otherwise);
+  }
+}
 
 // The pass structure of an L = 2^Log2 point transform.
 template <int Log2>

@@ -14,21 +14,10 @@ namespace {
 // host twin runs the kernels' instantiation for that size.
 template <class F>
 void with_log2(std::size_t fft_frames, F&& f) {
-  switch (fft_frames) {
-    case 512: return f(std::integral_constant<int, 9>{});
-    case 1024: return f(std::integral_constant<int, 10>{});
-    case 2048: return f(std::integral_constant<int, 11>{});
-    case 4096: return f(std::integral_constant<int, 12>{});
-    case 8192: return f(std::integral_constant<int, 13>{});
-    case 16384: return f(std::integral_constant<int, 14>{});
-    case 32768: return f(std::integral_constant<int, 15>{});
-    case 65536: return f(std::integral_constant<int, 16>{});
-    case 131072: return f(std::integral_constant<int, 17>{});
-    case 262144: return f(std::integral_constant<int, 18>{});
-    default:
-      throw Error("cuda-fft-fused: no " + std::to_string(fft_frames) + "-point transform (powers of two from " +
-                  std::to_string(min_fused_fft_frames) + " to " + std::to_string(max_fused_fft_frames) + ")");
-  }
+  with_fused_log2<9, 18>(static_cast<long long>(fft_frames), f, [fft_frames] {
+    throw Error("cuda-fft-fused: no " + std::to_string(fft_frames) + "-point transform (powers of two from " +
+                std::to_string(min_fused_fft_frames) + " to " + std::to_string(max_fused_fft_frames) + ")");
+  });
 }
 
 // One block's phases over `z` (padded shared layout), the step's inputs to its outputs.

@@ -219,15 +219,8 @@ FusedLaunch fused_launch() {
   return {fused_kernel<Log2>, static_cast<unsigned>(fused_block_threads<Log2>)};
 }
 FusedLaunch fused_launch_for(long long fft_frames) {
-  switch (fft_frames) {
-    case 512: return fused_launch<9>();
-    case 1024: return fused_launch<10>();
-    case 2048: return fused_launch<11>();
-    case 4096: return fused_launch<12>();
-    case 8192: return fused_launch<13>();
-    case 16384: return fused_launch<14>();
-    default: return {};
-  }
+  return with_fused_log2<9, 14>(
+      fft_frames, [](auto log2) { return fused_launch<decltype(log2)::value>(); }, [] { return FusedLaunch{}; });
 }
 
 std::size_t fused_shared_bytes(const Geometry& g) {
@@ -327,13 +320,8 @@ SplitLaunch split_launch() {
           static_cast<unsigned>(fused_block_threads<LogL - 4>)};
 }
 SplitLaunch split_launch_for(long long fft_frames) {
-  switch (fft_frames) {
-    case 32768: return split_launch<15>();
-    case 65536: return split_launch<16>();
-    case 131072: return split_launch<17>();
-    case 262144: return split_launch<18>();
-    default: return {};
-  }
+  return with_fused_log2<15, 18>(
+      fft_frames, [](auto log2) { return split_launch<decltype(log2)::value>(); }, [] { return SplitLaunch{}; });
 }
 
 std::size_t split_row_shared_bytes(const Geometry& g) {
