@@ -422,7 +422,7 @@ void experiment_fft() {
   HALO_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t m : env_list("HALO_BENCH_TAPS", {255, 1023, 4095, 16383, 65535, 131071, std::size_t{1} << 20})) {
     // Each engine at its cost model's FFT size (the registry's), then cuda-fft at half and
-    // twice that size and the fused kernel at the other sizes it could take (2x to 16x the
+    // twice that size and the fused kernel at the other sizes it could take (2x to 32x the
     // mask), to check the models' choices.
     struct Run {
       FftMethod method;
@@ -435,7 +435,7 @@ void experiment_fft() {
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
-        if (l >= 2 * m && l <= 16 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
+        if (l >= 2 * m && l <= 32 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
       const FftTiming t = time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n);

@@ -5,7 +5,8 @@
 # (halo's underruns, host xruns, the worker's period times) is the result. An empty PortAudio
 # client (play of silence) on the same server gives the host's own xruns as the baseline.
 #   bash bench/live_gpu_soak.sh [SECONDS] [BUILD_DIR]      (default 300 s, build/)
-#   WORKER_CPU=any runs live with --worker-cpu any (default callback: the worker on the callback's CPU).
+#   WORKER_CPU=any|own runs live with --worker-cpu any or own (default callback: the worker on the callback's CPU;
+#   own: polling on a CPU of its own).
 set -uo pipefail
 seconds=${1:-300}
 build=${2:-build}

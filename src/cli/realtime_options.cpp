@@ -28,8 +28,9 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
                      engines, cxxopts::value<std::string>(), "E")
       ("no-realtime", "do not ask for realtime (SCHED_FIFO) priority for the worker")
       ("worker-cpu", "callback: run the worker on the audio callback's CPU (default; steadiest on small or virtual "
-                     "machines); any: wherever the scheduler puts it",
-       cxxopts::value<std::string>()->default_value("callback"), "callback|any")
+                     "machines); any: wherever the scheduler puts it; own: a CPU of its own, polling instead of "
+                     "sleeping (for machines with cores to spare and no realtime priority; keeps that CPU busy)",
+       cxxopts::value<std::string>()->default_value("callback"), "callback|any|own")
       ("q,quiet", "no status line, only the summary and errors")
       ("h,help", "this help");
   if (live) {
@@ -76,9 +77,14 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
   }
   if (parsed.count("no-realtime")) session.realtime_priority = 0;
   const std::string worker_cpu = parsed["worker-cpu"].as<std::string>();
-  if (worker_cpu != "callback" && worker_cpu != "any")
-    throw UsageError("--worker-cpu: '" + worker_cpu + "': give callback or any");
-  session.follow_callback_cpu = worker_cpu == "callback";
+  if (worker_cpu == "callback")
+    session.worker_cpu = realtime::WorkerCpu::callback;
+  else if (worker_cpu == "any")
+    session.worker_cpu = realtime::WorkerCpu::any;
+  else if (worker_cpu == "own")
+    session.worker_cpu = realtime::WorkerCpu::own;
+  else
+    throw UsageError("--worker-cpu: '" + worker_cpu + "': give callback, any or own");
   arguments.quiet = parsed.count("quiet") > 0;
   if (live) {
     session.client_name = "halo-live";

@@ -262,7 +262,8 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   config.play = !options_.live;
   config.skip_frames = common_delay_frames_;
   config.realtime_priority = options_.realtime_priority;
-  config.callback = options_.follow_callback_cpu ? callback_.get() : nullptr;
+  config.callback = options_.worker_cpu == WorkerCpu::any ? nullptr : callback_.get();
+  config.poll = options_.worker_cpu == WorkerCpu::own;
   worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
   callback_->input = options_.live ? input_.get() : nullptr;
   callback_->output = output_.get();
@@ -324,7 +325,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   std::unique_ptr<Engine> engine = make_engine(engine_name);
   engine->prepare(spec);
   engine->set_taps(taps);
-  place_engine_threads(*engine, options_.realtime_priority, options_.follow_callback_cpu ? &callback_->cpu : nullptr);
+  place_engine_threads(*engine, options_.realtime_priority, options_.worker_cpu == WorkerCpu::callback ? &callback_->cpu : nullptr);
   const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
   const std::size_t latency = engine->latency_frames();
   VoiceSetup setup;
@@ -449,11 +450,17 @@ SessionReport Session::report() const {
   report.late_periods = stats_->late_periods();
   report.realtime = worker_->realtime_note();
   report.memory_locked = memory_lock_problem_.empty() ? "yes" : "no (" + memory_lock_problem_ + ")";
-  report.worker_cpu = worker_->pinned_cpu() < 0
-                          ? std::string("any (not pinned)")
-                          : "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +
-                                (worker_->callback_pinned() ? "pinned there" : "not pinned") + "; worker moved " +
-                                std::to_string(worker_->cpu_moves()) + " times)";
+  const std::string callback_thread = worker_->callback_pinned() ? "pinned there" : "not pinned";
+  if (options_.worker_cpu == WorkerCpu::own)
+    report.worker_cpu = (worker_->pinned_cpu() < 0 ? std::string("its own (not pinned: no CPU apart from the callback's)")
+                                                   : "its own, cpu " + std::to_string(worker_->pinned_cpu())) +
+                        ", polling the rings (the callback's, cpu " + std::to_string(worker_->callback_cpu()) +
+                        ": callback thread " + callback_thread + ")";
+  else if (worker_->pinned_cpu() < 0)
+    report.worker_cpu = "any (not pinned)";
+  else
+    report.worker_cpu = "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +
+                        callback_thread + "; worker moved " + std::to_string(worker_->cpu_moves()) + " times)";
   report.switches = slot_->switches();
   if (reader_) {
     std::lock_guard<std::mutex> lock(reader_->error_mutex);

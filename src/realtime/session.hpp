@@ -33,6 +33,8 @@ struct MaskEntry {
 // Makes mask `index` of the session's list at `rate_hz`. Throws (a bad file, a bad design).
 using MaskSource = std::function<MaskEntry(int index, double rate_hz)>;
 
+enum class WorkerCpu { callback, any, own };
+
 struct SessionOptions {
   bool live = false;
   std::string file;               // play: the sound file
@@ -44,9 +46,12 @@ struct SessionOptions {
   std::size_t period_frames = 64; // the device's frames per buffer and the worker's block
   std::string engine;             // "" = auto (play), cpu-partitioned (live)
   int realtime_priority = 60;     // SCHED_FIFO priority of the worker (0: do not ask)
-  // The worker (and an engine's own threads) on the callback's CPU (worker.hpp says why), or
-  // wherever the scheduler puts them: a choice to measure on machines of many CPUs.
-  bool follow_callback_cpu = true;
+  // Where the worker runs (worker.hpp says why each):
+  //   callback  on the callback's CPU, with an engine's own threads (the default)
+  //   any       wherever the scheduler puts it
+  //   own       pinned to a CPU apart from the callback's, polling the rings instead of
+  //             sleeping: no wake-up to wait for, at the cost of that CPU
+  WorkerCpu worker_cpu = WorkerCpu::callback;
   double fade_ms = 5;             // crossfades and gain ramps
   std::string client_name = "halo";  // the JACK client's name
   int mask_count = 1;             // masks reachable with next/previous

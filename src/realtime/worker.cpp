@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -62,29 +63,65 @@ void Worker::stop() noexcept {
 
 std::string Worker::realtime_note() const {
   if (realtime()) return "yes (SCHED_FIFO " + std::to_string(config_.realtime_priority) + ")";
+  if (config_.poll) return "no (polling: a realtime thread that never sleeps would be throttled)";
   if (config_.realtime_priority <= 0) return "no (not asked)";
-  return std::string("no (") + std::strerror(priority_error_) + ")";
+  // Where the system refuses, a late wake-up has no defence: say what does without priority.
+  return std::string("no (") + std::strerror(priority_error_) + "; --worker-cpu own polls on a CPU of its own instead)";
 }
 
 void Worker::loop() noexcept {
-  if (config_.realtime_priority > 0) {
+  // Polling, never SCHED_FIFO: a realtime thread that never sleeps is throttled by the
+  // kernel (sched_rt_runtime_us: stopped for 50 ms of every second), far worse than a late wake-up.
+  if (config_.realtime_priority > 0 && !config_.poll) {
     priority_error_ = make_thread_realtime(config_.realtime_priority);
     realtime_.store(priority_error_ == 0, std::memory_order_release);
   }
+  // Polling, the worker takes its CPU before the stream starts rather than moving in its first
+  // periods; place_threads moves it only should the callback turn out to run there.
+  if (config_.poll) own_cpu_.store(pin_self_apart_from(-1), std::memory_order_relaxed);
   priority_known_.store(true, std::memory_order_release);
   while (!stopping_.load(std::memory_order_acquire)) {
     place_threads();
-    step();
-    timespec until{};
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 20 * 1000 * 1000;  // wake now and then even if nobody posts
-    if (until.tv_nsec >= 1000000000) {
-      until.tv_sec += 1;
-      until.tv_nsec -= 1000000000;
-    }
-    while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
-    }
+    const std::size_t written = step();
+    if (!config_.poll)
+      wait_for_work();
+    else if (written == 0)
+      poll_for_work();
   }
+}
+
+void Worker::wait_for_work() noexcept {
+  timespec until{};
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += 20 * 1000 * 1000;  // wake now and then even if nobody posts
+  if (until.tv_nsec >= 1000000000) {
+    until.tv_sec += 1;
+    until.tv_nsec -= 1000000000;
+  }
+  while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
+  }
+}
+
+void Worker::poll_for_work() noexcept {
+  while (sem_trywait(&wake_) == 0) {  // an atomic decrement in user space: no system call
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  for (int i = 0; i < 16; ++i) __builtin_ia32_pause();  // about 1-2 us on recent x86 cores
+#elif defined(__aarch64__)
+  for (int i = 0; i < 16; ++i) asm volatile("yield");
+#endif
+}
+
+int pin_self_apart_from(int apart_from) noexcept {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  // The process's CPUs (its main thread's), not the caller's: the caller may be pinned already.
+  if (sched_getaffinity(getpid(), sizeof allowed, &allowed) != 0) return -1;
+  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
+    if (cpu == apart_from || !CPU_ISSET(cpu, &allowed)) continue;
+    return pin_thread(pthread_self(), cpu) ? cpu : -1;
+  }
+  return -1;
 }
 
 bool pin_thread(pthread_t thread, int cpu) noexcept {
@@ -100,10 +137,12 @@ void Worker::place_threads() noexcept {
   if (callback == nullptr) return;
   if (!callback_pin_tried_ && callback->thread_known.load(std::memory_order_acquire)) {
     callback_pin_tried_ = true;
-    callback_pinned_.store(pin_thread(callback->thread, callback->cpu.load(std::memory_order_relaxed)),
-                           std::memory_order_relaxed);
+    const int cpu = callback->cpu.load(std::memory_order_relaxed);
+    callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
+    if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
+      own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
   }
-  cpu_.follow();
+  if (!config_.poll) cpu_.follow();
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {

@@ -47,7 +47,7 @@ TEST_F(Jack, PlaySendsWhatFilterWrites) {
 }
 
 // --worker-cpu any leaves the worker where the scheduler puts it, and the summary says so
-// (by default it follows the callback's CPU: the summary names that CPU).
+// (by default it follows the callback's CPU: the summary names that CPU; own is below).
 TEST_F(Jack, WorkerCpuChoiceIsObeyedAndReported) {
   const std::string in = dir_ / "in.wav";
   write_sound(in, random_signal(rate / 2, 5, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
@@ -57,17 +57,26 @@ TEST_F(Jack, WorkerCpuChoiceIsObeyedAndReported) {
   const Result pinned = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--lowpass", "4k", "-q"});
   ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
   EXPECT_NE(pinned.err.find("CPU: the callback's, cpu "), std::string::npos) << pinned.err;
+  // own: pinned apart from the callback's CPU (this machine has at least two), polling, and
+  // without realtime priority (a thread that never sleeps would be throttled).
+  const Result own = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--lowpass", "4k", "--worker-cpu", "own", "-q"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  std::smatch cpus;
+  ASSERT_TRUE(std::regex_search(own.err, cpus, std::regex("CPU: its own, cpu ([0-9]+), polling the rings \\(the callback's, cpu ([0-9]+)")))
+      << own.err;
+  EXPECT_NE(cpus[1].str(), cpus[2].str()) << own.err;
+  EXPECT_NE(own.err.find("realtime priority: no (polling"), std::string::npos) << own.err;
 }
 
 // live's output, recorded with its input by one jack_rec, is the convolution of that input,
-// delayed by exactly the latency the summary reports.
-TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) {
-  const std::string in = dir_ / "in.wav", rec = dir_ / "rec.wav", mask = dir_ / "mask.txt", unit = dir_ / "unit.txt";
+// delayed by exactly the latency the summary reports; with the worker where `worker_cpu` says.
+void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, const std::string& worker_cpu) {
+  const std::string in = dir / "in.wav", rec = dir / "rec.wav", mask = dir / "mask.txt", unit = dir / "unit.txt";
   const std::vector<float> h = random_signal(300, 11, 0.1f);
   write_mask_text(mask, {h});
   write_mask_text(unit, {{1.0f}});
   write_sound(in, noise_with_lead(rate / 2, 2 * rate, 2, 8), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
-  Live live({"live", "--mask", mask, "-q"});
+  Live live({"live", "--mask", mask, "--worker-cpu", worker_cpu, "-q"});
   ASSERT_TRUE(wait_for_port("halo-live:in_1", 10));
   Process play(halo_args({"play", in, "--mask", unit, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
@@ -83,7 +92,7 @@ TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) {
   EXPECT_EQ(latency, period) << "one period of ring; cpu-partitioned adds none";
   // Zero is the soak script's target (bench/realtime_soak.sh), not a timed test's: here the
   // count is recorded, and only a worker that is late all the time fails.
-  RecordProperty("halo_underruns", std::to_string(underruns(result.err)));
+  ::testing::Test::RecordProperty("halo_underruns", std::to_string(underruns(result.err)));
   EXPECT_LT(underruns(result.err), 100) << result.err;
 
   // The expected live output from the recorded input: y[t] = sum h[k] x[t - delay - k].
@@ -101,7 +110,7 @@ TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) {
     return error;
   };
   const long delay = window_error(latency) <= window_error(latency + period) ? latency : latency + period;
-  RecordProperty("recorded_delay_frames", std::to_string(delay));
+  ::testing::Test::RecordProperty("recorded_delay_frames", std::to_string(delay));
   std::vector<double> expected(static_cast<std::size_t>(frames) * 2, 0.0);
   for (long t = 0; t < frames; ++t)
     for (int c = 0; c < 2; ++c) {
@@ -131,10 +140,18 @@ TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) {
                               std::stoul(xruns[1]) * (period + h.size());
   EXPECT_LE(bad, allowed) << "of " << compared << " frames; delay " << delay << "\n" << result.err;
   EXPECT_LT(bad, compared / 20) << "of " << compared << " frames";
-  RecordProperty("bad_frames", std::to_string(bad));
+  ::testing::Test::RecordProperty("bad_frames", std::to_string(bad));
   double energy = 0;
   for (long t = 0; t < frames; ++t) energy += std::fabs(recording.samples[t * 4 + 2]);
   EXPECT_GT(energy, 100.0) << "live's output is silent";
+}
+
+TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInput) { expect_live_output_is_the_convolution_of_its_input(dir_, "callback"); }
+
+// The same with the worker polling on a CPU of its own (--worker-cpu own): it must see every
+// period without being woken, and say where it ran.
+TEST_F(Jack, LiveOutputIsTheConvolutionOfItsInputWhenTheWorkerPolls) {
+  expect_live_output_is_the_convolution_of_its_input(dir_, "own");
 }
 
 // jack_iodelay, looped through live with a unit mask, measures the latency the summary
