@@ -17,7 +17,12 @@ jackd -n halo-gpu-soak -R -P 70 -d dummy -r 48000 -p 64 >"$work/jackd.log" 2>&1 
 jackd_pid=$!
 # On any exit (a timeout included) the logs go to $OUT where it is set (the device tool's
 # folder), so that a run that stops early still says why.
-trap 'kill $jackd_pid 2>/dev/null; wait $jackd_pid 2>/dev/null; [ -n "${OUT:-}" ] && cp "$work"/*.log "$OUT"/ 2>/dev/null' EXIT
+# The server's log can grow past what the device tool brings back: its first and last lines.
+trap 'kill $jackd_pid 2>/dev/null; wait $jackd_pid 2>/dev/null
+      { head -60 "$work/jackd.log"; echo "[... $(wc -l < "$work/jackd.log") lines in all ...]"; tail -60 "$work/jackd.log"
+        echo "--- every kind of line, with counts (numbers as N):"; sed "s/[0-9]\+/N/g" "$work/jackd.log" | sort | uniq -c | sort -rn | head -40
+      } > "$work/jackd_ends.txt"
+      [ -n "${OUT:-}" ] && cp "$work"/{live,play,baseline}.log "$work/jackd_ends.txt" "$OUT"/ 2>/dev/null' EXIT
 for _ in $(seq 250); do jack_lsp 2>/dev/null | grep -qx system:playback_1 && break; sleep 0.02; done
 jack_lsp >/dev/null 2>&1 || { echo "soak: jackd did not start: $(tail -2 "$work/jackd.log")"; exit 1; }
 cd "$work"

@@ -43,7 +43,8 @@ namespace halo::realtime {
 // the callback's CPU, 400 unpinned, with the worker's own compute at p99 0.07 ms). Polling,
 // the worker waits for no wake-up: it pins itself to the highest CPU it may use before the
 // stream starts (to another should the callback run there) and looks at its rings in a loop,
-// with a pause between looks. That CPU is spent; the summary says so.
+// with a pause between looks. That CPU is spent; the summary says so. Measured there: 1 and 4
+// underruns in two 5-minute runs and no period late: no cure, so not the default.
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
 // slot, trimmed ones included), written_frames_ (frames put into output).
 class Worker {
