@@ -186,13 +186,13 @@ std::unique_ptr<Process> feed_live(const std::string& dir, double seconds, int l
   auto play = std::make_unique<Process>(halo_args({"play", in, "--mask", unit, "-q"}));
   if (!wait_for_port("halo-play:out_1", 10)) return nullptr;
   for (int c = 0; c < live_channels; ++c)
-    run({"/usr/bin/jack_connect", "halo-play:out_" + std::to_string(c), "halo-live:in_" + std::to_string(c)});
+    run({jack_program("jack_connect"), "halo-play:out_" + std::to_string(c), "halo-live:in_" + std::to_string(c)});
   return play;
 }
 
 // jack_rec's command line recording live's input (what play feeds it) and output.
 std::vector<std::string> record_live(const std::string& path, double seconds) {
-  return {"/usr/bin/jack_rec", "-f", path, "-d", std::to_string(seconds), "-b", "32", "halo-play:out_0",
+  return {jack_program("jack_rec"), "-f", path, "-d", std::to_string(seconds), "-b", "32", "halo-play:out_0",
           "halo-live:out_0"};
 }
 
@@ -317,7 +317,7 @@ TEST_F(JackControls, CtrlCEndsLiveWhoseServerStalled) {
   struct Server {  // resumed and ended with SIGTERM whatever the test's outcome
     Process process;
     explicit Server(const std::string& name)
-        : process({"/usr/bin/jackd", "-n", name, "-d", "dummy", "-r", std::to_string(rate), "-p",
+        : process({jack_program("jackd"), "-n", name, "-d", "dummy", "-r", std::to_string(rate), "-p",
                    std::to_string(period)}) {}
     ~Server() {
       kill(process.pid(), SIGCONT);
@@ -363,7 +363,7 @@ TEST_F(JackControls, PlayLoopRepeatsTheFilteredFileSeamlessly) {
 
   Process play(halo_args({"play", in, "--mask", mask, "--loop", "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  const Result recorded = run({"/usr/bin/jack_rec", "-f", rec, "-d", "2", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
+  const Result recorded = run({jack_program("jack_rec"), "-f", rec, "-d", "2", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   kill(play.pid(), SIGINT);
   const Result played = play.wait();
@@ -484,7 +484,7 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
 
   Process play(halo_args({"play", in, "--mask", mask, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  const Result recorded = run({"/usr/bin/jack_rec", "-f", rec, "-d", "2.4", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
+  const Result recorded = run({jack_program("jack_rec"), "-f", rec, "-d", "2.4", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   const Result played = play.wait();
   ASSERT_EQ(played.exit_code, 0) << played.err;

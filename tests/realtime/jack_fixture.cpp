@@ -1,6 +1,7 @@
 #include "realtime/jack_fixture.hpp"
 
 #include <chrono>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -15,7 +16,17 @@ bool on_path(const std::string& program) {
   return run({"/bin/sh", "-c", "command -v " + program}).exit_code == 0;
 }
 
-std::vector<std::string> ports() { return lines_of(run({"/usr/bin/jack_lsp"}).out); }
+std::string jack_program(const std::string& name) {
+  static std::map<std::string, std::string> found;  // the tests' own thread only
+  auto it = found.find(name);
+  if (it == found.end()) {
+    const std::vector<std::string> path = lines_of(run({"/bin/sh", "-c", "command -v " + name}).out);
+    it = found.emplace(name, path.empty() || path[0].empty() ? "/usr/bin/" + name : path[0]).first;
+  }
+  return it->second;
+}
+
+std::vector<std::string> ports() { return lines_of(run({jack_program("jack_lsp")}).out); }
 
 bool wait_for_port(const std::string& port, double seconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -35,7 +46,7 @@ void Jack::SetUpTestSuite() {
   setenv("JACK_DEFAULT_SERVER", server_name.c_str(), 1);  // every client of this test, halo included
   setenv("JACK_NO_START_SERVER", "1", 1);
   for (const bool realtime : {true, false}) {
-    std::vector<std::string> args = {"/usr/bin/jackd", "-n", server_name};
+    std::vector<std::string> args = {jack_program("jackd"), "-n", server_name};
     if (realtime) args.insert(args.end(), {"-R", "-P", "70"});
     args.insert(args.end(), {"-d", "dummy", "-r", std::to_string(rate), "-p", std::to_string(period)});
     server_ = new Process(args);

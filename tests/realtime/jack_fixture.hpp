@@ -22,6 +22,9 @@ constexpr int rate = 48000;
 constexpr int period = 64;
 
 bool on_path(const std::string& program);
+// jackd2's programs where PATH finds them (the GPU machine carries them outside /usr/bin),
+// else /usr/bin.
+std::string jack_program(const std::string& name);
 std::vector<std::string> ports();  // jack_lsp
 bool wait_for_port(const std::string& port, double seconds);
 
