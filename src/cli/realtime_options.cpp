@@ -1,6 +1,7 @@
 #include "src/cli/realtime_options.hpp"
 
 #include <poll.h>
+#include <sched.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -201,6 +202,15 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
                 const std::function<void(realtime::Session&)>& tick) {
   Keyboard keys;
   const bool status = !arguments.quiet && isatty(STDERR_FILENO);
+  // Polling spends a whole CPU: on a small machine that is a share the server and the
+  // callback need (measured on 2 cores: a polling live worker starved under load).
+  if (arguments.session.worker_cpu == realtime::WorkerCpu::own) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < 4)
+      notice("warning: --worker-cpu own keeps one of this machine's " + std::to_string(CPU_COUNT(&allowed)) +
+             " CPUs busy polling; expect underruns (it is meant for machines with cores to spare)");
+  }
   if (status && keys.active()) notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
   session.start();
   int code = 0;

@@ -4,6 +4,7 @@
 // server (named, so it never meets another one) and stops it; it skips where jackd is missing.
 #include <gtest/gtest.h>
 #include <pty.h>
+#include <sched.h>
 
 #include <chrono>
 #include <regex>
@@ -73,6 +74,12 @@ TEST_F(Jack, WorkerCpuChoiceIsObeyedAndReported) {
   ASSERT_TRUE(std::regex_search(own.err, cpus, std::regex("CPU: its own, cpu ([0-9]+), polling the rings \\(the callback's, cpu ([0-9]+)")))
       << own.err;
   EXPECT_NE(cpus[1].str(), cpus[2].str()) << own.err;
+  // Below 4 CPUs (those this process, and so halo, may use) it warns that polling takes one.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const bool small = CPU_COUNT(&allowed) < 4;
+  EXPECT_EQ(own.err.find("warning: --worker-cpu own keeps one of this machine's") != std::string::npos, small) << own.err;
   EXPECT_NE(own.err.find("realtime priority: no (polling"), std::string::npos) << own.err;
 }
 
