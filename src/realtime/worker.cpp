@@ -106,7 +106,7 @@ void Worker::poll_for_work() noexcept {
   while (sem_trywait(&wake_) == 0) {  // an atomic decrement in user space: no system call
   }
 #if defined(__x86_64__) || defined(__i386__)
-  for (int i = 0; i < 16; ++i) __builtin_ia32_pause();  // about 1-2 us on recent x86 cores
+  for (int i = 0; i < 16; ++i) __builtin_ia32_pause();  // under a microsecond: a pause lasts tens to ~140 cycles
 #elif defined(__aarch64__)
   for (int i = 0; i < 16; ++i) asm volatile("yield");
 #endif
