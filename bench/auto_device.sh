@@ -3,7 +3,7 @@
 # GPU tests (all of halo_cuda_tests), the hand-over and auto rows of halo_tests, memcheck over
 # the GPU hand-over tests, then the whole process against sox (bench/end_to_end.sh) with
 # `auto`, `cuda-fft` and `cpu-fft` at 255 and 65535 taps on 10-minute and 1-hour stereo files.
-#   bash bench/auto_device.sh [steps: build tests sanitizer e2e exit]   (default: all but exit; ~9 minutes)
+#   bash bench/auto_device.sh [steps: build tests jack sanitizer e2e exit]   (default: all but jack and exit; ~9 minutes)
 #   E2E="255:600,3600 4095:600:auto,cpu-fft,cuda-fft-fused" picks the e2e rows (taps:lengths[:engines]).
 # Needs .devdeps carried (../shared/device/README.md). Logs under $OUT.
 set -uo pipefail
@@ -23,6 +23,12 @@ for step in $steps; do
       echo "halo_cuda_tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/cuda_tests.log" | head -20
       timeout 240 $build/tests/halo_tests --gtest_filter='Registered/*:CliAuto*:*Handover*:AutoChoice*:GpuProbe*:Crossover*' > "$out/auto_tests.log" 2>&1
       echo "contract + auto rows rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/auto_tests.log" | head -20 ;;
+    jack)
+      # The JACK suite against a dummy server (jackd without realtime priority there), with the
+      # GPU live test (Jack.LiveOnTheGpuIsTheConvolutionOfItsInput); a stopped server hangs a
+      # test, hence the timeout.
+      timeout 300 $build/tests/halo_jack_tests > "$out/jack_tests.log" 2>&1
+      echo "halo_jack_tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$out/jack_tests.log" | head -20 ;;
     sanitizer)
       timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $build/tests/halo_cuda_tests \
         --gtest_filter='GpuHandover*' > "$out/memcheck_handover.log" 2>&1
