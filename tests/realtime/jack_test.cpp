@@ -161,6 +161,7 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   EXPECT_LE(bad, allowed) << "of " << compared << " frames; delay " << delay << "; " << where << "\n" << result.err;
   EXPECT_LT(bad, compared / 20) << "of " << compared << " frames; " << where << "\n" << result.err;
   ::testing::Test::RecordProperty("bad_frames", std::to_string(bad));
+  ::testing::Test::RecordProperty("host_xruns", xruns[1].str());
   double energy = 0;
   for (long t = 0; t < frames; ++t) energy += std::fabs(recording.samples[t * 4 + 2]);
   EXPECT_GT(energy, 100.0) << "live's output is silent";
