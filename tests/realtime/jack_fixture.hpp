@@ -23,7 +23,9 @@ constexpr int period = 64;
 
 bool on_path(const std::string& program);
 // jackd2's programs where PATH finds them (the GPU machine carries them outside /usr/bin),
-// else /usr/bin.
+// else /usr/bin. A jack_rec the tests only wait for runs under `timeout 60`: it would wait
+// for ever on a server that stopped (seen on the GPU machine); one they may kill does not,
+// since killing `timeout` would leave jack_rec running.
 std::string jack_program(const std::string& name);
 std::vector<std::string> ports();  // jack_lsp
 bool wait_for_port(const std::string& port, double seconds);
