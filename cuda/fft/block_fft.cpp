@@ -22,8 +22,8 @@ int log2_of(std::size_t fft_frames) {
 // instantiation for that size.
 template <class F>
 void with_shape(std::size_t fft_frames, F&& f) {
-  log2_of(fft_frames);  // a size the one-block transform takes, or throw
-  with_fused_log2<min_fused_log2, max_fused_log2>(static_cast<long long>(fft_frames), f, [] {});
+  with_fused_log2<min_fused_log2, max_fused_log2>(static_cast<long long>(fft_frames), f,
+                                                  [fft_frames] { log2_of(fft_frames); });  // throws: no such size
 }
 
 template <int Log2>

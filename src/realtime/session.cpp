@@ -454,7 +454,7 @@ SessionReport Session::report() const {
   if (options_.worker_cpu == WorkerCpu::own)
     report.worker_cpu = (worker_->pinned_cpu() < 0 ? std::string("its own (not pinned: no CPU apart from the callback's)")
                                                    : "its own, cpu " + std::to_string(worker_->pinned_cpu())) +
-                        ", polling the rings (the callback's, cpu " + std::to_string(worker_->callback_cpu()) +
+                        ", polling the rings (the callback's, cpu " + std::to_string(callback_->cpu.load(std::memory_order_relaxed)) +
                         ": callback thread " + callback_thread + ")";
   else if (worker_->pinned_cpu() < 0)
     report.worker_cpu = "any (not pinned)";

@@ -90,10 +90,6 @@ class Worker {
   // The CPU the worker runs on now (-1: not pinned) and how many times it moved to follow the
   // callback (never, polling).
   int pinned_cpu() const noexcept { return config_.poll ? own_cpu_.load(std::memory_order_relaxed) : cpu_.cpu(); }
-  // The CPU the first callback ran on (-1: no callback yet, or no callback state).
-  int callback_cpu() const noexcept {
-    return config_.callback != nullptr ? config_.callback->cpu.load(std::memory_order_relaxed) : -1;
-  }
   std::uint64_t cpu_moves() const noexcept { return cpu_.moves(); }
   // Whether the callback's thread was pinned to that CPU (false before the first callback, or
   // where the system refused).

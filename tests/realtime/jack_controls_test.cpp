@@ -363,7 +363,7 @@ TEST_F(JackControls, PlayLoopRepeatsTheFilteredFileSeamlessly) {
 
   Process play(halo_args({"play", in, "--mask", mask, "--loop", "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  const Result recorded = run({"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", rec, "-d", "2", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
+  const Result recorded = run(bounded_jack_rec(rec, "2", {"halo-play:out_0", "halo-play:out_1"}));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   kill(play.pid(), SIGINT);
   const Result played = play.wait();
@@ -484,7 +484,7 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
 
   Process play(halo_args({"play", in, "--mask", mask, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  const Result recorded = run({"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", rec, "-d", "2.4", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
+  const Result recorded = run(bounded_jack_rec(rec, "2.4", {"halo-play:out_0", "halo-play:out_1"}));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   const Result played = play.wait();
   ASSERT_EQ(played.exit_code, 0) << played.err;

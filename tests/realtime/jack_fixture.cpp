@@ -26,6 +26,14 @@ std::string jack_program(const std::string& name) {
   return it->second;
 }
 
+std::vector<std::string> bounded_jack_rec(const std::string& path, const std::string& seconds,
+                                          std::initializer_list<std::string> ports) {
+  std::vector<std::string> command = {"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", path, "-d", seconds,
+                                      "-b", "32"};
+  command.insert(command.end(), ports);
+  return command;
+}
+
 std::vector<std::string> ports() { return lines_of(run({jack_program("jack_lsp")}).out); }
 
 bool wait_for_port(const std::string& port, double seconds) {

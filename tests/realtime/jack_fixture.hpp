@@ -23,10 +23,13 @@ constexpr int period = 64;
 
 bool on_path(const std::string& program);
 // jackd2's programs where PATH finds them (the GPU machine carries them outside /usr/bin),
-// else /usr/bin. A jack_rec the tests only wait for runs under `timeout 60`: it would wait
-// for ever on a server that stopped (seen on the GPU machine); one they may kill does not,
-// since killing `timeout` would leave jack_rec running.
+// else /usr/bin.
 std::string jack_program(const std::string& name);
+// jack_rec recording `ports` into `path` for `seconds`, under `timeout 60`: for a recorder the
+// test only waits for, which would wait for ever on a server that stopped (seen on the GPU
+// machine). A recorder the test may kill runs bare: killing `timeout` would leave it running.
+std::vector<std::string> bounded_jack_rec(const std::string& path, const std::string& seconds,
+                                          std::initializer_list<std::string> ports);
 std::vector<std::string> ports();  // jack_lsp
 bool wait_for_port(const std::string& port, double seconds);
 

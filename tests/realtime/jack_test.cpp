@@ -31,7 +31,7 @@ void expect_play_sends_what_filter_writes(const TempDir& dir, const std::string&
   ASSERT_EQ(halo({"filter", in, ref, "--lowpass", "4k", "--taps", "1023", "--subtype", "float", "-q"}).exit_code, 0);
   Process play(halo_args({"play", in, "--lowpass", "4k", "--taps", "1023", "--worker-cpu", worker_cpu, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  const Result recorded = run({"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", rec, "-d", "3", "-b", "32", "halo-play:out_0", "halo-play:out_1"});
+  const Result recorded = run(bounded_jack_rec(rec, "3", {"halo-play:out_0", "halo-play:out_1"}));
   const Result played = play.wait();
   ASSERT_EQ(played.exit_code, 0) << played.err;
   EXPECT_EQ(underruns(played.err), 0) << played.err;
@@ -97,8 +97,8 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   run({jack_program("jack_connect"), "halo-play:out_0", "halo-live:in_0"});
   run({jack_program("jack_connect"), "halo-play:out_1", "halo-live:in_1"});
-  const Result recorded = run({"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", rec, "-d", "2.8", "-b", "32", "halo-play:out_0",
-                               "halo-play:out_1", "halo-live:out_0", "halo-live:out_1"});
+  const Result recorded =
+      run(bounded_jack_rec(rec, "2.8", {"halo-play:out_0", "halo-play:out_1", "halo-live:out_0", "halo-live:out_1"}));
   play.wait();
   const Result result = live.stop();
   ASSERT_EQ(result.exit_code, 130) << result.err;
@@ -265,7 +265,7 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   run({jack_program("jack_connect"), "halo-play:out_0", "halo-live:in_0"});
   run({jack_program("jack_connect"), "halo-play:out_1", "halo-live:in_1"});
-  Process recorder({"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", rec, "-d", "3.2", "-b", "32", "halo-play:out_0", "halo-live:out_0"});
+  Process recorder(bounded_jack_rec(rec, "3.2", {"halo-play:out_0", "halo-live:out_0"}));
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   ASSERT_EQ(write(terminal, "n", 1), 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
