@@ -2,7 +2,10 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -143,6 +146,8 @@ void CpuPartitionedEngine::worker_loop() noexcept {
     while (sem_wait(&wake_) != 0 && errno == EINTR) {
     }
     if (stopping_.load(std::memory_order_acquire)) return;
+    if (const int nice = requested_nice_.exchange(no_nice_request, std::memory_order_acq_rel); nice != no_nice_request)
+      nice_granted_.store(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice) == 0, std::memory_order_release);
     worker_cpu_.follow();
     {
       std::lock_guard<std::mutex> lock(worker_mutex_);

@@ -101,6 +101,11 @@ class CpuPartitionedEngine final : public Engine {
   // worker at normal priority. False where the system refuses (no privilege) or there is no
   // worker; the engine stays exact either way (late waits).
   bool request_realtime_worker(int priority) noexcept;
+  // The fallback where SCHED_FIFO is refused: the worker sets its own nice value to `nice` when
+  // it next wakes (a thread's nice value is its own on Linux). Whether it was granted:
+  // worker_nice_granted().
+  void request_worker_nice(int nice) noexcept { requested_nice_.store(nice, std::memory_order_release); }
+  bool worker_nice_granted() const noexcept { return nice_granted_.load(std::memory_order_acquire); }
   // The worker moves to the CPU `cpu` holds whenever it wakes (cpu_follower.hpp); null: it runs
   // where the system puts it. The real-time path gives it the audio callback's CPU.
   void follow_cpu(const std::atomic<int>* cpu) noexcept { worker_cpu_.set_target(cpu); }
@@ -173,6 +178,9 @@ class CpuPartitionedEngine final : public Engine {
   std::atomic<std::uint64_t> late_waits_{0};
   std::atomic<std::int64_t> worker_cpu_ns_{0};
   std::atomic<bool> stopping_{false};
+  static constexpr int no_nice_request = 100;  // outside nice's range
+  std::atomic<int> requested_nice_{no_nice_request};  // taken by the worker when it wakes
+  std::atomic<bool> nice_granted_{false};
   sem_t wake_{};
   bool wake_made_ = false;
   std::mutex worker_mutex_;  // held by the worker while it computes, and by set_taps/reset

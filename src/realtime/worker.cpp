@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,10 +23,17 @@ int make_thread_realtime(int priority) noexcept {
   return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
 }
 
+int set_thread_nice(int nice, pid_t tid) noexcept {
+  if (tid == 0) tid = static_cast<pid_t>(syscall(SYS_gettid));
+  return setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) == 0 ? 0 : errno;
+}
+
 void place_engine_threads(Engine& engine, int priority, const std::atomic<int>* callback_cpu) noexcept {
   auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine);
   if (partitioned == nullptr) return;
-  if (priority > 0) partitioned->request_realtime_worker(std::max(1, priority - 1));
+  // Where SCHED_FIFO is refused, the engine's thread takes the worker's fallback, one step less.
+  if (priority > 0 && !partitioned->request_realtime_worker(std::max(1, priority - 1)))
+    partitioned->request_worker_nice(worker_nice + 1);
   partitioned->follow_cpu(callback_cpu);
 }
 
@@ -63,10 +72,12 @@ void Worker::stop() noexcept {
 
 std::string Worker::realtime_note() const {
   if (realtime()) return "yes (SCHED_FIFO " + std::to_string(config_.realtime_priority) + ")";
-  if (config_.poll) return "no (polling: a realtime thread that never sleeps would be throttled)";
   if (config_.realtime_priority <= 0) return "no (not asked)";
+  const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
+                                            : std::string("nice ") + std::to_string(worker_nice) + " refused too: " + std::strerror(nice_error_);
+  if (config_.poll) return "no (polling: a realtime thread that never sleeps would be throttled); " + nice;
   // Where the system refuses, a late wake-up has no defence: say what does without priority.
-  return std::string("no (") + std::strerror(priority_error_) + "; --worker-cpu own polls on a CPU of its own instead)";
+  return std::string("no (") + std::strerror(priority_error_) + "); " + nice + "; --worker-cpu own polls on a CPU of its own instead";
 }
 
 void Worker::loop() noexcept {
@@ -76,6 +87,7 @@ void Worker::loop() noexcept {
     priority_error_ = make_thread_realtime(config_.realtime_priority);
     realtime_.store(priority_error_ == 0, std::memory_order_release);
   }
+  if (config_.realtime_priority > 0 && !realtime_.load(std::memory_order_relaxed)) nice_error_ = set_thread_nice(worker_nice);
   // Polling, the worker takes its CPU before the stream starts rather than moving in its first
   // periods; place_threads moves it only should the callback turn out to run there.
   if (config_.poll) own_cpu_.store(pin_self_apart_from(-1), std::memory_order_relaxed);

@@ -1,5 +1,6 @@
 #pragma once
 #include <semaphore.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
@@ -45,6 +46,10 @@ namespace halo::realtime {
 // stream starts (to another should the callback run there) and looks at its rings in a loop,
 // with a pause between looks. That CPU is spent; the summary says so. Measured there: 1 and 4
 // underruns in two 5-minute runs and no period late: no cure, so not the default.
+// Priority: SCHED_FIFO where the system grants it (as jconvolver's threads); where it refuses
+// (a container), and always when polling, the worker asks for nice -20 instead: not realtime,
+// but the fair scheduler then gives any other thread on its CPU a share about 1/87 of its own,
+// so a thread that lands there takes its slice rarely rather than every few milliseconds.
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
 // slot, trimmed ones included), written_frames_ (frames put into output).
 class Worker {
@@ -56,7 +61,7 @@ class Worker {
     double rate_hz = 0;
     bool play = false;
     std::uint64_t skip_frames = 0;   // play: outputs trimmed from the start
-    int realtime_priority = 0;       // SCHED_FIFO priority to ask for (0: do not ask)
+    int realtime_priority = 0;       // SCHED_FIFO priority to ask for (0: ask for nothing, not even nice)
     // The callback's state, or null: the worker keeps the callback's thread on the CPU it first
     // ran on and runs there itself (see above).
     CallbackState* callback = nullptr;
@@ -84,7 +89,8 @@ class Worker {
   bool done() const noexcept { return done_.load(std::memory_order_acquire); }
   bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
   std::uint64_t written_frames() const noexcept { return written_.load(std::memory_order_relaxed); }
-  // After start(): whether SCHED_FIFO was granted, and the line that says so.
+  // After start(): whether SCHED_FIFO was granted, and the line that says so (with the nice
+  // value taken instead, where it was not).
   bool realtime() const noexcept { return realtime_.load(std::memory_order_acquire); }
   std::string realtime_note() const;
   // The CPU the worker runs on now (-1: not pinned) and how many times it moved to follow the
@@ -115,6 +121,7 @@ class Worker {
   std::atomic<bool> stopping_{false}, done_{false}, failed_{false}, realtime_{false};
   std::atomic<bool> priority_known_{false};
   int priority_error_ = 0;
+  int nice_error_ = -1;  // -1: nice not asked for; 0: granted; else the errno
   CpuFollower cpu_;
   bool callback_pin_tried_ = false;  // worker thread only
   std::atomic<bool> callback_pinned_{false};
@@ -125,6 +132,10 @@ class Worker {
 
 // Asks for SCHED_FIFO at `priority` for the calling thread; 0 on success, else the errno.
 int make_thread_realtime(int priority) noexcept;
+// The fallback where SCHED_FIFO is refused: sets the nice value of one thread (Linux keeps it
+// per thread) to `nice`; `tid` 0 is the calling thread. 0 on success, else the errno.
+constexpr int worker_nice = -20;
+int set_thread_nice(int nice, pid_t tid = 0) noexcept;
 // Engines with threads of their own (cpu-partitioned): SCHED_FIFO one step below `priority`
 // (where priority > 0), and on the callback's CPU as the worker is (cpu_follower.hpp).
 void place_engine_threads(Engine& engine, int priority, const std::atomic<int>* callback_cpu) noexcept;

@@ -6,7 +6,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <dirent.h>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
 #include <fstream>
+#include <sys/resource.h>
 #include <string>
 #include <sys/mman.h>
 #include <memory>
@@ -15,6 +20,7 @@
 
 #include "engine/allocation_counter.hpp"
 #include "engine_harness.hpp"
+#include "src/engine/partitioned_engine.hpp"
 #include "src/engine/registry.hpp"
 #include "src/engine/tap_set.hpp"
 #include "src/realtime/callback.hpp"
@@ -291,6 +297,108 @@ TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
     EXPECT_EQ(state.underruns.load(), 0u) << engine;
     EXPECT_EQ(state.host_xruns.load(), 5u);
   }
+}
+
+// The nice value of every thread of this process, read from /proc (field 19 of each task's
+// stat, counted after the command's closing parenthesis).
+std::vector<int> nice_values_of_threads() {
+  std::vector<int> values;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return values;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] == '.') continue;
+    std::ifstream stat(std::string("/proc/self/task/") + entry->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));  // field 3 on
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i) {
+      if (i == 19) values.push_back(std::stoi(field));
+    }
+  }
+  closedir(tasks);
+  return values;
+}
+
+int threads_at_nice(int nice) {
+  const auto values = nice_values_of_threads();
+  return static_cast<int>(std::count(values.begin(), values.end(), nice));
+}
+
+// A mono worker of 64-frame periods with no callback, for the priority tests.
+Worker::Config mono_worker_config(int realtime_priority, bool poll) {
+  Worker::Config config;
+  config.channels = 1;
+  config.output_channels = 1;
+  config.block_frames = 64;
+  config.rate_hz = 48000;
+  config.realtime_priority = realtime_priority;
+  config.poll = poll;
+  return config;
+}
+
+// Where SCHED_FIFO is refused (the H100 machine's container), the worker takes nice -20, and
+// an engine's own thread one step less; the summary's line says which it got. A priority
+// outside SCHED_FIFO's 1..99 is refused everywhere, root or not, so the fallback runs here too.
+TEST(WorkerPriority, RefusedRealtimeFallsBackToNiceAndSaysSo) {
+  const int before = threads_at_nice(worker_nice);
+  const int own_nice = getpriority(PRIO_PROCESS, 0);  // this thread's (Linux keeps it per thread)
+  FrameRing in(1, 256), out(1, 256);
+  EngineSlot slot(1, 64, 240);
+  PeriodStats stats(1333);
+  Worker worker(mono_worker_config(101, false), slot, in, out, stats, nullptr);
+  worker.start();
+  const std::string note = worker.realtime_note();
+  if (note.find("refused too") != std::string::npos) {
+    worker.stop();
+    GTEST_SKIP() << "this system refuses nice " << worker_nice << " (not root, no CAP_SYS_NICE): " << note;
+  }
+  EXPECT_FALSE(worker.realtime());
+  EXPECT_EQ(note, std::string("no (") + std::strerror(EINVAL) + "); nice -20; --worker-cpu own polls on a CPU of its own instead");
+  EXPECT_EQ(threads_at_nice(worker_nice), before + 1) << "the worker's thread, and no other";
+  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), own_nice) << "the calling thread keeps its own nice value";
+  worker.stop();
+
+  // The engine's thread: it takes the request when it next wakes, which process() brings.
+  auto engine = make_engine("cpu-partitioned");
+  const TapSet set = TapSet::from_masks({halo::test::mask_of(lowpass(20001, 0.1))}, 1);
+  ProcessSpec spec;
+  spec.channels = 1;
+  spec.max_block_frames = 64;
+  spec.max_mask_frames = set.mask_frames();
+  spec.rate_hz = 48000;
+  engine->prepare(spec);
+  engine->set_taps(set);
+  auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(*engine);
+  ASSERT_TRUE(partitioned.has_worker());
+  const int engine_before = threads_at_nice(worker_nice + 1);
+  place_engine_threads(*engine, 102, nullptr);  // asks SCHED_FIFO 101: refused
+  const std::vector<float> signal = sine(64, 1, 1000, 0.5f);
+  std::vector<float> filtered(64);
+  for (int block = 0; block < 2000 && !partitioned.worker_nice_granted(); ++block) {
+    ASSERT_EQ(engine->process(signal.data(), filtered.data(), 64), Status::ok);
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(partitioned.worker_nice_granted());
+  EXPECT_EQ(threads_at_nice(worker_nice + 1), engine_before + 1);
+}
+
+// Polling never takes SCHED_FIFO (it would be throttled), but takes nice -20.
+TEST(WorkerPriority, PollingWorkerTakesNiceAndSaysSo) {
+  FrameRing in(1, 256), out(1, 256);
+  EngineSlot slot(1, 64, 240);
+  PeriodStats stats(1333);
+  const int before = threads_at_nice(worker_nice);
+  Worker worker(mono_worker_config(60, true), slot, in, out, stats, nullptr);
+  worker.start();
+  const std::string note = worker.realtime_note();
+  const int during = threads_at_nice(worker_nice);
+  worker.stop();
+  if (note.find("refused too") != std::string::npos) GTEST_SKIP() << "this system refuses nice -20: " << note;
+  EXPECT_EQ(note, "no (polling: a realtime thread that never sleeps would be throttled); nice -20");
+  EXPECT_EQ(during, before + 1);
 }
 
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
