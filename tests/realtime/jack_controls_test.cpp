@@ -366,7 +366,7 @@ TEST_F(JackControls, PlayLoopRepeatsTheFilteredFileSeamlessly) {
   const Result recorded = run(bounded_jack_rec(rec, "2", {"halo-play:out_0", "halo-play:out_1"}));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   kill(play.pid(), SIGINT);
-  const Result played = play.wait();
+  const Result played = play.wait_at_most(30);
   ASSERT_EQ(played.exit_code, 130) << played.err;
   EXPECT_EQ(underruns(played.err), 0) << played.err;
 
@@ -486,7 +486,7 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   const Result recorded = run(bounded_jack_rec(rec, "2.4", {"halo-play:out_0", "halo-play:out_1"}));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-  const Result played = play.wait();
+  const Result played = play.wait_at_most(30);
   ASSERT_EQ(played.exit_code, 0) << played.err;
   EXPECT_NE(played.err.find("resampled: 44100 -> 48000 Hz"), std::string::npos) << played.err;
   // Everything the file holds, at the device's rate: 1.8 s, within a period or two (the
@@ -639,9 +639,9 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
     std::this_thread::sleep_until(begun + std::chrono::milliseconds(500 * (i + 1)));
     ASSERT_TRUE(live.press(keys[i]));
   }
-  recorder.wait();
+  recorder.wait_at_most(60);
   kill(play->pid(), SIGINT);
-  play->wait();
+  play->wait_at_most(30);
   ASSERT_TRUE(live.press('q'));
   const int code = live.wait_exit();
   const std::string& output = live.output();

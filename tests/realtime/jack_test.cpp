@@ -32,7 +32,7 @@ void expect_play_sends_what_filter_writes(const TempDir& dir, const std::string&
   Process play(halo_args({"play", in, "--lowpass", "4k", "--taps", "1023", "--worker-cpu", worker_cpu, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   const Result recorded = run(bounded_jack_rec(rec, "3", {"halo-play:out_0", "halo-play:out_1"}));
-  const Result played = play.wait();
+  const Result played = play.wait_at_most(30);
   ASSERT_EQ(played.exit_code, 0) << played.err;
   EXPECT_EQ(underruns(played.err), 0) << played.err;
   const Sound reference = read_sound(ref), recording = read_sound(rec);
@@ -99,7 +99,7 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   run({jack_program("jack_connect"), "halo-play:out_1", "halo-live:in_1"});
   const Result recorded =
       run(bounded_jack_rec(rec, "2.8", {"halo-play:out_0", "halo-play:out_1", "halo-live:out_0", "halo-live:out_1"}));
-  play.wait();
+  play.wait_at_most(30);
   const Result result = live.stop();
   ASSERT_EQ(result.exit_code, 130) << result.err;
   const long latency = added_latency(result.err);
@@ -140,17 +140,21 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   // Where the bad frames lie, in tenths of a second, for the failure messages.
   std::size_t bad = 0, compared = 0;
   std::vector<std::size_t> bad_per_tenth(static_cast<std::size_t>(frames / (rate / 10) + 1), 0);
+  std::string first_bad;  // the first few bad places, with both values, for the failure messages
   for (long t = delay + static_cast<long>(h.size()); t < frames; ++t) {
     ++compared;
     for (int c = 0; c < 2; ++c)
       if (std::fabs(recording.samples[t * 4 + 2 + c] - expected[t * 2 + c]) > 1e-5) {
-        ++bad;
+        if (++bad <= 4)
+          first_bad += " frame " + std::to_string(t) + " ch " + std::to_string(c) + ": recorded " +
+                       std::to_string(recording.samples[t * 4 + 2 + c]) + ", expected " + std::to_string(expected[t * 2 + c]) + ";";
         ++bad_per_tenth[static_cast<std::size_t>(t / (rate / 10))];
         break;
       }
   }
   std::string where = "bad frames per tenth of a second:";
   for (const std::size_t n : bad_per_tenth) where += " " + std::to_string(n);
+  where += "; the first:" + first_bad;
   // Exact but for the periods the ring ran short (silence there) and, around a period the host
   // flagged, where the server may have run live and jack_rec in different cycles: the mask's
   // length of output after it differs from the recording.
@@ -202,7 +206,7 @@ TEST_F(Jack, IodelayMeasuresTheReportedLatency) {
   run({jack_program("jack_connect"), "halo-live:out_0", "jack_delay:in"});
   std::this_thread::sleep_for(std::chrono::seconds(3));
   kill(iodelay.pid(), SIGTERM);
-  iodelay.wait();
+  iodelay.wait_at_most(10);
   const Result result = live.stop();
   const long latency = added_latency(result.err);
   ASSERT_GT(latency, 0) << result.err;
@@ -273,7 +277,7 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   ASSERT_EQ(write(terminal, "b", 1), 1);
   recorder.wait();
-  play.wait();
+  play.wait_at_most(30);
   ASSERT_EQ(write(terminal, "q", 1), 1);
   int status = 0;
   waitpid(child, &status, 0);
