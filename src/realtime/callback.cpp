@@ -1,8 +1,6 @@
 #include "src/realtime/callback.hpp"
 
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -58,7 +56,6 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   state.cpu.store(sched_getcpu(), std::memory_order_relaxed);
   if (!state.thread_known.load(std::memory_order_relaxed)) {
     state.thread = pthread_self();
-    state.thread_id = static_cast<pid_t>(syscall(SYS_gettid));  // once: a system call that neither blocks nor allocates
     state.thread_known.store(true, std::memory_order_release);
   }
   if (state.wake != nullptr) sem_post(state.wake);

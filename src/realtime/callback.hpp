@@ -1,7 +1,6 @@
 #pragma once
 #include <pthread.h>
 #include <semaphore.h>
-#include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
@@ -69,7 +68,6 @@ struct CallbackState {
   std::atomic<int> cpu{-1};
   std::atomic<bool> thread_known{false};
   pthread_t thread{};  // written once, before thread_known
-  pid_t thread_id = 0; // the kernel's id of that thread (for its nice value), written with it
   double rate_hz = 48000;                // to tell a period's length
   std::int64_t last_callback_ns = 0;     // callback-only: CLOCK_MONOTONIC of the last callback
 };

@@ -450,8 +450,7 @@ SessionReport Session::report() const {
   report.late_periods = stats_->late_periods();
   report.realtime = worker_->realtime_note();
   report.memory_locked = memory_lock_problem_.empty() ? "yes" : "no (" + memory_lock_problem_ + ")";
-  const std::string callback_thread = std::string(worker_->callback_pinned() ? "pinned there" : "not pinned") +
-                                      (worker_->callback_niced() ? ", nice " + std::to_string(worker_nice) : "");
+  const std::string callback_thread = worker_->callback_pinned() ? "pinned there" : "not pinned";
   if (options_.worker_cpu == WorkerCpu::own)
     report.worker_cpu = (worker_->pinned_cpu() < 0 ? std::string("its own (not pinned: no CPU apart from the callback's)")
                                                    : "its own, cpu " + std::to_string(worker_->pinned_cpu())) +

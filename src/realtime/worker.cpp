@@ -151,11 +151,6 @@ void Worker::place_threads() noexcept {
     callback_pin_tried_ = true;
     const int cpu = callback->cpu.load(std::memory_order_relaxed);
     callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
-    int policy = SCHED_OTHER;
-    sched_param parameters{};
-    if (config_.realtime_priority > 0 && pthread_getschedparam(callback->thread, &policy, &parameters) == 0 &&
-        policy != SCHED_FIFO && policy != SCHED_RR)
-      callback_niced_.store(set_thread_nice(worker_nice, callback->thread_id) == 0, std::memory_order_relaxed);
     if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
       own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
   }

@@ -401,41 +401,6 @@ TEST(WorkerPriority, PollingWorkerTakesNiceAndSaysSo) {
   EXPECT_EQ(during, before + 1);
 }
 
-// A callback on a thread that is not realtime (the host's, where the system refused it) takes
-// nice -20 from the worker when the worker pins it; the thread stays where the host made it.
-TEST(WorkerPriority, CallbackThreadOffRealtimeTakesNiceFromTheWorker) {
-  FrameRing in(1, 256), out(1, 256);
-  EngineSlot slot(1, 64, 240);
-  PeriodStats stats(1333);
-  CallbackState state;
-  state.input = &in;
-  state.output = &out;
-  Worker::Config config = mono_worker_config(60, false);
-  config.callback = &state;
-  Worker worker(config, slot, in, out, stats, nullptr);
-  sem_t* wake = worker.semaphore();
-  state.wake = wake;
-  worker.start();
-  std::atomic<bool> placed{false};
-  int callback_nice = 0;
-  std::thread callback([&] {
-    const std::vector<float> period = sine(64, 1, 1000, 0.5f);
-    std::vector<float> played(64);
-    for (int p = 0; p < 2000 && !worker.callback_niced(); ++p) {  // 1 s at most
-      run_callback(state, period.data(), played.data(), 64, false);
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-    placed.store(worker.callback_pinned());
-    callback_nice = getpriority(PRIO_PROCESS, 0);
-  });
-  callback.join();
-  worker.stop();
-  ASSERT_TRUE(placed.load()) << "the worker never pinned the callback's thread";
-  if (worker.realtime_note().find("refused too") != std::string::npos) GTEST_SKIP() << "this system refuses nice -20";
-  EXPECT_TRUE(worker.callback_niced());
-  EXPECT_EQ(callback_nice, worker_nice);
-}
-
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   FrameRing out(1, 256);
   CallbackState state;
