@@ -71,7 +71,11 @@ void Worker::stop() noexcept {
 }
 
 std::string Worker::realtime_note() const {
-  if (realtime()) return "yes (SCHED_FIFO " + std::to_string(config_.realtime_priority) + ")";
+  if (realtime()) {
+    const int priority = priority_.load(std::memory_order_relaxed);
+    return "yes (SCHED_FIFO " + std::to_string(priority) +
+           (priority > config_.realtime_priority ? ": one above the callback's thread)" : ")");
+  }
   if (config_.realtime_priority <= 0) return "no (not asked)";
   const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
                                             : std::string("nice ") + std::to_string(worker_nice) + " refused too: " + std::strerror(nice_error_);
@@ -85,6 +89,7 @@ void Worker::loop() noexcept {
   // kernel (sched_rt_runtime_us: stopped for 50 ms of every second), far worse than a late wake-up.
   if (config_.realtime_priority > 0 && !config_.poll) {
     priority_error_ = make_thread_realtime(config_.realtime_priority);
+    priority_.store(config_.realtime_priority, std::memory_order_relaxed);
     realtime_.store(priority_error_ == 0, std::memory_order_release);
   }
   if (config_.realtime_priority > 0 && !realtime_.load(std::memory_order_relaxed)) nice_error_ = set_thread_nice(worker_nice);
@@ -153,8 +158,20 @@ void Worker::place_threads() noexcept {
     callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
     if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
       own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
+    rise_above_callback();
   }
   if (!config_.poll) cpu_.follow();
+}
+
+void Worker::rise_above_callback() noexcept {
+  if (config_.play || !realtime()) return;
+  int policy = SCHED_OTHER;
+  sched_param parameters{};
+  if (pthread_getschedparam(config_.callback->thread, &policy, &parameters) != 0) return;
+  if (policy != SCHED_FIFO && policy != SCHED_RR) return;
+  const int above = parameters.sched_priority + 1;
+  if (above <= priority_.load(std::memory_order_relaxed) || above > sched_get_priority_max(SCHED_FIFO)) return;
+  if (make_thread_realtime(above) == 0) priority_.store(above, std::memory_order_relaxed);
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {

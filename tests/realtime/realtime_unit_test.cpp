@@ -401,6 +401,45 @@ TEST(WorkerPriority, PollingWorkerTakesNiceAndSaysSo) {
   EXPECT_EQ(during, before + 1);
 }
 
+// live: once a realtime callback has run, the worker takes the priority one above the
+// callback's thread (so that on their shared CPU it runs its period before the callback's
+// thread goes on); play's worker, which fills ahead in long blocks, stays where it was.
+TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysDoesNot) {
+  for (const bool play : {false, true}) {
+    FrameRing in(1, 256), out(1, 256);
+    EngineSlot slot(1, 64, 240);
+    PeriodStats stats(1333);
+    CallbackState state;
+    state.input = play ? nullptr : &in;
+    state.output = &out;
+    Worker::Config config = mono_worker_config(60, false);
+    config.play = play;
+    config.callback = &state;
+    Worker worker(config, slot, in, out, stats, nullptr);
+    state.wake = worker.semaphore();
+    worker.start();
+    if (!worker.realtime()) {
+      worker.stop();
+      GTEST_SKIP() << "no SCHED_FIFO here: " << worker.realtime_note();
+    }
+    std::thread callback([&] {
+      if (make_thread_realtime(65) != 0) return;
+      const std::vector<float> period = sine(64, 1, 1000, 0.5f);
+      std::vector<float> played(64);
+      for (int p = 0; p < 400 && !worker.callback_pinned(); ++p) {
+        run_callback(state, period.data(), played.data(), 64, false);
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the worker's next look
+    });
+    callback.join();
+    const std::string note = worker.realtime_note();
+    worker.stop();
+    ASSERT_TRUE(worker.callback_pinned()) << "the callback never ran, or the worker never saw it";
+    EXPECT_EQ(note, play ? "yes (SCHED_FIFO 60)" : "yes (SCHED_FIFO 66: one above the callback's thread)") << (play ? "play" : "live");
+  }
+}
+
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   FrameRing out(1, 256);
   CallbackState state;
