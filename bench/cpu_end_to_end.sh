@@ -3,8 +3,9 @@
 # stereo 48 kHz float WAV with a 65535-tap mask, against sox on the same files in the same run:
 # cpu-fft on one thread (`--threads 1`: the single-thread engine as it was, with today's FFT
 # length), cpu-fft on every core (the default), `auto` (no GPU: it takes cpu-fft), and
-# `sox IN OUT fir COEFS`. Median wall time of RUNS runs (default 3), peak resident memory
-# (the largest of the runs), the load average before the runs, and halo's --timings.
+# `sox IN OUT fir COEFS`. Median wall time of RUNS rounds (default 3; a round runs every
+# program once), the fastest and slowest run, peak resident memory (the largest of the runs),
+# the load average before and after, and halo's --timings of each program's last run.
 #   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535 BEFORE= WISDOM=)
 # BEFORE=OLD_HALO adds that binary's cpu-fft (the engine as issue 15 found it: build the commit
 # before the thread pool, aa12699^) and the last column compares with it instead. WISDOM=FILE
@@ -24,55 +25,69 @@ mkdir -p "$work"
 in="$work/in_600s.wav"
 [ -s "$in" ] || sox -R -n -r 48000 -c 2 -e floating-point -b 32 "$in" synth 600 whitenoise vol 0.5
 
-# One run: "wall_s max_rss_kib" on stdout; the program's stderr in $work/stderr.txt.
-measure() { python3 "$(dirname "$0")/measure.py" "$work/stderr.txt" "$@"; }
-
-# Median wall and largest RSS of $runs runs; the output is removed before each run, outside
-# the timing (freeing a replaced file's pages is neither program's work).
-median_of() {
-  for _ in $(seq "$runs"); do rm -f "$work/out.wav"; measure "$@"; done | sort -n |
-    awk '{w[NR] = $1; if ($2 > r) r = $2} END {printf "%s %d\n", w[int((NR + 1) / 2)], r}'
+# One run: "wall_s max_rss_kib" on stdout; the program's stderr in $work/stderr_$1.txt.
+# The output is removed before each run, outside the timing (freeing a replaced file's pages
+# is neither program's work).
+measure_one() {
+  local name=$1; shift
+  rm -f "$work/out.wav"
+  python3 "$(dirname "$0")/measure.py" "$work/stderr_$name.txt" "$@"
 }
+
+# The programs, each a name and a command line; every round runs each once, in this order, so
+# that a slow spell of this shared VM falls on all of them alike rather than on one program's
+# block of runs (the medians of runs taken in blocks moved by 10 % between two calls).
+export HALO_FFTW_WISDOM=
+before=${BEFORE:-}
+names=() ; declare -A commands labels
+add() { names+=("$1"); labels[$1]=$2; commands[$1]=$3; }
+add sox "sox fir" "sox $in $work/out.wav fir $work/mask.txt"
+[ -n "$before" ] && add before "halo before issue 15, --engine cpu-fft ($before)" \
+  "$before filter $in $work/out.wav --mask $work/mask.txt --engine cpu-fft --timings"
+add one "halo --engine cpu-fft --threads 1" \
+  "$halo filter $in $work/out.wav --mask $work/mask.txt --engine cpu-fft --threads 1 --timings"
+add all "halo --engine cpu-fft ($(nproc) threads)" \
+  "$halo filter $in $work/out.wav --mask $work/mask.txt --engine cpu-fft --timings"
+add auto "halo (auto)" "$halo filter $in $work/out.wav --mask $work/mask.txt --timings"
+[ -n "${WISDOM:-}" ] && add wise "halo (auto), FFTW wisdom from \`halo wisdom\`" \
+  "env HALO_FFTW_WISDOM=$WISDOM $halo filter $in $work/out.wav --mask $work/mask.txt --timings"
 
 echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 echo
-export HALO_FFTW_WISDOM=
-before=${BEFORE:-}
-read -r sox_wall sox_rss < <(median_of sox "$in" "$work/out.wav" fir "$work/mask.txt")
-read -r one_wall one_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
-                                       --engine cpu-fft --threads 1 --timings)
-grep timings "$work/stderr.txt" | sed 's/^/    cpu-fft --threads 1: /' >&2 || true
-base_wall=$one_wall
-if [ -n "$before" ]; then
-  read -r before_wall before_rss < <(median_of "$before" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
-                                             --engine cpu-fft --timings)
-  grep timings "$work/stderr.txt" | sed 's/^/    cpu-fft before issue 15: /' >&2 || true
-  base_wall=$before_wall
-  echo "| program | median wall s | max RSS MiB | sox / program | cpu-fft before issue 15 / program |"
-else
-  echo "| program | median wall s | max RSS MiB | sox / program | cpu-fft 1 thread / program |"
-fi
-echo "|---|---:|---:|---:|---:|"
-row() {
-  echo "| $1 | $2 | $(($3 / 1024)) | $(python3 -c "print(f'{$sox_wall / $2:.2f}x')") |" \
-       "$(python3 -c "print(f'{$base_wall / $2:.2f}x')") |"
+for name in "${names[@]}"; do : > "$work/runs_$name.txt"; done
+for _ in $(seq "$runs"); do
+  for name in "${names[@]}"; do
+    # shellcheck disable=SC2086  # the command lines hold no spaces inside an argument
+    measure_one "$name" ${commands[$name]} >> "$work/runs_$name.txt"
+  done
+done
+
+# "median min max max_rss_kib" of a program's runs.
+summary() {
+  sort -n "$work/runs_$1.txt" | awk '{w[NR] = $1; if ($2 > r) r = $2}
+    END {printf "%s %s %s %d\n", w[int((NR + 1) / 2)], w[1], w[NR], r}'
 }
-[ -n "$before" ] && row "halo before issue 15, --engine cpu-fft ($before)" "$before_wall" "$before_rss"
-row "halo --engine cpu-fft --threads 1" "$one_wall" "$one_rss"
-read -r all_wall all_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" \
-                                       --engine cpu-fft --timings)
-grep timings "$work/stderr.txt" | sed 's/^/    cpu-fft: /' >&2 || true
-row "halo --engine cpu-fft ($(nproc) threads)" "$all_wall" "$all_rss"
-read -r auto_wall auto_rss < <(median_of "$halo" filter "$in" "$work/out.wav" --mask "$work/mask.txt" --timings)
-grep -E "timings|engine" "$work/stderr.txt" | sed 's/^/    auto: /' >&2 || true
-row "halo (auto)" "$auto_wall" "$auto_rss"
-if [ -n "${WISDOM:-}" ]; then
-  read -r wise_wall wise_rss < <(HALO_FFTW_WISDOM=$WISDOM median_of "$halo" filter "$in" "$work/out.wav" \
-                                   --mask "$work/mask.txt" --timings)
-  grep -E "timings" "$work/stderr.txt" | sed 's/^/    auto with wisdom: /' >&2 || true
-  row "halo (auto), FFTW wisdom from \`halo wisdom\`" "$wise_wall" "$wise_rss"
+read -r sox_wall _ _ _ < <(summary sox)
+if [ -n "$before" ]; then
+  read -r base_wall _ _ _ < <(summary before)
+  base_title="cpu-fft before issue 15 / program"
+else
+  read -r base_wall _ _ _ < <(summary one)
+  base_title="cpu-fft 1 thread / program"
 fi
-row "sox fir" "$sox_wall" "$sox_rss"
+for name in "${names[@]}"; do
+  grep -hE "timings|engine " "$work/stderr_$name.txt" 2>/dev/null | sed "s/^/    $name (last run): /" >&2 || true
+done
+echo "| program | median wall s | fastest–slowest s | max RSS MiB | sox / program | $base_title |"
+echo "|---|---:|---:|---:|---:|---:|"
+for name in "${names[@]}"; do
+  [ "$name" = sox ] && continue
+  read -r wall fastest slowest rss < <(summary "$name")
+  echo "| ${labels[$name]} | $wall | $fastest–$slowest | $((rss / 1024)) |" \
+       "$(python3 -c "print(f'{$sox_wall / $wall:.2f}x')") | $(python3 -c "print(f'{$base_wall / $wall:.2f}x')") |"
+done
+read -r wall fastest slowest rss < <(summary sox)
+echo "| sox fir | $wall | $fastest–$slowest | $((rss / 1024)) | 1.00x | $(python3 -c "print(f'{$base_wall / $wall:.2f}x')") |"
 echo
 echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$work/out.wav"

@@ -1,13 +1,29 @@
 #include "src/engine/cpu_fft_engine.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <thread>
 #include <utility>
 
 #include "src/engine/fft_size.hpp"
 
 namespace halo {
+
+namespace {
+
+// spectrum *= mask, bin by bin. Cloned for AVX2 (8 lanes where the CPU has them, 4 otherwise)
+// with no FMA, so that every CPU rounds each product alike and the output keeps its bits.
+__attribute__((target_clones("avx2", "default"))) void multiply_spectrum(fftwf_complex* spectrum,
+                                                                         const fftwf_complex* mask,
+                                                                         std::size_t bins) noexcept {
+  for (std::size_t b = 0; b < bins; ++b) {
+    const float re = spectrum[b][0] * mask[b][0] - spectrum[b][1] * mask[b][1];
+    const float im = spectrum[b][0] * mask[b][1] + spectrum[b][1] * mask[b][0];
+    spectrum[b][0] = re;
+    spectrum[b][1] = im;
+  }
+}
+
+}  // namespace
 
 CpuFftEngine::CpuFftEngine(int threads) : requested_threads_(threads) {
   if (threads < 0 || threads > ThreadPool::max_threads)
@@ -41,9 +57,6 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   fft_frames_ = fft_frames_for(spec.max_mask_frames);
   bins_ = fft_frames_ / 2 + 1;
   hop_frames_ = fft_frames_ - halo_frames_;
-  // Complete blocks one call can bring: up to hop - 1 frames were pending before it.
-  const std::size_t blocks_per_call = (hop_frames_ - 1 + spec.max_block_frames) / hop_frames_;
-
   const int threads = pool_threads_for(requested_threads_);
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));
@@ -64,8 +77,11 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
     if (!mask_spectra_.back()) throw Error("cpu-fft: out of memory for the masks' spectra");
   }
   mask_of_channel_.assign(spec.channels, 0);
-  input_.assign(spec.channels, std::vector<float>(fft_frames_ + spec.max_block_frames, 0.0f));
-  output_.assign(spec.channels, std::vector<float>((1 + blocks_per_call) * hop_frames_, 0.0f));
+  for (int k = 0; k < 2; ++k) {
+    carry_in_[k].assign(spec.channels, std::vector<float>(halo_frames_ + hop_frames_, 0.0f));
+    carry_out_[k].assign(spec.channels, std::vector<float>(hop_frames_, 0.0f));
+  }
+  current_ = 0;
   pending_frames_ = 0;
   pool_ = std::make_unique<ThreadPool>(threads);
 }
@@ -83,84 +99,89 @@ void CpuFftEngine::do_set_taps(const TapSet& taps) {
 }
 
 void CpuFftEngine::do_reset() {
-  for (auto& input : input_) std::fill(input.begin(), input.end(), 0.0f);
-  for (auto& output : output_) std::fill(output.begin(), output.end(), 0.0f);
+  for (int k = 0; k < 2; ++k) {
+    for (auto& carry : carry_in_[k]) std::fill(carry.begin(), carry.end(), 0.0f);
+    for (auto& carry : carry_out_[k]) std::fill(carry.begin(), carry.end(), 0.0f);
+  }
+  current_ = 0;
   pending_frames_ = 0;
 }
 
 Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames) noexcept {
-  const int channel_count = channels();
   const std::size_t received = pending_frames_ + frames;  // frames of this call's blocks, the first partial
-  const std::size_t blocks = received / hop_frames_;
-
-  // The (de)interleaving copies go through the pool too: on many cores a single thread's pass
-  // over every sample, in and out, took longer than all the FFTs together.
-  const std::size_t pieces = copy_pieces(frames);
-  auto piece_range = [frames, pieces](std::size_t piece) {
-    return std::pair<std::size_t, std::size_t>(frames * piece / pieces, frames * (piece + 1) / pieces);
-  };
-  auto deinterleave = [&](std::size_t piece, int) noexcept {
-    const auto [first, last] = piece_range(piece);
-    for (int c = 0; c < channel_count; ++c) {
-      float* input = input_[c].data() + halo_frames_ + pending_frames_;
-      for (std::size_t n = first; n < last; ++n) input[n] = in[n * channel_count + c];
+  const Call call{in, out, frames, halo_frames_ + pending_frames_, received / hop_frames_};
+  if (call.blocks == 0) {  // the call ends inside the current block: carry it on (frames < hop)
+    for (int c = 0; c < channels(); ++c) {
+      scatter(c, call, carry_out_[current_][c].data() + pending_frames_, 0, frames);
+      gather(c, call, call.carried, frames, carry_in_[current_][c].data() + call.carried);
     }
-  };
-  pool_->run(pieces, deinterleave);
-
-  auto task = [this, blocks](std::size_t index, int thread) noexcept {
-    transform_block(static_cast<int>(index / blocks), index % blocks, scratch_[static_cast<std::size_t>(thread)]);
-  };
-  if (blocks > 0) pool_->run(blocks * static_cast<std::size_t>(channel_count), task);
-
-  auto interleave = [&](std::size_t piece, int) noexcept {
-    const auto [first, last] = piece_range(piece);
-    for (int c = 0; c < channel_count; ++c) {
-      const float* output = output_[c].data() + pending_frames_;
-      for (std::size_t n = first; n < last; ++n) out[n * channel_count + c] = output[n];
-    }
-  };
-  pool_->run(pieces, interleave);
-
-  if (blocks > 0) {
-    for (int c = 0; c < channel_count; ++c) {
-      // The frames after the last complete block, with the halo before them, start the next.
-      float* input = input_[c].data();
-      const std::size_t consumed = blocks * hop_frames_;
-      std::copy(input + consumed, input + halo_frames_ + received, input);
-      float* ready = output_[c].data();
-      std::copy(ready + consumed, ready + consumed + hop_frames_, ready);
-    }
+  } else {
+    auto task = [this, &call](std::size_t index, int thread) noexcept {
+      transform_block(static_cast<int>(index / call.blocks), index % call.blocks, call,
+                      scratch_[static_cast<std::size_t>(thread)]);
+    };
+    pool_->run(call.blocks * static_cast<std::size_t>(channels()), task);
+    current_ = 1 - current_;
   }
   pending_frames_ = received % hop_frames_;
   return Status::ok;
 }
 
-std::size_t CpuFftEngine::copy_pieces(std::size_t frames) const noexcept {
-  // A piece small enough to spread over every thread, none so small that waking a thread for
-  // it (microseconds) costs more than the copy.
-  constexpr std::size_t min_piece_frames = 16384;
-  const std::size_t wanted = (frames + min_piece_frames - 1) / min_piece_frames;
-  return std::clamp<std::size_t>(wanted, 1, static_cast<std::size_t>(pool_->threads()));
+void CpuFftEngine::gather(int channel, const Call& call, std::size_t frame, std::size_t count,
+                          float* dst) const noexcept {
+  const std::size_t last = frame + count;
+  if (frame < call.carried) {
+    const std::size_t from_carry = std::min(last, call.carried) - frame;
+    std::copy_n(carry_in_[current_][channel].data() + frame, from_carry, dst);
+    dst += from_carry;
+    frame += from_carry;
+    if (frame == last) return;
+  }
+  const std::size_t stride = static_cast<std::size_t>(channels());
+  const float* in = call.in + (frame - call.carried) * stride + static_cast<std::size_t>(channel);
+  const std::size_t n = last - frame;
+  // A constant stride for mono and stereo, so that the compiler vectorises the loop.
+  if (stride == 1)
+    std::copy_n(in, n, dst);
+  else if (stride == 2)
+    for (std::size_t i = 0; i < n; ++i) dst[i] = in[2 * i];
+  else
+    for (std::size_t i = 0; i < n; ++i) dst[i] = in[i * stride];
 }
 
-// y for one block's hop of frames, into its place in output_: input_ frames
-// [block hop, block hop + N) are the block with its halo.
-void CpuFftEngine::transform_block(int channel, std::size_t block, Scratch& scratch) noexcept {
+void CpuFftEngine::scatter(int channel, const Call& call, const float* src, std::size_t frame,
+                           std::size_t count) const noexcept {
+  const std::size_t stride = static_cast<std::size_t>(channels());
+  float* out = call.out + frame * stride + static_cast<std::size_t>(channel);
+  // Channel c starts c/C of the way along (see the class comment: the channels' tasks of one
+  // block run side by side and would otherwise write the same cache lines at the same time).
+  const std::size_t start = count * static_cast<std::size_t>(channel) / stride;
+  for (std::size_t i = start; i < count; ++i) out[i * stride] = src[i];
+  for (std::size_t i = 0; i < start; ++i) out[i * stride] = src[i];
+}
+
+// Block `block`: the call's frames [block hop, block hop + N) counted from the first that
+// carry_in_ holds (the block with its halo); its hop of outputs is the call's output frames
+// from (block + 1) hop - pending_frames_ (the hop before it is the carried block's).
+void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& call, Scratch& scratch) noexcept {
   float* time = scratch.time.get();
   fftwf_complex* spectrum = scratch.spectrum.get();
-  std::copy_n(input_[channel].data() + block * hop_frames_, fft_frames_, time);
+  gather(channel, call, block * hop_frames_, fft_frames_, time);
   fftwf_execute_dft_r2c(forward_.get(), time, spectrum);
-  const fftwf_complex* mask = mask_spectra_[mask_of_channel_[channel]].get();
-  for (std::size_t b = 0; b < bins_; ++b) {
-    const float re = spectrum[b][0] * mask[b][0] - spectrum[b][1] * mask[b][1];
-    const float im = spectrum[b][0] * mask[b][1] + spectrum[b][1] * mask[b][0];
-    spectrum[b][0] = re;
-    spectrum[b][1] = im;
-  }
+  multiply_spectrum(spectrum, mask_spectra_[mask_of_channel_[channel]].get(), bins_);
   fftwf_execute_dft_c2r(inverse_.get(), spectrum, time);
   // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
-  std::copy_n(time + halo_frames_, hop_frames_, output_[channel].data() + (block + 1) * hop_frames_);
+  const float* outputs = time + halo_frames_;
+  const std::size_t first = (block + 1) * hop_frames_ - pending_frames_;  // <= call.frames
+  scatter(channel, call, outputs, first, std::min(hop_frames_, call.frames - first));
+  if (block == 0)  // the rest of the carried block's outputs come first
+    scatter(channel, call, carry_out_[current_][channel].data() + pending_frames_, 0, hop_frames_ - pending_frames_);
+  if (block + 1 == call.blocks) {  // the next call's carry, into the other buffers
+    const int next = 1 - current_;
+    std::copy_n(outputs, hop_frames_, carry_out_[next][channel].data());
+    const std::size_t consumed = call.blocks * hop_frames_;
+    gather(channel, call, consumed, call.carried + call.frames - consumed, carry_in_[next][channel].data());
+  }
 }
 
 }  // namespace halo

@@ -26,21 +26,30 @@ namespace halo {
 // convolution by hop_frames_ (latency_frames()), and the pipeline trims that.
 //
 // Threads. A process() call that completes q blocks on C channels has q x C independent
-// tasks (one block of one channel: copy in, forward FFT, multiply, inverse FFT, copy out),
-// and before and after them the call's frames are (de)interleaved in frame ranges, a task
-// each; a ThreadPool made in prepare() runs them on every core, the caller included, and
-// process() returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE: the same algorithm in
-// every engine, so two engines agree bit for bit) is executed on each thread's own aligned
-// buffers through FFTW's new-array functions, which are thread-safe; a task reads and writes
-// only its own block, so which thread runs it changes nothing.
+// tasks (one block of one channel: gather its frames, forward FFT, multiply, inverse FFT,
+// scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
+// included, and process() returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE:
+// the same algorithm in every engine, so two engines agree bit for bit) is executed on each
+// thread's own aligned buffers through FFTW's new-array functions, which are thread-safe; a
+// task reads and writes only its own block, so which thread runs it changes nothing.
 //
-// Carried state, per channel (deinterleaved):
-//   input_   [the Mmax-1 frames before the current block | its pending_frames_ frames so far],
-//            then, during a call, the call's new frames behind them; after the call the
-//            frames not yet consumed by a complete block move back to the front
-//   output_  [the last complete block's hop of outputs | the blocks of this call, a hop each];
-//            output frame pending_frames_ of the first hop is the next to emit; after the call
-//            the last block's hop moves to the front
+// Memory traffic. A task gathers its block straight from the caller's interleaved frames
+// (and the carry, for frames before the call) into its FFT buffer, and scatters its outputs
+// straight into the caller's interleaved output: a sample crosses memory once each way
+// outside the FFTs. (Until 2026-11-25 the call was first deinterleaved into per-channel
+// buffers, copied from there into the FFT buffer, copied out into per-channel outputs and
+// interleaved again: four passes where two do; on the 2-core development VM those passes
+// took about a sixth of the whole process's CPU time at 65535 taps.) The C tasks of one
+// block write the same output cache lines, so each starts its scatter at its own offset,
+// 1/C of the hop further along per channel, and the threads keep out of each other's lines.
+//
+// Carried state, per channel, in two buffers each (current_ and 1 - current_): a call's last
+// block writes the next call's carry into the other buffer while earlier blocks may still be
+// reading the current one, and the call ends by flipping current_:
+//   carry_in_   the input frames before this call that a block still needs: [the Mmax-1
+//               frames before the current block | its pending_frames_ frames so far]
+//   carry_out_  the last complete block's hop of outputs; its frame pending_frames_ is the
+//               next to emit
 // Input and output advance together, so one cursor (pending_frames_) serves both.
 // Taps, per distinct mask of the TapSet: mask_spectra_ holds the FFT of h (scaled by
 // 1 / fft_frames_), written by set_taps into storage made in prepare (channels sharing a
@@ -91,10 +100,22 @@ class CpuFftEngine final : public Engine {
     ComplexBuffer spectrum;  // bins_
   };
 
-  // Block `block` (0: the first completed by this call) of `channel`: its hop of outputs.
-  void transform_block(int channel, std::size_t block, Scratch& scratch) noexcept;
-  // How many frame ranges a call's (de)interleaving of `frames` is cut into, for the pool.
-  std::size_t copy_pieces(std::size_t frames) const noexcept;
+  // One process() call as its block tasks see it.
+  struct Call {
+    const float* in;      // the call's interleaved input frames
+    float* out;           // its interleaved output frames
+    std::size_t frames;   // how many of each
+    std::size_t carried;  // input frames before the call held in carry_in_: Mmax-1 + pending_frames_
+    std::size_t blocks;   // blocks the call completes
+  };
+  // Block `block` (0: the first completed by this call) of `channel`: its outputs into the
+  // call's, and, from the last block, the next call's carry.
+  void transform_block(int channel, std::size_t block, const Call& call, Scratch& scratch) noexcept;
+  // The stream's input frame `frame` of the call's frames (counted from the first frame
+  // carry_in_ holds) into dst[0, count) for `channel`.
+  void gather(int channel, const Call& call, std::size_t frame, std::size_t count, float* dst) const noexcept;
+  // src[0, count) into the call's output frames [frame, frame + count) of `channel`.
+  void scatter(int channel, const Call& call, const float* src, std::size_t frame, std::size_t count) const noexcept;
 
   int requested_threads_;            // the constructor's; 0: one per core
   std::size_t halo_frames_ = 0;      // Mmax - 1
@@ -104,8 +125,9 @@ class CpuFftEngine final : public Engine {
   std::size_t pending_frames_ = 0;   // frames of the current block received (and outputs emitted)
   std::vector<ComplexBuffer> mask_spectra_;   // per distinct mask (room for one per channel)
   std::vector<std::size_t> mask_of_channel_;  // the distinct mask each channel uses
-  std::vector<std::vector<float>> input_;     // per channel (see above)
-  std::vector<std::vector<float>> output_;    // per channel (see above)
+  std::vector<std::vector<float>> carry_in_[2];   // per channel: Mmax-1 + hop frames (see above)
+  std::vector<std::vector<float>> carry_out_[2];  // per channel: a hop (see above)
+  int current_ = 0;                               // which of the two carries is this call's
   std::vector<Scratch> scratch_;              // per pool thread
   Plan forward_, inverse_;                    // planned on scratch_[0]; run on any thread's
   std::unique_ptr<ThreadPool> pool_;
