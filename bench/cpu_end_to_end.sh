@@ -34,9 +34,9 @@ measure_one() {
   python3 "$(dirname "$0")/measure.py" "$work/stderr_$name.txt" "$@"
 }
 
-# The programs, each a name and a command line; every round runs each once, in this order, so
-# that a slow spell of this shared VM falls on all of them alike rather than on one program's
-# block of runs (the medians of runs taken in blocks moved by 10 % between two calls).
+# The programs, each a name and a command line; every round runs each once, so that a slow
+# spell of this shared VM falls on all of them alike rather than on one program's block of
+# runs (the medians of runs taken in blocks moved by 10 % between two calls).
 export HALO_FFTW_WISDOM=
 before=${BEFORE:-}
 names=() ; declare -A commands labels
@@ -55,8 +55,12 @@ add auto "halo (auto)" "$halo filter $in $work/out.wav --mask $work/mask.txt --t
 echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 echo
 for name in "${names[@]}"; do : > "$work/runs_$name.txt"; done
-for _ in $(seq "$runs"); do
-  for name in "${names[@]}"; do
+# Round r starts at program r (mod the count): what a run leaves behind (the page cache, the
+# disk's write-back of the output just removed) falls on each program as often as on another.
+count=${#names[@]}
+for round in $(seq 0 $((runs - 1))); do
+  for k in $(seq 0 $((count - 1))); do
+    name=${names[$(((round + k) % count))]}
     # shellcheck disable=SC2086  # the command lines hold no spaces inside an argument
     measure_one "$name" ${commands[$name]} >> "$work/runs_$name.txt"
   done

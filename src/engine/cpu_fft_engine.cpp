@@ -79,7 +79,12 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   mask_of_channel_.assign(spec.channels, 0);
   for (int k = 0; k < 2; ++k) {
     carry_in_[k].assign(spec.channels, std::vector<float>(halo_frames_ + hop_frames_, 0.0f));
-    carry_out_[k].assign(spec.channels, std::vector<float>(hop_frames_, 0.0f));
+    carry_out_[k].clear();
+    for (int c = 0; c < spec.channels; ++c) {
+      carry_out_[k].push_back(fftw::allocate<float>(fft_frames_));
+      if (!carry_out_[k].back()) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+      std::fill_n(carry_out_[k].back().get(), fft_frames_, 0.0f);
+    }
   }
   current_ = 0;
   pending_frames_ = 0;
@@ -101,7 +106,7 @@ void CpuFftEngine::do_set_taps(const TapSet& taps) {
 void CpuFftEngine::do_reset() {
   for (int k = 0; k < 2; ++k) {
     for (auto& carry : carry_in_[k]) std::fill(carry.begin(), carry.end(), 0.0f);
-    for (auto& carry : carry_out_[k]) std::fill(carry.begin(), carry.end(), 0.0f);
+    for (auto& carry : carry_out_[k]) std::fill_n(carry.get(), fft_frames_, 0.0f);
   }
   current_ = 0;
   pending_frames_ = 0;
@@ -112,7 +117,7 @@ Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames)
   const Call call{in, out, frames, halo_frames_ + pending_frames_, received / hop_frames_};
   if (call.blocks == 0) {  // the call ends inside the current block: carry it on (frames < hop)
     for (int c = 0; c < channels(); ++c) {
-      scatter(c, call, carry_out_[current_][c].data() + pending_frames_, 0, frames);
+      scatter(c, call, carried_outputs(c) + pending_frames_, 0, frames);
       gather(c, call, call.carried, frames, carry_in_[current_][c].data() + call.carried);
     }
   } else {
@@ -169,19 +174,26 @@ void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& c
   gather(channel, call, block * hop_frames_, fft_frames_, time);
   fftwf_execute_dft_r2c(forward_.get(), time, spectrum);
   multiply_spectrum(spectrum, mask_spectra_[mask_of_channel_[channel]].get(), bins_);
-  fftwf_execute_dft_c2r(inverse_.get(), spectrum, time);
+  // The last block transforms back straight into the other carry buffer: its outputs that
+  // this call does not emit are the next call's first (in whole-hop calls, all of them).
+  const bool last = block + 1 == call.blocks;
+  float* result = last ? carry_out_[1 - current_][channel].get() : time;
+  fftwf_execute_dft_c2r(inverse_.get(), spectrum, result);
   // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
-  const float* outputs = time + halo_frames_;
+  const float* outputs = result + halo_frames_;
   const std::size_t first = (block + 1) * hop_frames_ - pending_frames_;  // <= call.frames
   scatter(channel, call, outputs, first, std::min(hop_frames_, call.frames - first));
   if (block == 0)  // the rest of the carried block's outputs come first
-    scatter(channel, call, carry_out_[current_][channel].data() + pending_frames_, 0, hop_frames_ - pending_frames_);
-  if (block + 1 == call.blocks) {  // the next call's carry, into the other buffers
+    scatter(channel, call, carried_outputs(channel) + pending_frames_, 0, hop_frames_ - pending_frames_);
+  if (last) {  // the next call's input carry, into the other buffers
     const int next = 1 - current_;
-    std::copy_n(outputs, hop_frames_, carry_out_[next][channel].data());
     const std::size_t consumed = call.blocks * hop_frames_;
     gather(channel, call, consumed, call.carried + call.frames - consumed, carry_in_[next][channel].data());
   }
+}
+
+const float* CpuFftEngine::carried_outputs(int channel) const noexcept {
+  return carry_out_[current_][channel].get() + halo_frames_;
 }
 
 }  // namespace halo

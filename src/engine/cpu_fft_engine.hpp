@@ -48,8 +48,10 @@ namespace halo {
 // reading the current one, and the call ends by flipping current_:
 //   carry_in_   the input frames before this call that a block still needs: [the Mmax-1
 //               frames before the current block | its pending_frames_ frames so far]
-//   carry_out_  the last complete block's hop of outputs; its frame pending_frames_ is the
-//               next to emit
+//   carry_out_  the last complete block's inverse FFT, which the last block writes there
+//               rather than into its scratch (saving a copy of every output in whole-hop
+//               calls): past its Mmax-1 spoilt frames, its hop of outputs, of which frame
+//               pending_frames_ is the next to emit
 // Input and output advance together, so one cursor (pending_frames_) serves both.
 // Taps, per distinct mask of the TapSet: mask_spectra_ holds the FFT of h (scaled by
 // 1 / fft_frames_), written by set_taps into storage made in prepare (channels sharing a
@@ -114,6 +116,8 @@ class CpuFftEngine final : public Engine {
   // The stream's input frame `frame` of the call's frames (counted from the first frame
   // carry_in_ holds) into dst[0, count) for `channel`.
   void gather(int channel, const Call& call, std::size_t frame, std::size_t count, float* dst) const noexcept;
+  // The carried block's hop of outputs (carry_out_ past its spoilt frames) for `channel`.
+  const float* carried_outputs(int channel) const noexcept;
   // src[0, count) into the call's output frames [frame, frame + count) of `channel`.
   void scatter(int channel, const Call& call, const float* src, std::size_t frame, std::size_t count) const noexcept;
 
@@ -126,7 +130,7 @@ class CpuFftEngine final : public Engine {
   std::vector<ComplexBuffer> mask_spectra_;   // per distinct mask (room for one per channel)
   std::vector<std::size_t> mask_of_channel_;  // the distinct mask each channel uses
   std::vector<std::vector<float>> carry_in_[2];   // per channel: Mmax-1 + hop frames (see above)
-  std::vector<std::vector<float>> carry_out_[2];  // per channel: a hop (see above)
+  std::vector<RealBuffer> carry_out_[2];          // per channel: an FFT's output, Mmax-1 spoilt + a hop (see above)
   int current_ = 0;                               // which of the two carries is this call's
   std::vector<Scratch> scratch_;              // per pool thread
   Plan forward_, inverse_;                    // planned on scratch_[0]; run on any thread's
