@@ -3,7 +3,6 @@
 // and keeping the old mask when the new file is bad), play --loop running seamlessly on, a
 // 44.1 kHz file resampled for the 48 kHz server, and the keys (b, n, p, +, -, q) pressed on a
 // pseudo-terminal.
-#include <pty.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -186,7 +185,7 @@ std::unique_ptr<Process> feed_live(const std::string& dir, double seconds, int l
   auto play = std::make_unique<Process>(halo_args({"play", in, "--mask", unit, "-q"}));
   if (!wait_for_port("halo-play:out_1", 10)) return nullptr;
   for (int c = 0; c < live_channels; ++c)
-    run({jack_program("jack_connect"), "halo-play:out_" + std::to_string(c), "halo-live:in_" + std::to_string(c)});
+    if (!jack_connect("halo-play:out_" + std::to_string(c), "halo-live:in_" + std::to_string(c))) return nullptr;
   return play;
 }
 
@@ -569,51 +568,6 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
   // A window the host broke (a dropped or repeated period shifts the phase) may fail.
   EXPECT_LE(bad_windows, 2 * flagged) << report << played.err;
 }
-
-// halo under a pseudo-terminal, as a person runs it: keys go in, everything it prints (the
-// status line, the summary) comes out.
-class Terminal {
- public:
-  explicit Terminal(const std::vector<std::string>& args) {
-    child_ = forkpty(&fd_, nullptr, nullptr, nullptr);
-    if (child_ < 0) throw std::runtime_error("forkpty failed");
-    if (child_ == 0) {
-      std::vector<char*> argv;
-      for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    drain_ = std::thread([this] {
-      char block[4096];
-      for (ssize_t got; (got = read(fd_, block, sizeof block)) > 0;) output_.append(block, static_cast<std::size_t>(got));
-    });
-  }
-  ~Terminal() {
-    if (child_ > 0) {
-      kill(child_, SIGKILL);
-      wait_exit();
-    }
-    if (drain_.joinable()) drain_.join();
-    if (fd_ >= 0) close(fd_);
-  }
-  bool press(char key) { return write(fd_, &key, 1) == 1; }
-  // The exit status (-1 when killed by a signal); what it printed is complete after this.
-  int wait_exit() {
-    int status = 0;
-    waitpid(child_, &status, 0);
-    child_ = 0;
-    if (drain_.joinable()) drain_.join();
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  const std::string& output() const { return output_; }
-
- private:
-  pid_t child_ = -1;
-  int fd_ = -1;
-  std::thread drain_;
-  std::string output_;
-};
 
 // The keys on live's terminal: n and p switch between the two masks, + and - step the gain
 // by 1 dB (the recorded level against the mask's float64 convolution moves by 1 dB a step),

@@ -1,6 +1,12 @@
 #include "realtime/jack_fixture.hpp"
 
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <csignal>
+#include <stdexcept>
 #include <map>
 #include <regex>
 #include <thread>
@@ -28,13 +34,17 @@ std::string jack_program(const std::string& name) {
 
 std::vector<std::string> bounded_jack_rec(const std::string& path, const std::string& seconds,
                                           std::initializer_list<std::string> ports) {
-  std::vector<std::string> command = {"/usr/bin/timeout", "60", jack_program("jack_rec"), "-f", path, "-d", seconds,
-                                      "-b", "32"};
+  std::vector<std::string> command = {"/usr/bin/timeout", "-k", "5", "60", jack_program("jack_rec"), "-f", path,
+                                      "-d", seconds, "-b", "32"};
   command.insert(command.end(), ports);
   return command;
 }
 
-std::vector<std::string> ports() { return lines_of(run({jack_program("jack_lsp")}).out); }
+std::vector<std::string> ports() { return lines_of(Process({jack_program("jack_lsp")}).wait_at_most(10).out); }
+
+bool jack_connect(const std::string& from, const std::string& to) {
+  return Process({jack_program("jack_connect"), from, to}).wait_at_most(10).exit_code == 0;
+}
 
 bool wait_for_port(const std::string& port, double seconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -175,6 +185,47 @@ Live::Live(std::initializer_list<std::string> args, const RunOptions& options) {
 Result Live::stop() {
   kill(process->pid(), SIGINT);
   return process->wait_at_most(30);  // a live that hangs is killed: exit code -1, signal 9
+}
+
+Terminal::Terminal(const std::vector<std::string>& args) {
+  child_ = forkpty(&fd_, nullptr, nullptr, nullptr);
+  if (child_ < 0) throw std::runtime_error("forkpty failed");
+  if (child_ == 0) {
+    std::vector<char*> argv;
+    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  drain_ = std::thread([this] {
+    char block[4096];
+    for (ssize_t got; (got = read(fd_, block, sizeof block)) > 0;) output_.append(block, static_cast<std::size_t>(got));
+  });
+}
+
+Terminal::~Terminal() {
+  if (child_ > 0) wait_exit(0);
+  if (drain_.joinable()) drain_.join();
+  if (fd_ >= 0) close(fd_);
+}
+
+bool Terminal::press(char key) { return write(fd_, &key, 1) == 1; }
+
+int Terminal::wait_exit(double seconds) {
+  int status = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  pid_t ended = 0;
+  while ((ended = waitpid(child_, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool killed = ended == 0;
+  if (killed) {
+    kill(child_, SIGKILL);
+    waitpid(child_, &status, 0);
+  }
+  child_ = 0;
+  if (drain_.joinable()) drain_.join();
+  if (killed && seconds > 0) output_ += "\n[test: still running after " + std::to_string(seconds) + " s, killed]\n";
+  return killed || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
 }
 
 }  // namespace halo::test

@@ -6,11 +6,13 @@
 // (ctest runs tests in parallel, each in its own process), and stops it; a suite skips where
 // jackd is missing.
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_test_support.hpp"
@@ -25,12 +27,17 @@ bool on_path(const std::string& program);
 // jackd2's programs where PATH finds them (the GPU machine carries them outside /usr/bin),
 // else /usr/bin.
 std::string jack_program(const std::string& name);
-// jack_rec recording `ports` into `path` for `seconds`, under `timeout 60`: for a recorder the
-// test only waits for, which would wait for ever on a server that stopped (seen on the GPU
-// machine). A recorder the test may kill runs bare: killing `timeout` would leave it running.
+// jack_rec recording `ports` into `path` for `seconds`, under `timeout -k 5 60`: for a recorder
+// the test only waits for, which would wait for ever on a server that stopped (seen on the GPU
+// machine); the -k, since jack_rec answers SIGTERM by closing its client, which may itself wait
+// on that server. A recorder the test may kill runs bare: killing `timeout` would leave it running.
 std::vector<std::string> bounded_jack_rec(const std::string& path, const std::string& seconds,
                                           std::initializer_list<std::string> ports);
-std::vector<std::string> ports();  // jack_lsp
+// jackd2's client programs, each bounded: a server that stops answering (seen on this VM in a
+// CI run, where one test hung until ctest's 120 s) fails the test instead of hanging it.
+std::vector<std::string> ports();  // jack_lsp, at most 10 s
+// jack_connect FROM TO, at most 10 s; whether it succeeded.
+bool jack_connect(const std::string& from, const std::string& to);
 bool wait_for_port(const std::string& port, double seconds);
 
 // Starts the server once per suite (realtime -R first, plain if that fails) and stops it; every
@@ -75,6 +82,28 @@ struct Live {
   std::unique_ptr<Process> process;
   explicit Live(std::initializer_list<std::string> args, const RunOptions& options = {});
   Result stop();
+};
+
+// halo under a pseudo-terminal, as a person runs it: keys go in, everything it prints (the
+// status line, the summary) comes out. Every wait is bounded, so that a halo or a server that
+// stops answering fails the test rather than hanging the suite.
+class Terminal {
+ public:
+  explicit Terminal(const std::vector<std::string>& args);
+  ~Terminal();  // kills the child if it still runs
+  Terminal(const Terminal&) = delete;
+  Terminal& operator=(const Terminal&) = delete;
+  bool press(char key);
+  // Its exit status, waiting at most `seconds` before killing it (then -1, as for any signal,
+  // and output() says so); what it printed is complete after this.
+  int wait_exit(double seconds = 30);
+  const std::string& output() const { return output_; }
+
+ private:
+  pid_t child_ = -1;
+  int fd_ = -1;
+  std::thread drain_;  // reads the terminal until the child (the last holder of its side) ends
+  std::string output_;
 };
 
 }  // namespace halo::test

@@ -3,7 +3,6 @@
 // jack_iodelay measures a loop through live, jack_connect wires them. The suite starts its own
 // server (named, so it never meets another one) and stops it; it skips where jackd is missing.
 #include <gtest/gtest.h>
-#include <pty.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -101,8 +100,8 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   ASSERT_TRUE(wait_for_port("halo-live:in_1", 10));
   Process play(halo_args({"play", in, "--mask", unit, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  run({jack_program("jack_connect"), "halo-play:out_0", "halo-live:in_0"});
-  run({jack_program("jack_connect"), "halo-play:out_1", "halo-live:in_1"});
+  ASSERT_TRUE(jack_connect("halo-play:out_0", "halo-live:in_0"));
+  ASSERT_TRUE(jack_connect("halo-play:out_1", "halo-live:in_1"));
   const Result recorded =
       run(bounded_jack_rec(rec, "2.8", {"halo-play:out_0", "halo-play:out_1", "halo-live:out_0", "halo-live:out_1"}));
   play.wait_at_most(30);
@@ -210,8 +209,8 @@ TEST_F(Jack, IodelayMeasuresTheReportedLatency) {
   to_file.stdout_path = log;
   Process iodelay({"/usr/bin/stdbuf", "-oL", jack_program("jack_iodelay")}, to_file);
   ASSERT_TRUE(wait_for_port("jack_delay:in", 10));
-  run({jack_program("jack_connect"), "jack_delay:out", "halo-live:in_0"});
-  run({jack_program("jack_connect"), "halo-live:out_0", "jack_delay:in"});
+  ASSERT_TRUE(jack_connect("jack_delay:out", "halo-live:in_0"));
+  ASSERT_TRUE(jack_connect("halo-live:out_0", "jack_delay:in"));
   std::this_thread::sleep_for(std::chrono::seconds(3));
   kill(iodelay.pid(), SIGTERM);
   iodelay.wait_at_most(10);
@@ -256,42 +255,25 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
   ASSERT_EQ(halo({"design", "--lowpass", "4k", "--taps", "511", "--rate", "48000", "-o", a}).exit_code, 0);
   ASSERT_EQ(halo({"design", "--lowpass", "2k", "--taps", "511", "--rate", "48000", "-o", b}).exit_code, 0);
   // live under a pseudo-terminal, so that it reads single keys.
-  int terminal = -1;
-  const std::vector<std::string> args = halo_args({"live", "--mask", a, "--mask", b});
-  const pid_t child = forkpty(&terminal, nullptr, nullptr, nullptr);
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::vector<char*> argv;
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  std::string output;
-  std::thread drain([&] {
-    char block[4096];
-    for (ssize_t got; (got = read(terminal, block, sizeof block)) > 0;) output.append(block, static_cast<std::size_t>(got));
-  });
+  Terminal live(halo_args({"live", "--mask", a, "--mask", b}));
   ASSERT_TRUE(wait_for_port("halo-live:in_1", 10));
   Process play(halo_args({"play", in, "--mask", unit, "-q"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  run({jack_program("jack_connect"), "halo-play:out_0", "halo-live:in_0"});
-  run({jack_program("jack_connect"), "halo-play:out_1", "halo-live:in_1"});
+  ASSERT_TRUE(jack_connect("halo-play:out_0", "halo-live:in_0"));
+  ASSERT_TRUE(jack_connect("halo-play:out_1", "halo-live:in_1"));
   Process recorder(bounded_jack_rec(rec, "3.2", {"halo-play:out_0", "halo-live:out_0"}));
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  ASSERT_EQ(write(terminal, "n", 1), 1);
+  ASSERT_TRUE(live.press('n'));
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  ASSERT_EQ(write(terminal, "b", 1), 1);
+  ASSERT_TRUE(live.press('b'));
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  ASSERT_EQ(write(terminal, "b", 1), 1);
+  ASSERT_TRUE(live.press('b'));
   recorder.wait();
   play.wait_at_most(30);
-  ASSERT_EQ(write(terminal, "q", 1), 1);
-  int status = 0;
-  waitpid(child, &status, 0);
-  drain.join();
-  close(terminal);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+  ASSERT_TRUE(live.press('q'));
+  const int code = live.wait_exit();
+  const std::string& output = live.output();
+  ASSERT_EQ(code, 0) << output;
   EXPECT_NE(output.find("mask switches: 1"), std::string::npos) << output;
   const Sound recording = read_sound(rec);
   const long frames = static_cast<long>(recording.frames);
