@@ -19,8 +19,12 @@ namespace {
 // which job size the GPU pays: the crossover table (crossover.cpp).
 // From this mask length on, overlap-save FFT beats direct convolution on the CPU
 // (`cpu_fft_bench crossover`, stereo, the vectorised direct engine on one core against cpu-fft
-// on both cores of the development machine: direct wins at 48 taps, FFT at 64 and 96).
-constexpr std::size_t cpu_fft_from_taps = 64;
+// on both cores of the development machine). 2026-11-23 (AMD VM): direct wins at 48 taps, FFT
+// at 64 and 96. 2026-11-25 (Intel VM, after cpu-fft's passes around its transforms were cut),
+// Mframes/s direct / cpu-fft: 24 taps 288.8 / 288.4, 32 taps 249.7 / 287.9, 48 taps 196.5 /
+// 275.0: from 32 taps the direct engine would be 13-40 % slower than the FFT, below it within
+// a few %. More cores only move the crossover down (the direct engine runs on one).
+constexpr std::size_t cpu_fft_from_taps = 32;
 
 EngineChoice cpu_choice(const TapSet& taps, const std::string& why) {
   if (taps.mask_frames() >= cpu_fft_from_taps)
