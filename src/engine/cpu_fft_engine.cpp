@@ -177,7 +177,8 @@ void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& c
   // The last block transforms back straight into the other carry buffer: its outputs that
   // this call does not emit are the next call's first (in whole-hop calls, all of them).
   const bool last = block + 1 == call.blocks;
-  float* result = last ? carry_out_[1 - current_][channel].get() : time;
+  const int next = 1 - current_;  // the carries the last block fills for the next call
+  float* result = last ? carry_out_[next][channel].get() : time;
   fftwf_execute_dft_c2r(inverse_.get(), spectrum, result);
   // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
   const float* outputs = result + halo_frames_;
@@ -185,8 +186,7 @@ void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& c
   scatter(channel, call, outputs, first, std::min(hop_frames_, call.frames - first));
   if (block == 0)  // the rest of the carried block's outputs come first
     scatter(channel, call, carried_outputs(channel) + pending_frames_, 0, hop_frames_ - pending_frames_);
-  if (last) {  // the next call's input carry, into the other buffers
-    const int next = 1 - current_;
+  if (last) {  // the next call's input carry
     const std::size_t consumed = call.blocks * hop_frames_;
     gather(channel, call, consumed, call.carried + call.frames - consumed, carry_in_[next][channel].data());
   }

@@ -31,15 +31,14 @@ namespace halo {
 // included, and process() returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE:
 // the same algorithm in every engine, so two engines agree bit for bit) is executed on each
 // thread's own aligned buffers through FFTW's new-array functions, which are thread-safe; a
-// task reads and writes only its own block, so which thread runs it changes nothing.
+// task writes only its own block's outputs (block 0 also the carried block's rest, the last
+// block also the next call's carries), so which thread runs it changes nothing.
 //
 // Memory traffic. A task gathers its block straight from the caller's interleaved frames
 // (and the carry, for frames before the call) into its FFT buffer, and scatters its outputs
 // straight into the caller's interleaved output: a sample crosses memory once each way
-// outside the FFTs. (Until 2026-11-25 the call was first deinterleaved into per-channel
-// buffers, copied from there into the FFT buffer, copied out into per-channel outputs and
-// interleaved again: four passes where two do; on the 2-core development VM those passes
-// took about a sixth of the whole process's CPU time at 65535 taps.) The C tasks of one
+// outside the FFTs (per-channel staging buffers had cost two passes more, about a sixth of
+// the whole process's CPU at 65535 taps on a 2-core VM: bench/FFT.md). The C tasks of one
 // block write the same output cache lines, so each starts its scatter at its own offset,
 // 1/C of the hop further along per channel, and the threads keep out of each other's lines.
 //
