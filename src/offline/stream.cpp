@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +12,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "src/engine/nonfinite.hpp"
 #include "src/offline/chunk_queue.hpp"
@@ -22,6 +27,26 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// How much less the reader and writer threads weigh with the scheduler than the engine's.
+// Where the engine's threads take every core (cpu-fft on a small machine), an I/O thread that
+// wakes preempts one of them in the middle of a block task, and the whole pool then waits at
+// the end of its call for that one task; with three chunks queued each way the I/O threads
+// have slack, so they should run in the gaps instead. On the 2-core development VM, 10-minute
+// stereo at 65535 taps, 9 alternating runs each: median 0.34 s at equal weight, 0.31 s at +10
+// (+5: 0.33, +15 and +19: 0.31). Nice weighs only where threads contend for a core.
+constexpr int io_nice_increment = 10;
+
+// Lowers the calling thread's scheduling weight by io_nice_increment (Linux: nice is a
+// thread's own, and a higher one needs no privilege). Best effort: a refusal leaves it as it was.
+void lower_this_threads_priority() noexcept {
+#ifdef SYS_gettid
+  const auto thread = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int nice_now = getpriority(PRIO_PROCESS, thread);
+  if (errno == 0) setpriority(PRIO_PROCESS, thread, std::min(nice_now + io_nice_increment, 19));
+#endif
 }
 
 // Zero-filled float storage from calloc. A large block comes from mmap as pages the kernel
@@ -145,6 +170,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   result.declared_frames = reader.declared_frames();
 
   std::thread reader_thread([&] {
+    lower_this_threads_priority();
     try {
       for (;;) {
         if (interrupted()) throw Error("interrupted");
@@ -163,6 +189,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   });
 
   std::thread writer_thread([&] {
+    lower_this_threads_priority();
     try {
       for (;;) {
         auto chunk = full_outputs.pop();

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <sndfile.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -272,6 +276,40 @@ TEST(Stream, CancellationStopsTheRunAndNothingIsWritten) {
     EXPECT_STREQ(error.what(), "interrupted");
   }
   EXPECT_FALSE(test::file_exists(dir / "out.wav")) << "the writer was never committed";
+}
+
+// The reader and writer threads weigh less with the scheduler than the engine's, so that on a
+// machine whose cores the engine fills they run in its gaps (stream.cpp). The progress
+// callback runs on the writer thread, the engine source on the caller's.
+TEST(Stream, TheWriterThreadRunsAtALowerPriorityThanTheEngine) {
+  TempDir dir;
+  test::make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 92);
+  audio::Reader reader(dir / "in.wav");
+  audio::Writer writer(dir / "out.wav", reader.format(), 1024);
+  StreamOptions options;
+  options.chunk_frames = 1024;
+  const filters::MaskSet masks = mask_set({random_taps(31, 93)});
+  Stream stream(options, test::longest(masks));
+  auto engine = make_engine("cpu");
+  test::prepare_with(*engine, masks, 2, engine_block_frames(options, 2));
+  auto own_nice = [] {
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+    EXPECT_EQ(errno, 0);
+    return nice;
+  };
+  const int caller_nice = own_nice();
+  int engine_nice = -100, writer_nice = -100;
+  stream.run(
+      reader,
+      [&]() -> Engine& {
+        engine_nice = own_nice();
+        return *engine;
+      },
+      writer, [&](std::uint64_t) { writer_nice = own_nice(); }, Cancellation());
+  writer.commit();
+  EXPECT_EQ(engine_nice, caller_nice) << "the engine stage runs on the caller's thread, as it was";
+  EXPECT_EQ(writer_nice, std::min(caller_nice + 10, 19));
 }
 
 TEST(Stream, OutputFramesAndDelay) {
