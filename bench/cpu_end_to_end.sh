@@ -10,7 +10,8 @@
 # BEFORE=OLD_HALO adds that binary's cpu-fft (the engine as issue 15 found it: build the commit
 # before the thread pool, aa12699^) and the last column compares with it instead. WISDOM=FILE
 # adds `auto` with FFTW's measured plans from FILE (made by `halo wisdom`); every other halo
-# run has none (HALO_FFTW_WISDOM empty), whatever the user's cache holds.
+# run has none (HALO_FFTW_WISDOM empty), whatever the user's cache holds. PREVIOUS=BINARY adds
+# `auto` of another build of halo (a change's before, in the same rounds).
 # Needs sox and python3. WORKDIR (default /tmp/halo_cpu_e2e) receives ~0.7 GB.
 set -euo pipefail
 halo=${1:?usage: cpu_end_to_end.sh HALO_BINARY [WORKDIR]}
@@ -49,6 +50,8 @@ add one "halo --engine cpu-fft --threads 1" \
 add all "halo --engine cpu-fft ($(nproc) threads)" \
   "$halo filter $in $work/out.wav --mask $work/mask.txt --engine cpu-fft --timings"
 add auto "halo (auto)" "$halo filter $in $work/out.wav --mask $work/mask.txt --timings"
+[ -n "${PREVIOUS:-}" ] && add previous "halo (auto) built before this change ($PREVIOUS)" \
+  "$PREVIOUS filter $in $work/out.wav --mask $work/mask.txt --timings"
 [ -n "${WISDOM:-}" ] && add wise "halo (auto), FFTW wisdom from \`halo wisdom\`" \
   "env HALO_FFTW_WISDOM=$WISDOM $halo filter $in $work/out.wav --mask $work/mask.txt --timings"
 
