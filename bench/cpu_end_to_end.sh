@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The CPU FFT engine end to end (issue 15): the whole `halo filter` process on a 10-minute
-# stereo 48 kHz float WAV with a 65535-tap mask, against sox on the same files in the same run:
+# The CPU FFT engine end to end (issue 15): the whole `halo filter` process on a stereo 48 kHz
+# float WAV of LENGTH seconds (default 600) with a 65535-tap mask, against sox on the same files in the same run:
 # cpu-fft on one thread (`--threads 1`: the single-thread engine as it was, with today's FFT
 # length), cpu-fft on every core (the default), `auto` (no GPU: it takes cpu-fft), and
 # `sox IN OUT fir COEFS`. Median wall time of RUNS rounds (default 3; a round runs every
 # program once), the fastest and slowest run, peak resident memory (the largest of the runs),
 # the load average before and after, and halo's --timings of each program's last run.
-#   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535 BEFORE= WISDOM=)
+#   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535 LENGTH=600 BEFORE= WISDOM= PREVIOUS=)
 # BEFORE=OLD_HALO adds that binary's cpu-fft (the engine as issue 15 found it: build the commit
 # before the thread pool, aa12699^) and the last column compares with it instead. WISDOM=FILE
 # adds `auto` with FFTW's measured plans from FILE (made by `halo wisdom`); every other halo
@@ -23,8 +23,9 @@ mkdir -p "$work"
 # The mask: a 65535-tap Hamming low-pass at 4 kHz, designed by halo; sox's fir reads the same
 # text once the comment lines are gone.
 "$halo" design --lowpass 4000 --rate 48000 --taps "$taps" 2>/dev/null | grep -v '^#' > "$work/mask.txt"
-in="$work/in_600s.wav"
-[ -s "$in" ] || sox -R -n -r 48000 -c 2 -e floating-point -b 32 "$in" synth 600 whitenoise vol 0.5
+length=${LENGTH:-600}
+in="$work/in_${length}s.wav"
+[ -s "$in" ] || sox -R -n -r 48000 -c 2 -e floating-point -b 32 "$in" synth "$length" whitenoise vol 0.5
 
 # One run: "wall_s max_rss_kib" on stdout; the program's stderr in $work/stderr_$1.txt.
 # The output is removed before each run, outside the timing (freeing a replaced file's pages
