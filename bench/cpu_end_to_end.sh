@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPU FFT engine end to end (issue 15): the whole `halo filter` process on a stereo 48 kHz
-# float WAV of LENGTH seconds (default 600) with a 65535-tap mask, against sox on the same files in the same run:
-# cpu-fft on one thread (`--threads 1`: the single-thread engine as it was, with today's FFT
+# float WAV of LENGTH seconds (default 600) with a 65535-tap mask, against sox on the same files
+# in the same run: cpu-fft on one thread (`--threads 1`: the single-thread engine as it was, with today's FFT
 # length), cpu-fft on every core (the default), `auto` (no GPU: it takes cpu-fft), and
 # `sox IN OUT fir COEFS`. Median wall time of RUNS rounds (default 3; a round runs every
 # program once), the fastest and slowest run, peak resident memory (the largest of the runs),
