@@ -232,8 +232,8 @@ HALO_HD void last_pass(Complex (&v)[16]) {
 // segment (real part) and of the second (imaginary part), read straight into registers from
 // the piece's own frames, or from the input ring for frames before the piece (piece_input;
 // stream positions before 0 read as 0: the stream starts in silence).
-// Index arithmetic in 32 bits (registers): a segment starts at most step + Mmax - 1 frames
-// before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
+// Index arithmetic in 32 bits (registers): a segment starts at most step + D frames (D the
+// halo, overlap_save.hpp) before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
 // slots below 2^31. A step wholly inside the piece (all but a piece's first and last few)
 // takes a branch without the per-point tests of piece_input and piece_output (a block-wide
 // branch, so no divergence): the kernel is bound by instruction issue, and those tests cost
@@ -301,9 +301,10 @@ HALO_HD void fused_middle_phase(Complex* z, const Complex* mask, int t) {
 }
 
 // The inverse's pass 0 leaves point j Threads + t of the step's transform (L = 16 Threads) in
-// register j: circular wrap spoils the first Mmax - 1 points, the next H are the two segments'
-// outputs (real and imaginary parts), written straight into the piece's output frames, or
-// into the output ring when a later piece emits them (piece_output).
+// register j: the first D points are discarded (the first Mmax - 1 spoilt by circular wrap),
+// the next H are the two segments' outputs (real and imaginary parts), written straight into
+// the piece's output frames, or into the output ring when a later piece emits them
+// (piece_output).
 template <int Threads>
 HALO_HD void store_step_points(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, int t,
                                const Complex (&v)[16]) {

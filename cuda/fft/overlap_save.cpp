@@ -103,7 +103,11 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
                   std::to_string(g.mask_frames) + " taps");
     g.fft_frames = forced;
   }
-  g.hop_frames = g.fft_frames - g.halo_frames;
+  // The hop in whole warps of frames (the halo takes what it gives up: at most 31 frames, 2
+  // at the usual 2^k - 1 taps, the mask zero-padded over them): see aligned_hop_frames.
+  const long long multiple = tuning.hop_multiple > 0 ? tuning.hop_multiple : aligned_hop_frames;
+  g.hop_frames = (g.fft_frames - g.halo_frames) / multiple * multiple;
+  g.halo_frames = g.fft_frames - g.hop_frames;
   g.segments_per_step = method == FftMethod::fused ? 2 : 1;
   g.step_frames = g.segments_per_step * g.hop_frames;
   // Depends on L and the channels only, never on the block size: every engine with the same
@@ -114,9 +118,9 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
   const long long block = static_cast<long long>(spec.max_block_frames);
   g.piece_frames = std::min(block, g.batch_steps * g.step_frames);
   // Input ring: a piece at position P (P - step + 1 <= its first segment's end) reads back to
-  // its first completed segment's input, at least P - (step - 1) - (Mmax - 1), while the
-  // newest frame written is P + piece - 1: R >= step + Mmax + piece keeps every slot it reads.
-  g.ring_frames = power_of_two_at_least(g.step_frames + g.mask_frames + g.piece_frames);
+  // its first completed segment's input, at least P - (step - 1) - halo, while the newest
+  // frame written is P + piece - 1: R >= step + halo + 1 + piece keeps every slot it reads.
+  g.ring_frames = power_of_two_at_least(g.step_frames + g.halo_frames + 1 + g.piece_frames);
   // Output ring: a piece writes y up to its completed steps' end E <= P + piece and reads y
   // from P - step on: Ry >= piece + step keeps every slot it reads.
   g.out_ring_frames = power_of_two_at_least(g.piece_frames + g.step_frames + 1);

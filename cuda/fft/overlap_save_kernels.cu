@@ -107,13 +107,13 @@ __global__ void crop_kernel(PieceSource piece, Geometry g, long long rows_per_ch
 
 // cuda-fft-fused: one block per (step, channel), L/16 threads (at most 512); block_fft.hpp has the
 // transform. Memory: the step's two overlapping segments (L inputs each, 2 L reads per 2 H
-// outputs; neighbouring steps share Mmax - 1 frames through L2) are read once, straight into
+// outputs; neighbouring steps share D frames through L2) are read once, straight into
 // registers, from the piece's interleaved frames (the input ring only for the frames before
 // the piece): thread t takes points j L/16 + t, so a warp reads 32 consecutive frames per
 // load (coalesced for one channel; with C channels each line is shared by the C channels'
 // blocks through L2). Each of the 2 H outputs is written once, by the same mapping, into the
 // piece's output (the output ring for the last step's, which a later piece emits). The
-// rings' own traffic is the piece's last step + Mmax frames in and first step frames out. In between, nothing touches
+// rings' own traffic is the piece's last step + D + 1 frames in and first step frames out. In between, nothing touches
 // device memory but the read-only tables, through L1/L2: the mask's spectrum (L values, shared
 // by every block of a channel; stored in the threads' order, so coalesced) and the twiddles
 // (4 per butterfly and pass, about L/4 values, coalesced). Arithmetic: 16-point DFTs in registers; shared memory (8 L

@@ -21,7 +21,7 @@
 //              registers and shared memory (cuda-fft-fused)
 //   split:     the same, and L/H complex values of scratch written, read and written, read
 //              (cuda-fft-fused past one block)
-//   to_ring:   the piece's last step + Mmax frames, 1 read + 1 write each
+//   to_ring:   the piece's last step + D + 1 frames, 1 read + 1 write each
 //   from_ring: the piece's first frames, at most step_frames, 1 read + 1 write each
 #include <cuda_runtime_api.h>
 #include <cufft.h>
@@ -55,7 +55,7 @@ cudaError_t launch_gather(const PieceSource& piece, const Geometry& g, const flo
 cudaError_t launch_spectral_product(const PieceSource& piece, const Geometry& g, cufftComplex* spectra,
                                     const cufftComplex* masks, const int* mask_of_channel, long long grid_segments,
                                     cudaStream_t stream) noexcept;
-// cuda-fft: points [Mmax - 1, L) of each completed segment's inverse into the piece's output
+// cuda-fft: points [D, L) of each completed segment's inverse into the piece's output
 // `out`, or the output ring for those a later piece emits.
 cudaError_t launch_crop(const PieceSource& piece, const Geometry& g, const float* segments, float* out,
                         float* out_ring, long long grid_segments, cudaStream_t stream) noexcept;

@@ -194,10 +194,15 @@ TEST(FftHost, GeometryHoldsItsInvariants) {
           EXPECT_GE(g.fft_frames, static_cast<long long>(2 * m) - 1) << what;
           EXPECT_EQ(g.hop_frames + g.halo_frames, g.fft_frames) << what;
           EXPECT_GE(g.hop_frames, 1) << what;
+          // Whole warps of frames a hop, and the halo no shorter than the mask needs nor
+          // longer than that rounding takes.
+          EXPECT_EQ(g.hop_frames % aligned_hop_frames, 0) << what;
+          EXPECT_GE(g.halo_frames, g.mask_frames - 1) << what;
+          EXPECT_LT(g.halo_frames, g.mask_frames - 1 + aligned_hop_frames) << what;
           EXPECT_EQ(g.step_frames, g.segments_per_step * g.hop_frames) << what;
           EXPECT_LE(g.piece_frames, g.batch_steps * g.step_frames) << what;
           EXPECT_LE(g.piece_frames, static_cast<long long>(block)) << what;
-          EXPECT_GE(g.ring_frames, g.step_frames + g.mask_frames + g.piece_frames) << what;
+          EXPECT_GE(g.ring_frames, g.step_frames + g.halo_frames + 1 + g.piece_frames) << what;
           EXPECT_GE(g.out_ring_frames, g.piece_frames + g.step_frames) << what;
           EXPECT_GE(static_cast<long long>(g.max_pieces) * g.piece_frames, static_cast<long long>(block)) << what;
           const long long l = g.fft_frames, mm = static_cast<long long>(m);
