@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The CPU FFT engine end to end (issue 15): the whole `halo filter` process on a stereo 48 kHz
 # float WAV of LENGTH seconds (default 600) with a 65535-tap mask, against sox on the same files
-# in the same run: cpu-fft on one thread (`--threads 1`: the single-thread engine as it was, with today's FFT
-# length), cpu-fft on every core (the default), `auto` (no GPU: it takes cpu-fft), and
-# `sox IN OUT fir COEFS`. Median wall time of RUNS rounds (default 3; a round runs every
-# program once), the fastest and slowest run, peak resident memory (the largest of the runs),
-# the load average before and after, and halo's --timings of each program's last run.
+# in the same run: cpu-fft on one thread (`--threads 1`: the single-thread engine as it was,
+# with today's FFT length), cpu-fft on every core (the default), `auto` (no GPU: it takes
+# cpu-fft), and `sox IN OUT fir COEFS`. Median wall time of RUNS rounds (default 3; a round
+# runs every program once), the fastest and slowest run, peak resident memory (the largest of
+# the runs), the load average before and after, and halo's --timings of each program's last run.
 #   bench/cpu_end_to_end.sh HALO_BINARY [WORKDIR]     (RUNS=3 TAPS=65535 LENGTH=600 BEFORE= WISDOM= PREVIOUS=)
 # BEFORE=OLD_HALO adds that binary's cpu-fft (the engine as issue 15 found it: build the commit
 # before the thread pool, aa12699^) and the last column compares with it instead. WISDOM=FILE
