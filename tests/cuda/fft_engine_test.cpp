@@ -369,7 +369,7 @@ struct EmulatedCase {
 // only their tails go through the input ring, only their first frames come out of the
 // output ring) and a batch of one step (pieces of one step: the rings wrap many times),
 // whole and in random blocks (some shorter than the mask): the float64 reference, and
-// chunked equal to whole bit for bit.
+// chunked equal to whole bit for bit; and the unaligned hop against the reference.
 TEST(FftHost, EmulatedPipelineEqualsTheReference) {
   const EmulatedCase cases[] = {
       {1, 1, false, 3001},    {2, 2, true, 1999},     {7, 2, true, 5003},   {64, 6, true, 4001},
@@ -403,7 +403,7 @@ TEST(FftHost, EmulatedPipelineEqualsTheReference) {
         EXPECT_TRUE(test::same_bits(chunked_out, whole_out)) << what << ", " << test::describe_chunks(sizes, seed);
 
         // Blocks longer than step + Mmax, the first ending one frame before a step's end: the
-        // next piece reads the most frames back from the input ring (step + Mmax - 2), and
+        // next piece reads the most frames back from the input ring (step + D - 1), and
         // the ends walk through every position in a step.
         const long long step = whole.geometry().step_frames;
         const std::vector<std::size_t> long_sizes = {static_cast<std::size_t>(3 * step - 1),
@@ -412,6 +412,17 @@ TEST(FftHost, EmulatedPipelineEqualsTheReference) {
         const auto long_out = run_emulated(long_blocks, in, k.channels, k.taps, long_sizes);
         EXPECT_TRUE(test::same_bits(long_out, whole_out)) << what << ", blocks of 3 steps - 1 and 2 steps + 1";
       }
+      // The unaligned hop, L - (Mmax - 1), which the benchmark times beside the aligned one.
+      FftTuning unaligned;
+      unaligned.hop_multiple = 1;
+      const std::size_t max_block = 2 * k.taps + 100;
+      HostOverlapSave plain(method, {k.channels, max_block, k.taps, 48000}, masks, unaligned);
+      EXPECT_EQ(plain.geometry().hop_frames, plain.geometry().fft_frames - static_cast<long long>(k.taps) + 1);
+      const auto sizes = test::random_chunks(k.taps, max_block, seed);
+      const auto plain_out = run_emulated(plain, in, k.channels, k.taps, sizes);
+      EXPECT_LE(test::worst_channel_error(plain_out, ref, k.channels, total), tolerance)
+          << describe(method, k.taps, k.channels, k.per_channel, k.frames) << ", the unaligned hop, "
+          << test::describe_chunks(sizes, seed);
     }
   }
 }
