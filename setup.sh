@@ -46,7 +46,7 @@ if [ "${1:-}" != "--no-example" ]; then
   wisdom=${HALO_FFTW_WISDOM-${XDG_CACHE_HOME:-$HOME/.cache}/halo/fftw-wisdom-float}
   if [ -n "$wisdom" ] && [ ! -s "$wisdom" ]; then
     echo "setup: measuring FFTW's plans for this machine (halo wisdom, once):"
-    "$build/halo" wisdom --file "$wisdom" -q
+    "$build/halo" wisdom --file "$wisdom" -q || echo "setup: no wisdom saved; halo plans by estimate, as before"
   fi
   echo
   echo "setup: filtering examples/speech-hiss.flac with a 4 kHz low-pass:"
