@@ -42,11 +42,12 @@ cmake --build "$build" -j "$(nproc)"
 if [ "${1:-}" != "--no-example" ]; then
   # FFTW's measured plans for cpu-fft's FFTs, once per machine (about 20 s on two cores): later
   # runs plan from this wisdom at once, and its transforms run 20-25 % faster than the estimated
-  # plans halo falls back to (README, "Without a GPU"). Where halo looks for it: wisdom_path().
+  # plans halo falls back to (README, "Without a GPU"). halo saves it where it reads it
+  # (wisdom_path()); the line below only mirrors that path, to skip a machine measured before.
   wisdom=${HALO_FFTW_WISDOM-${XDG_CACHE_HOME:-$HOME/.cache}/halo/fftw-wisdom-float}
   if [ -n "$wisdom" ] && [ ! -s "$wisdom" ]; then
     echo "setup: measuring FFTW's plans for this machine (halo wisdom, once):"
-    "$build/halo" wisdom --file "$wisdom" -q || echo "setup: no wisdom saved; halo plans by estimate, as before"
+    "$build/halo" wisdom -q || echo "setup: no wisdom saved; halo plans by estimate, as before"
   fi
   echo
   echo "setup: filtering examples/speech-hiss.flac with a 4 kHz low-pass:"

@@ -227,17 +227,6 @@ HALO_HD void last_pass(Complex (&v)[16]) {
 // phases. z: FusedShape<Log2>::shared_points. The mask's spectrum is stored as the threads
 // hold it in the last pass: point j of thread t at mask[j threads + t] (coalesced).
 
-// The 16 points j Threads + t (j < 16) of step `step` (segments 2 step and 2 step + 1) of one
-// channel, for the transform's pass 0 (stride Threads = L/16): point i holds x of the first
-// segment (real part) and of the second (imaginary part), read straight into registers from
-// the piece's own frames, or from the input ring for frames before the piece (piece_input;
-// stream positions before 0 read as 0: the stream starts in silence).
-// Index arithmetic in 32 bits (registers): a segment starts at most step + D frames (D the
-// halo, overlap_save.hpp) before the piece and ends inside it, piece frames x channels stay below 2^23, and ring
-// slots below 2^31. A step wholly inside the piece (all but a piece's first and last few)
-// takes a branch without the per-point tests of piece_input and piece_output (a block-wide
-// branch, so no divergence): the kernel is bound by instruction issue, and those tests cost
-// a few instructions on each of a thread's 32 loads and 32 stores.
 // Calls f(stride) with the channel count as a compile-time constant for mono and stereo, else
 // as the run-time value. A thread's 16 points of a segment lie Threads x channels samples
 // apart: with a constant stride each load and store takes an immediate offset from one
@@ -258,6 +247,17 @@ HALO_HD void with_channel_stride(int channels, F&& f) {
     f(channels);
 }
 
+// The 16 points j Threads + t (j < 16) of step `step` (segments 2 step and 2 step + 1) of one
+// channel, for the transform's pass 0 (stride Threads = L/16): point i holds x of the first
+// segment (real part) and of the second (imaginary part), read straight into registers from
+// the piece's own frames, or from the input ring for frames before the piece (piece_input;
+// stream positions before 0 read as 0: the stream starts in silence).
+// Index arithmetic in 32 bits (registers): a segment starts at most step + D frames (D the
+// halo, overlap_save.hpp) before the piece and ends inside it, piece frames x channels stay
+// below 2^23, and ring slots below 2^31. A step wholly inside the piece (all but a piece's
+// first and last few) takes a branch without the per-point tests of piece_input and
+// piece_output (a block-wide branch, so no divergence): the kernel is bound by instruction
+// issue, and those tests cost a few instructions on each of a thread's 32 loads and 32 stores.
 template <int Threads>
 HALO_HD void load_step_points(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, int t,
                               Complex (&v)[16]) {
@@ -349,15 +349,7 @@ HALO_HD void store_step_points(const Geometry& g, const PieceHeader& h, long lon
     }
   };
   if (frame_b - t + 16 * Threads - 1 < frames)  // every output in the piece (all but the last steps)
-    with_channel_stride(channels, [&](auto stride) {
-      HALO_UNROLL
-      for (int j = 0; j < 16; ++j) {
-        const int i = j * Threads;
-        if (i + t < halo) continue;
-        io.out[(frame_a + i) * stride] = v[j].re;
-        io.out[(frame_b + i) * stride] = v[j].im;
-      }
-    });
+    with_channel_stride(channels, [&](auto stride) { store([&](int frame, int, float y) { io.out[frame * stride] = y; }); });
   else
     store([&](int frame, int slot, float y) {
       if (frame < frames)
