@@ -379,10 +379,11 @@ struct FftTiming {
   double ms;
 };
 FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
-                       std::size_t n, std::size_t batch_samples = 0, long long hop_multiple = 0) {
+                       std::size_t n, std::size_t batch_samples = 0, long long hop_multiple = 0,
+                       bool split_in_three = false) {
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
-  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple});
+  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three});
   const std::size_t largest_block = std::size_t{1} << 24;
   const auto preparing = std::chrono::steady_clock::now();
   engine->prepare({1, largest_block, m, 48000});
@@ -428,6 +429,7 @@ void experiment_fft() {
       FftMethod method;
       std::size_t fft_frames;     // 0: the model's
       long long hop_multiple = 0;  // 1: the unaligned hop (overlap_save.hpp's aligned_hop_frames)
+      bool split_in_three = false;  // a split L as three kernels rather than one cluster kernel
     };
     std::vector<Run> runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
     const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
@@ -436,12 +438,15 @@ void experiment_fft() {
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       runs.push_back({FftMethod::fused, 0, 1});
+      if (fused_split(static_cast<long long>(fused_fft_frames(m)))) runs.push_back({FftMethod::fused, 0, 0, true});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
         if (l >= 2 * m && l <= 32 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
-      const FftTiming t = time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple);
-      add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") + (run.hop_multiple == 1 ? " hop unaligned" : ""),
+      const FftTiming t =
+          time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three);
+      add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") +
+                      (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : ""),
            m, n, 0, t.ms, true});
     }
   }

@@ -35,7 +35,9 @@ void block_step(const Geometry& g, const PieceHeader& h, long long step, const C
 }
 
 // The three kernels' work: columns forward into `rows` (L values), each row through its block
-// transform, product and inverse (shared layout in `z`), columns inverse.
+// transform, product and inverse (shared layout in `z`), columns inverse. The cluster kernel
+// does the same arithmetic, row j of `rows` being block j's shared memory (linear layout)
+// where the columns hand over.
 template <int LogL>
 void split_step(const Geometry& g, const PieceHeader& h, long long step, const ChannelIo& io, const Complex* mask,
                 const FusedTables& tables, Complex* rows, Complex* z) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "src/engine/error.hpp"
 
@@ -127,6 +128,12 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
   g.max_pieces = static_cast<int>((block + g.piece_frames - 1) / g.piece_frames);
   g.graph = g.max_pieces == 1 && spec.max_block_frames <= graph_max_block_frames;
   return g;
+}
+
+std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent) {
+  const long long unit = concurrent / std::gcd<long long>(concurrent, g.channels);  // steps
+  const long long steps = std::max(unit, g.batch_steps / unit * unit);
+  return static_cast<std::size_t>(steps * g.segments_per_step * g.fft_frames * g.channels);
 }
 
 }  // namespace halo::cuda

@@ -66,9 +66,10 @@ constexpr std::size_t cufft_batch_samples = std::size_t{1} << 22;
 constexpr std::size_t fused_batch_samples = std::size_t{1} << 24;
 constexpr std::size_t max_cufft_channel_samples = std::size_t{1} << 26;  // channels x L
 // The fused kernel holds one complex transform of L points in shared memory (8 L bytes), up
-// to max_fused_block_fft_frames; larger transforms run split over three kernels
-// (split_fft.hpp), rows of at most that size, through a scratch in device memory of
-// fused_batch_samples / 2 complex values a piece (64 MiB). On the H100 (halo_bench
+// to max_fused_block_fft_frames; larger transforms run split over 16 rows of at most that
+// size (split_fft.hpp): in a cluster of 16 blocks where the GPU holds one, else in three
+// kernels through a scratch in device memory of fused_batch_samples / 2 complex values a
+// piece (64 MiB). On the H100 (halo_bench
 // fft-batch) larger pieces were faster at every size tried, 2^20 to 2^24 samples: 16383 taps
 // 2.23 / 1.36 / 1.00 / 0.90 / 0.84 ms; 16 MiB of scratch stayed in the L2 cache between the
 // kernels, but left too few blocks to fill the GPU.
@@ -108,7 +109,7 @@ struct Geometry {
   HALO_HD long long batch_segments() const { return batch_steps * segments_per_step; }  // per channel
 };
 
-// Whether cuda-fft-fused's L-point transforms run split (three kernels) rather than in one block.
+// Whether cuda-fft-fused's L-point transforms run split over 16 rows rather than in one block.
 HALO_HD bool fused_split(long long fft_frames) { return fft_frames > static_cast<long long>(max_fused_block_fft_frames); }
 
 // The work of one piece (the host plans it: plan_piece).
@@ -152,15 +153,24 @@ bool fft_accepts(FftMethod method, const TapSet& taps, const ProcessSpec& spec, 
 // What the registry's engines use (every field 0), and tests and the benchmark may change: a
 // smaller batch makes more pieces and wraps the rings sooner, on short signals; a forced FFT
 // size measures the cost model's choice against its neighbours; a hop multiple of 1 (the
-// unaligned hop, L - (Mmax - 1)) measures what the alignment gains.
+// unaligned hop, L - (Mmax - 1)) measures what the alignment gains; the split in three
+// kernels, what the cluster kernel gains (and tests the path GPUs without clusters take).
 struct FftTuning {
   std::size_t batch_samples = 0;  // channels x batch segments x L, at least one step; 0: the method's
   std::size_t fft_frames = 0;     // a power of two within the method's limits, >= 2 Mmax; 0: the model's
   long long hop_multiple = 0;     // the hop rounded down to a multiple of this; 0: aligned_hop_frames
+  bool split_in_three = false;    // cuda-fft-fused past one block: three kernels even where a cluster kernel runs
 };
 
 // The whole geometry. Throws halo::Error where fft_accepts would refuse the spec.
 Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTuning& tuning = {});
+
+// A batch (FftTuning::batch_samples) of whole waves for a kernel that runs `concurrent` steps
+// of one channel at once (the cluster kernel: the clusters the GPU holds): steps x channels a
+// multiple of `concurrent`, as many steps as g's batch has or fewer, but one multiple at
+// least. A partial last wave leaves SMs idle for a whole step's time: 32 steps on the H100's
+// 7 clusters at L = 2^18 ran 5 waves where 28 run 4.
+std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent);
 
 // The piece that starts at stream frame `position` and takes `frames` (<= piece_frames).
 HALO_HD PieceHeader plan_piece(const Geometry& g, long long position, int frames) {

@@ -5,6 +5,8 @@
 #include "cuda/fft/real_spectrum.hpp"
 #include "cuda/fft/split_fft.hpp"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <string>
 
@@ -149,6 +151,31 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
   return copy;
 }
 
+// The block transform's phases between its first pass and its last (block_fft.hpp), each
+// followed by a barrier: passes 1 .. passes - 2 forward, the product with the mask's spectrum
+// (mask(), called there: a pointer made earlier would be held in registers across the
+// forward phases) and the same passes back. Block threads, the transform's threads in turns.
+template <int Log2, int Block, class Mask>
+__device__ __forceinline__ void block_middle_phases(Complex* z, const Complex* twiddles, Mask&& mask) {
+  using S = FusedShape<Log2>;
+#pragma unroll
+  for (int p = 1; p < S::passes - 1; ++p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += Block) fused_forward_phase<Log2>(z, p, twiddles, t);
+    __syncthreads();
+  }
+  const Complex* m = mask();
+#pragma unroll
+  for (int t = threadIdx.x; t < S::threads; t += Block) fused_middle_phase<Log2>(z, m, t);
+  __syncthreads();
+#pragma unroll
+  for (int p = S::passes - 2; p >= 1; --p) {
+#pragma unroll
+    for (int t = threadIdx.x; t < S::threads; t += Block) fused_inverse_phase<Log2>(z, p, twiddles, t);
+    __syncthreads();
+  }
+}
+
 // The row of blocks past the channels: the piece's ring traffic (what to_ring_kernel and
 // from_ring_kernel do), beside the transforms rather than as two more launches after them
 // (each about 3.4 us on the H100, a tenth of a 255-tap piece). The slots and frames it
@@ -184,22 +211,7 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
     fused_first_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
   }
   __syncthreads();
-#pragma unroll
-  for (int p = 1; p < S::passes - 1; ++p) {
-#pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += block) fused_forward_phase<Log2>(z, p, twiddles, t);
-    __syncthreads();
-  }
-#pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block)
-    fused_middle_phase<Log2>(z, masks + static_cast<long long>(mask_of_channel[c]) * S::points, t);
-  __syncthreads();
-#pragma unroll
-  for (int p = S::passes - 2; p >= 1; --p) {
-#pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += block) fused_inverse_phase<Log2>(z, p, twiddles, t);
-    __syncthreads();
-  }
+  block_middle_phases<Log2, block>(z, twiddles, [&] { return masks + static_cast<long long>(mask_of_channel[c]) * S::points; });
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
     const PieceHeader h = reload_piece(piece);
@@ -283,49 +295,137 @@ __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<Lo
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) split_row_first_pass<LogR>(row, z, twiddles, t);
   __syncthreads();
-#pragma unroll
-  for (int p = 1; p < S::passes - 1; ++p) {
-#pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += block) fused_forward_phase<LogR>(z, p, twiddles, t);
-    __syncthreads();
-  }
-  const Complex* mask =
-      masks + static_cast<long long>(mask_of_channel[c]) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
-#pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += block) fused_middle_phase<LogR>(z, mask, t);
-  __syncthreads();
-#pragma unroll
-  for (int p = S::passes - 2; p >= 1; --p) {
-#pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += block) fused_inverse_phase<LogR>(z, p, twiddles, t);
-    __syncthreads();
-  }
+  block_middle_phases<LogR, block>(z, twiddles, [&] {
+    return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
+  });
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) split_row_last_pass<LogR>(z, row, twiddles, t);
 }
 
-// The three kernels of a split L (null kernels for any other L).
-using SplitColumnsForward = void (*)(PieceSource, Geometry, const float*, const float*, Complex*, const Complex*);
-using SplitColumnsInverse = void (*)(PieceSource, Geometry, const Complex*, float*, float*, const Complex*);
-using SplitRows = void (*)(PieceSource, Geometry, Complex*, const Complex*, const int*, const Complex*);
-struct SplitLaunch {
-  SplitColumnsForward forward = nullptr;
-  SplitRows rows = nullptr;
-  SplitColumnsInverse inverse = nullptr;
-  unsigned row_threads = 0;
-};
+// cuda-fft-fused past one block as one kernel: the three kernels' work in a cluster of 16
+// blocks (Hopper's distributed shared memory), block j holding row j, so the scratch never
+// reaches device memory. Memory, per step of one channel: the step's 2 L inputs and its 2 H
+// outputs, as the one-block kernel moves them, and nothing else but the tables (the mask's
+// spectrum, the twiddles: L1/L2). The columns go to the rows through the cluster: thread t of
+// block b takes column c = b R/16 + t (R = L/16), reads its 16 points from the piece, runs
+// the L transform's pass 0 and stores value j into block j's shared memory at position c (one
+// 8-byte remote store each, consecutive across a warp); the cluster's barrier; each block
+// then transforms its row in place (the read of the linear handover, a barrier, the row's
+// pass 0 into the padded layout), multiplies and transforms back into the linear layout; the
+// barrier; thread t of block b reads value j of column c from block j, runs the inverse of
+// pass 0 and writes the outputs; a last barrier keeps every block's shared memory alive until
+// the other blocks have read it. Against the three kernels: the scratch's four crossings of
+// device memory (4 x 8 L bytes a step, 64 MiB each way a piece) become 2 x 8 L bytes of
+// cluster traffic, and two launches go. A thread runs `turns` of the row transform's threads
+// (2 at R = 16384), holding both turns' points across the barriers of the in-place phases.
+constexpr int split_cluster_blocks = 16;
+template <int LogR>
+constexpr int split_cluster_min_blocks = fused_min_blocks<LogR> > 2 ? fused_min_blocks<LogR> / 2 : fused_min_blocks<LogR>;
+
+
 template <int LogL>
-SplitLaunch split_launch() {
-  return {split_columns_forward_kernel<LogL>, split_rows_kernel<LogL - 4>, split_columns_inverse_kernel<LogL>,
-          static_cast<unsigned>(fused_block_threads<LogL - 4>)};
-}
-SplitLaunch split_launch_for(long long fft_frames) {
-  return with_fused_log2<15, 18>(
-      fft_frames, [](auto log2) { return split_launch<decltype(log2)::value>(); }, [] { return SplitLaunch{}; });
+__global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_min_blocks<LogL - 4>)
+    split_cluster_kernel(PieceSource piece, Geometry g, const float* __restrict__ in, float* __restrict__ out,
+                         const float* __restrict__ ring, float* __restrict__ out_ring, const Complex* __restrict__ masks,
+                         const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles,
+                         const Complex* __restrict__ column_twiddles) {
+  constexpr int log_r = LogL - 4;
+  using S = FusedShape<log_r>;
+  constexpr int block = fused_block_threads<log_r>, turns = S::threads / block;
+  extern __shared__ Complex z[];
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const int row = static_cast<int>(cluster.block_rank());
+  const long long step = blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  if (2 * step >= read_piece(piece).segments) return;  // the whole cluster (one step): before any barrier
+  // No block may write into another's shared memory before that block has started. (Arriving
+  // here and waiting before the first remote store, so that the loads overlap the wait, cost
+  // the L = 2^17 kernel 88 bytes of spills at its 64 registers.)
+  cluster.sync();
+#pragma unroll
+  for (int k = 0; k < turns; ++k) {
+    const int column = row * S::threads + k * block + static_cast<int>(threadIdx.x);
+    const PieceHeader h = read_piece(piece);
+    Complex v[16];
+    split_column_values<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
+                              column_twiddles, column, v);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) cluster.map_shared_rank(z, j)[column] = v[j];
+  }
+  cluster.sync();
+  Complex held[turns][16];
+#pragma unroll
+  for (int k = 0; k < turns; ++k) split_row_load<log_r>(z, k * block + static_cast<int>(threadIdx.x), held[k]);
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < turns; ++k)
+    split_row_first_pass_held<log_r>(held[k], z, twiddles, k * block + static_cast<int>(threadIdx.x));
+  __syncthreads();
+  block_middle_phases<log_r, block>(z, twiddles, [&] {
+    return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << log_r) + (static_cast<long long>(row) << log_r);
+  });
+#pragma unroll
+  for (int k = 0; k < turns; ++k)
+    split_row_last_pass_held<log_r>(z, twiddles, k * block + static_cast<int>(threadIdx.x), held[k]);
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < turns; ++k) split_row_store<log_r>(z, k * block + static_cast<int>(threadIdx.x), held[k]);
+  cluster.sync();
+#pragma unroll
+  for (int k = 0; k < turns; ++k) {
+    const int column = row * S::threads + k * block + static_cast<int>(threadIdx.x);
+    Complex v[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j) v[j] = cluster.map_shared_rank(z, j)[column];
+    const PieceHeader h = reload_piece(piece);
+    split_column_outputs<LogL>(g, h, h.first_segment / 2 + step, v, channel_io(g, c, nullptr, out, nullptr, out_ring),
+                               column_twiddles, column);
+  }
+  cluster.sync();
 }
 
 std::size_t split_row_shared_bytes(const Geometry& g) {
   return fused_shared_points(static_cast<std::size_t>(g.fft_frames / 16)) * sizeof(Complex);
+}
+
+// The kernels of a split L (null kernels for any other L).
+using SplitColumnsForward = void (*)(PieceSource, Geometry, const float*, const float*, Complex*, const Complex*);
+using SplitColumnsInverse = void (*)(PieceSource, Geometry, const Complex*, float*, float*, const Complex*);
+using SplitRows = void (*)(PieceSource, Geometry, Complex*, const Complex*, const int*, const Complex*);
+using SplitCluster = void (*)(PieceSource, Geometry, const float*, float*, const float*, float*, const Complex*,
+                              const int*, const Complex*, const Complex*);
+struct SplitLaunch {
+  SplitColumnsForward forward = nullptr;
+  SplitRows rows = nullptr;
+  SplitColumnsInverse inverse = nullptr;
+  SplitCluster cluster = nullptr;
+  unsigned row_threads = 0;  // the rows kernel's and the cluster kernel's blocks
+};
+template <int LogL>
+SplitLaunch split_launch() {
+  return {split_columns_forward_kernel<LogL>, split_rows_kernel<LogL - 4>, split_columns_inverse_kernel<LogL>,
+          split_cluster_kernel<LogL>, static_cast<unsigned>(fused_block_threads<LogL - 4>)};
+}
+
+// The cluster kernel's launch: 16 blocks (a step's rows) a cluster, a cluster per step and channel.
+cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned row_threads, unsigned steps, cudaStream_t stream,
+                                        cudaLaunchAttribute& cluster_dimension) {
+  cluster_dimension.id = cudaLaunchAttributeClusterDimension;
+  cluster_dimension.val.clusterDim.x = split_cluster_blocks;
+  cluster_dimension.val.clusterDim.y = 1;
+  cluster_dimension.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(split_cluster_blocks, steps);
+  config.blockDim = dim3(row_threads);
+  config.dynamicSmemBytes = split_row_shared_bytes(g);
+  config.stream = stream;
+  config.attrs = &cluster_dimension;
+  config.numAttrs = 1;
+  return config;
+}
+SplitLaunch split_launch_for(long long fft_frames) {
+  return with_fused_log2<15, 18>(
+      fft_frames, [](auto log2) { return split_launch<decltype(log2)::value>(); }, [] { return SplitLaunch{}; });
 }
 
 // y: rows_per_channel(grid_segments) rows per channel (in all at most cufft_batch_samples / L
@@ -406,10 +506,16 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         cudaStream_t stream) noexcept {
+                         bool in_cluster, cudaStream_t stream) noexcept {
   const SplitLaunch launch = split_launch_for(g.fft_frames);
   if (!launch.forward) return cudaErrorInvalidValue;
   const unsigned steps = static_cast<unsigned>(std::max(1LL, grid_steps) * g.channels);
+  if (in_cluster) {
+    cudaLaunchAttribute cluster_dimension;
+    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, steps, stream, cluster_dimension);
+    return cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
+                              mask_of_channel, row_twiddles, column_twiddles);
+  }
   const dim3 columns(static_cast<unsigned>(g.fft_frames / 16 / split_column_threads), steps);
   launch.forward<<<columns, split_column_threads, 0, stream>>>(piece, g, in, ring, rows, column_twiddles);
   launch.rows<<<dim3(16, steps), launch.row_threads, split_row_shared_bytes(g), stream>>>(piece, g, rows, masks,
@@ -418,16 +524,34 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
   return cudaGetLastError();
 }
 
-void allow_fused_kernel(GpuDevice& device, const Geometry& g) {
+int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted) {
   if (fused_split(g.fft_frames)) {
-    const SplitRows kernel = split_launch_for(g.fft_frames).rows;
-    if (!kernel) throw Error("cuda-fft-fused: no kernels for " + std::to_string(g.fft_frames) + "-point transforms");
-    device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), split_row_shared_bytes(g));
-    return;
+    const SplitLaunch launch = split_launch_for(g.fft_frames);
+    if (!launch.rows) throw Error("cuda-fft-fused: no kernels for " + std::to_string(g.fft_frames) + "-point transforms");
+    device.allow_dynamic_smem(reinterpret_cast<const void*>(launch.rows), split_row_shared_bytes(g));
+    if (!cluster_wanted) return 0;
+    // A cluster of 16 is past the portable 8: the kernel opts in, and the GPU must hold one
+    // (16 blocks of this shared memory in one GPC); where it cannot, the three kernels.
+    device.make_current();
+    const void* cluster = reinterpret_cast<const void*>(launch.cluster);
+    HALO_CUDA_CHECK(cudaFuncSetAttribute(cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    HALO_CUDA_CHECK(
+        cudaFuncSetAttribute(cluster, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    device.allow_dynamic_smem(cluster, split_row_shared_bytes(g));
+    cudaLaunchAttribute cluster_dimension;
+    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, 1, nullptr, cluster_dimension);
+    int clusters = 0;
+    const cudaError_t error = cudaOccupancyMaxActiveClusters(&clusters, launch.cluster, &config);
+    if (error != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: a GPU without clusters (before sm_90) says so here
+      return 0;
+    }
+    return clusters;
   }
   const FusedKernel kernel = fused_launch_for(g.fft_frames).kernel;
   if (!kernel) throw Error("cuda-fft-fused: no kernel for " + std::to_string(g.fft_frames) + "-point transforms");
   device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), fused_shared_bytes(g));
+  return 0;
 }
 
 }  // namespace halo::cuda

@@ -69,15 +69,19 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
                          float* out_ring, const Complex* masks, const int* mask_of_channel, const Complex* twiddles,
                          long long grid_frames, long long grid_steps, cudaStream_t stream) noexcept;
 // cuda-fft-fused past one block (fused_split(L), split_fft.hpp): every completed step of every
-// channel through three kernels, columns forward into `rows` (grid_steps x channels x L
-// complex), the rows' transforms, products and inverses, columns inverse into the piece's
-// output (and the output ring). The ring traffic is launch_to_ring's and launch_from_ring's.
+// channel: columns forward, the rows' transforms, products and inverses, columns inverse into
+// the piece's output (and the output ring), either as one kernel in clusters of 16 blocks
+// (in_cluster) or as three kernels through `rows` (grid_steps x channels x L complex). The
+// ring traffic is launch_to_ring's and launch_from_ring's.
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         cudaStream_t stream) noexcept;
-// Lets the fused kernel (or a split L's row kernel) take the shared memory of its transform
-// on `device` (above 48 KiB a kernel must opt in). Throws halo::cuda::Error.
-void allow_fused_kernel(GpuDevice& device, const Geometry& g);
+                         bool in_cluster, cudaStream_t stream) noexcept;
+// Lets the fused kernel (or a split L's kernels) take the shared memory of its transform on
+// `device` (above 48 KiB a kernel must opt in). Returns, for a split L whose steps run as one
+// kernel in clusters of 16 blocks (when `cluster_wanted` and the GPU can hold such a cluster;
+// `rows` of launch_split may then be null), how many clusters the GPU holds at once; 0 where
+// they run as three kernels through `rows` (and for one-block L). Throws halo::cuda::Error.
+int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted);
 
 }  // namespace halo::cuda

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda/device/resources.hpp"
@@ -234,6 +235,18 @@ TEST(FftHost, GeometryHoldsItsInvariants) {
   EXPECT_THROW(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 3000}), halo::Error);
   EXPECT_EQ(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 1 << 15}).fft_frames, 1 << 15);
   EXPECT_THROW(plan_geometry(FftMethod::fused, {2, 4096, 255, 48000}, FftTuning{0, 1 << 19}), halo::Error);
+  // Pieces of whole waves of clusters: 32 steps of 2^18 (mono) on 7 clusters become 28, and in
+  // stereo 16 become 14 (28 clusters); 6 channels on 7 clusters take 7 steps (42 clusters),
+  // more than the 5 of the batch; on 16 clusters, 6 channels take multiples of 8 steps.
+  for (const auto& [channels, concurrent, steps] :
+       {std::tuple{1, 7, 28LL}, std::tuple{2, 7, 14LL}, std::tuple{6, 7, 7LL}, std::tuple{6, 16, 8LL}}) {
+    const ProcessSpec spec{channels, std::size_t{1} << 24, 65535, 48000};
+    const Geometry g = plan_geometry(FftMethod::fused, spec);
+    ASSERT_EQ(g.fft_frames, 1 << 18);
+    const Geometry waves = plan_geometry(FftMethod::fused, spec, FftTuning{whole_wave_batch_samples(g, concurrent)});
+    EXPECT_EQ(waves.batch_steps, steps) << channels << " channels, " << concurrent << " clusters";
+    EXPECT_EQ(waves.batch_steps * channels % concurrent, 0);
+  }
 
   // The registry's answers (no device needed).
   const TapSet long_mask = TapSet::from_masks({test::mask_of(test::random_taps(1 << 20, 3))}, 2);
@@ -555,6 +568,35 @@ TEST(CudaFft, LongBlocksCarryOnlyWhatCrossesPieces) {
   }
 }
 
+// A split transform (L > 16384) runs as one kernel in clusters of 16 blocks where the GPU holds
+// them, else as three kernels through device scratch: both paths against the reference,
+// whole and in small blocks (the graph path), with per-channel masks.
+TEST(CudaFft, SplitTransformInOneClusterOrThreeKernels) {
+  SKIP_WITHOUT_DEVICE();
+  std::uint64_t seed = 5500;
+  for (const bool in_three : {false, true}) {
+    for (const std::size_t taps : {std::size_t{3000}, std::size_t{20000}, std::size_t{65535}}) {
+      const int channels = taps == 65535 ? 1 : 2;
+      // Several steps each but at 65535 taps (the float64 reference costs frames x taps).
+      const std::size_t frames = taps == 3000 ? 100001 : taps == 20000 ? 130001 : 20011;
+      const filters::MaskSet masks = masks_for(taps, channels, channels > 1, ++seed);
+      const auto in = test::random_signal(frames * channels, ++seed);
+      FftTuning tuning;
+      tuning.split_in_three = in_three;
+      // 3000 taps: forced to L = 2^15, the smallest split (the model would take one block).
+      if (taps == 3000) tuning.fft_frames = 1 << 15;
+      const std::string what =
+          describe(FftMethod::fused, taps, channels, channels > 1, frames) + (in_three ? ", three kernels" : ", cluster");
+      auto whole = prepared(FftMethod::fused, masks, channels, 1 << 18, tuning);
+      ASSERT_TRUE(fused_split(geometry_of(*whole).fft_frames)) << what;
+      expect_matches_reference(*whole, in, channels, masks, {1 << 18}, what + ", blocks of 2^18");
+      const auto sizes = test::random_chunks(taps, 2 * taps, seed);
+      auto chunked = prepared(FftMethod::fused, masks, channels, 2 * taps, tuning);
+      expect_matches_reference(*chunked, in, channels, masks, sizes, what + ", " + test::describe_chunks(sizes, seed));
+    }
+  }
+}
+
 // Small blocks run as one CUDA graph per call; the bits equal the direct launches'.
 TEST(CudaFft, GraphPathGivesTheSameBits) {
   SKIP_WITHOUT_DEVICE();
@@ -648,8 +690,14 @@ TEST(CudaFftSanitizer, EveryKernelOnce) {
     for (const std::size_t taps : {std::size_t{255}, std::size_t{4095}, std::size_t{20000}}) {  // 20000: split
       const filters::MaskSet masks = masks_for(taps, 2, true, 6000 + taps);
       const auto in = test::random_signal((5 * taps + 1001) * 2, 6001 + taps);  // whole stereo frames
-      auto engine = prepared(method, masks, 2, 2 * taps);
-      expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7}, describe(method, taps, 2, true, in.size() / 2));
+      for (const bool in_three : {false, true}) {  // a split L: the cluster kernel and the three kernels
+        if (in_three && (method != FftMethod::fused || taps != 20000)) continue;
+        FftTuning tuning;
+        tuning.split_in_three = in_three;
+        auto engine = prepared(method, masks, 2, 2 * taps, tuning);
+        expect_matches_reference(*engine, in, 2, masks, {2 * taps, 7},
+                                 describe(method, taps, 2, true, in.size() / 2) + (in_three ? ", three kernels" : ""));
+      }
     }
   }
 }
