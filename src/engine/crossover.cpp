@@ -45,8 +45,12 @@ namespace halo {
 //     cuda-fast's 0.636 and 2.42 ms at 255 and 1023: the fused engine wins from 255 taps to
 //     its limit, 8192. Below, measured (`halo_bench crossover`): cuda-fast 0.198 / 0.258 /
 //     0.258 / 0.331 / 0.331 ms at 63 / 79 / 95 / 111 / 127 taps (it steps with its tap
-//     tiles), the fused kernel 0.26-0.28 ms throughout: they tie at 79 and 95 taps (within
-//     2 %) and the fused kernel is 21 % faster at 111. So cuda-fast keeps the masks up to 95.
+//     tiles), the fused kernel 0.26-0.28 ms throughout: they tied at 79 and 95 taps (within
+//     2 %) and the fused kernel was 21 % faster at 111, so cuda-fast kept the masks up to 95.
+//     Re-measured 2026-11-25 after the fused kernel's constant offsets (same command): the
+//     fused kernel 0.244-0.247 ms from 79 to 255 taps (0.261 at 63), cuda-fast 0.198 / 0.258
+//     / 0.258 / 0.328 ms at 63 / 79 / 95 / 111: the fused kernel now wins from 64 taps on
+//     (5-6 % at 79 and 95), so cuda-fast keeps the masks up to 63.
 //   - GPU engines by mask length, kernel times at N = 2^26 (README, bench/NOTES.md):
 //     up to 63 taps cuda-fast runs at 1.07-1.11x the copy floor (0.191-0.198 ms), which no
 //     FFT method beats; at 255 and 1023 taps cuda-fast (0.630, 2.42 ms) still beats CuPy's
@@ -54,9 +58,10 @@ namespace halo {
 //     9.54, 3.82 against 37.7 at 16383): cuda-fft-fused (masks it holds in shared memory),
 //     then cuda-fft; past 16384 taps only cuda-fft takes the mask.
 //   - Since 2026-11-24 cuda-fft-fused takes masks up to 131072 taps (transforms past one
-//     block split over three kernels): 0.835, 1.057 and 1.433 ms at 16383, 65535 and 131071
-//     taps against cuda-fft's 1.906, 2.108 and 2.254 (bench/results/h100_fft_bench.md). So it
-//     keeps every mask it takes; cuda-fft above.
+//     block split over 16 rows): 0.835, 1.057 and 1.433 ms at 16383, 65535 and 131071 taps
+//     against cuda-fft's 1.906, 2.108 and 2.254 (bench/results/h100_fft_bench.md); 0.720,
+//     1.017 and 1.441 since the rows run in one cluster kernel (2026-11-25). So it keeps every
+//     mask it takes; cuda-fft above.
 //   - The sixth session (2026-11-24) made cpu-fft 1.5-3x faster on that machine's 16 cores:
 //     its (de)interleaving runs on its pool, and the pool's threads spin briefly before they
 //     sleep (a wake-up there took about a millisecond, three times a call). Whole process,
@@ -89,7 +94,6 @@ const std::vector<GpuCrossover>& crossover_tables() {
       {"NVIDIA H100 80GB HBM3",
        {
            {63, 1.0e9, {"cuda-fast", nullptr, nullptr}},
-           {95, 1.0e9, {"cuda-fast", "cuda-fft-fused", "cuda-fft"}},
            {1023, 1.0e9, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
