@@ -319,9 +319,11 @@ __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<Lo
 // cluster traffic, and two launches go. A thread runs `turns` of the row transform's threads
 // (2 at R = 16384), holding both turns' points across the barriers of the in-place phases.
 constexpr int split_cluster_blocks = 16;
+// Half the one-block kernel's blocks an SM where it runs more than two (R = 2048, 4096): at
+// 64 registers this kernel, which holds more across its barriers, spilled 168-172 bytes a
+// thread there (ptxas -v); none at 111 and 127.
 template <int LogR>
 constexpr int split_cluster_min_blocks = fused_min_blocks<LogR> > 2 ? fused_min_blocks<LogR> / 2 : fused_min_blocks<LogR>;
-
 
 template <int LogL>
 __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_min_blocks<LogL - 4>)
@@ -329,6 +331,9 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
                          const float* __restrict__ ring, float* __restrict__ out_ring, const Complex* __restrict__ masks,
                          const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles,
                          const Complex* __restrict__ column_twiddles) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // no clusters before sm_90: allow_fused_kernel never picks this kernel there
+#else
   constexpr int log_r = LogL - 4;
   using S = FusedShape<log_r>;
   constexpr int block = fused_block_threads<log_r>, turns = S::threads / block;
@@ -382,6 +387,7 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
                                column_twiddles, column);
   }
   cluster.sync();
+#endif
 }
 
 std::size_t split_row_shared_bytes(const Geometry& g) {
@@ -531,8 +537,12 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
     device.allow_dynamic_smem(reinterpret_cast<const void*>(launch.rows), split_row_shared_bytes(g));
     if (!cluster_wanted) return 0;
     // A cluster of 16 is past the portable 8: the kernel opts in, and the GPU must hold one
-    // (16 blocks of this shared memory in one GPC); where it cannot, the three kernels.
+    // (16 blocks of this shared memory in one GPC); where it cannot, or launches no clusters
+    // at all (before sm_90), the three kernels.
     device.make_current();
+    int cluster_launch = 0;
+    HALO_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device.index()));
+    if (cluster_launch == 0) return 0;
     const void* cluster = reinterpret_cast<const void*>(launch.cluster);
     HALO_CUDA_CHECK(cudaFuncSetAttribute(cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     HALO_CUDA_CHECK(
@@ -541,11 +551,7 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
     cudaLaunchAttribute cluster_dimension;
     const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, 1, nullptr, cluster_dimension);
     int clusters = 0;
-    const cudaError_t error = cudaOccupancyMaxActiveClusters(&clusters, launch.cluster, &config);
-    if (error != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky: a GPU without clusters (before sm_90) says so here
-      return 0;
-    }
+    HALO_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, launch.cluster, &config));
     return clusters;
   }
   const FusedKernel kernel = fused_launch_for(g.fft_frames).kernel;
