@@ -208,7 +208,9 @@ for p in panels:
       worst = std::max(worst, std::fabs(y - magnitude_db(taps, x, 48000)));
       ++checked;
     }
-    if (panel == "group-delay") EXPECT_NEAR(y, 50.0 / 48.0, 1e-3) << line;  // (M-1)/2 samples, in ms
+    if (panel == "group-delay") {
+      EXPECT_NEAR(y, 50.0 / 48.0, 1e-3) << line;  // (M-1)/2 samples, in ms
+    }
   }
   EXPECT_GT(checked, 200);
   EXPECT_LT(worst, 0.05);

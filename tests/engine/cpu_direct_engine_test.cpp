@@ -188,7 +188,9 @@ TEST(CpuDirectEngine, BothKernelsMatchTheReferenceAndIgnoreTheBlocking) {
       const auto in = random_signal(3001 * channels, seed + 2);
       const std::size_t total = 3001 + taps - 1;
       CpuDirectEngine whole_engine(kernel), chunked_engine(kernel);
-      if (kernel == CpuDirectEngine::Kernel::portable) EXPECT_FALSE(whole_engine.uses_avx2());
+      if (kernel == CpuDirectEngine::Kernel::portable) {
+        EXPECT_FALSE(whole_engine.uses_avx2());
+      }
       prepare_with(whole_engine, masks, channels, total);
       prepare_with(chunked_engine, masks, channels, 100);
       const auto whole = run_aligned(whole_engine, in, channels, {total});
