@@ -343,13 +343,17 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
   const long long step = blockIdx.y / g.channels;
   const int c = static_cast<int>(blockIdx.y - step * g.channels);
   if (2 * step >= read_piece(piece).segments) return;  // the whole cluster (one step): before any barrier
+  // The row transform's thread this thread runs in turn k, and the column it takes in the
+  // column passes.
+  const auto thread_of_turn = [](int k) { return k * block + static_cast<int>(threadIdx.x); };
+  const auto column_of_turn = [&](int k) { return row * S::threads + thread_of_turn(k); };
   // No block may write into another's shared memory before that block has started. (Arriving
   // here and waiting before the first remote store, so that the loads overlap the wait, cost
   // the L = 2^17 kernel 88 bytes of spills at its 64 registers.)
   cluster.sync();
 #pragma unroll
   for (int k = 0; k < turns; ++k) {
-    const int column = row * S::threads + k * block + static_cast<int>(threadIdx.x);
+    const int column = column_of_turn(k);
     const PieceHeader h = read_piece(piece);
     Complex v[16];
     split_column_values<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
@@ -360,25 +364,23 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
   cluster.sync();
   Complex held[turns][16];
 #pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_load<log_r>(z, k * block + static_cast<int>(threadIdx.x), held[k]);
+  for (int k = 0; k < turns; ++k) split_row_load<log_r>(z, thread_of_turn(k), held[k]);
   __syncthreads();
 #pragma unroll
-  for (int k = 0; k < turns; ++k)
-    split_row_first_pass_held<log_r>(held[k], z, twiddles, k * block + static_cast<int>(threadIdx.x));
+  for (int k = 0; k < turns; ++k) split_row_first_pass_held<log_r>(held[k], z, twiddles, thread_of_turn(k));
   __syncthreads();
   block_middle_phases<log_r, block>(z, twiddles, [&] {
     return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << log_r) + (static_cast<long long>(row) << log_r);
   });
 #pragma unroll
-  for (int k = 0; k < turns; ++k)
-    split_row_last_pass_held<log_r>(z, twiddles, k * block + static_cast<int>(threadIdx.x), held[k]);
+  for (int k = 0; k < turns; ++k) split_row_last_pass_held<log_r>(z, twiddles, thread_of_turn(k), held[k]);
   __syncthreads();
 #pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_store<log_r>(z, k * block + static_cast<int>(threadIdx.x), held[k]);
+  for (int k = 0; k < turns; ++k) split_row_store<log_r>(z, thread_of_turn(k), held[k]);
   cluster.sync();
 #pragma unroll
   for (int k = 0; k < turns; ++k) {
-    const int column = row * S::threads + k * block + static_cast<int>(threadIdx.x);
+    const int column = column_of_turn(k);
     Complex v[16];
 #pragma unroll
     for (int j = 0; j < 16; ++j) v[j] = cluster.map_shared_rank(z, j)[column];

@@ -28,11 +28,13 @@ namespace halo {
 // Threads. A process() call that completes q blocks on C channels has q x C independent
 // tasks (one block of one channel: gather its frames, forward FFT, multiply, inverse FFT,
 // scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
-// included, and process() returns when all are done. One pair of FFTW plans (FFTW_ESTIMATE:
-// the same algorithm in every engine, so two engines agree bit for bit) is executed on each
-// thread's own aligned buffers through FFTW's new-array functions, which are thread-safe; a
-// task writes only its own block's outputs (block 0 also the carried block's rest, the last
-// block also the next call's carries), so which thread runs it changes nothing.
+// included, and process() returns when all are done. One pair of FFTW plans (from the
+// machine's wisdom where `halo wisdom` measured this length, else FFTW_ESTIMATE: fftw.hpp;
+// either way the same plan in every engine of a process, so two engines agree bit for bit)
+// is executed on each thread's own aligned buffers through FFTW's new-array functions, which
+// are thread-safe; a task writes only its own block's outputs (block 0 also the carried
+// block's rest, the last block also the next call's carries), so which thread runs it changes
+// nothing.
 //
 // Memory traffic. A task gathers its block straight from the caller's interleaved frames
 // (and the carry, for frames before the call) into its FFT buffer, and scatters its outputs
