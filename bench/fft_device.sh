@@ -3,7 +3,11 @@
 # engine tests and the engine contract suite's rows for both engines, compute-sanitizer
 # memcheck over the FFT engine tests and racecheck over every FFT kernel once, then the
 # benchmark rows (N = 2^26 on the device; 255 ... 2^20 taps). About 6-8 minutes.
-#   bash bench/fft_device.sh [steps: build tests sanitizer bench profile]   (default: all but profile)
+#   bash bench/fft_device.sh [steps: build tests sanitizer bench baseline ncu profile]   (default: the first four)
+# baseline: the benchmark of another commit in the same call (carry a `git archive COMMIT |
+# gzip > base.tar.gz` from the repository root; HALO_BENCH_TAPS narrows both). ncu: Nsight
+# Compute's launch statistics, occupancy, warp states and memory for one launch of the kernels
+# matching NCU_KERNEL (a regex; default the fused kernels) at NCU_TAPS (default 4095).
 # Needs .devdeps carried (../shared/device/README.md). Logs: $OUT/fft_logs.tar.gz (every log)
 # and $OUT/summary.txt (what the reply's tail shows too).
 set -uo pipefail
@@ -48,6 +52,26 @@ for step in $steps; do
     bench)
       timeout 150 $build/bench/halo_bench fft > "$out/fft_bench.md" 2>&1; say "bench rc=$?"
       cat "$out/fft_bench.md" | tee -a "$out/summary.txt" ;;
+    baseline)
+      if [ -f base.tar.gz ]; then
+        start=$SECONDS; rm -rf /tmp/halo_base_src; mkdir -p /tmp/halo_base_src; tar -xzf base.tar.gz -C /tmp/halo_base_src
+        cmake -S /tmp/halo_base_src -B /tmp/halo_base -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_BENCH=ON \
+          > "$out/base_configure.log" 2>&1
+        cmake --build /tmp/halo_base -j 16 --target halo_bench > "$out/base_build.log" 2>&1 || { tail -20 "$out/base_build.log"; }
+        say "baseline build: $((SECONDS - start)) s"
+        timeout 150 /tmp/halo_base/bench/halo_bench fft > "$out/baseline_bench.md" 2>&1; say "baseline bench rc=$?"
+        grep "cuda-fft-fused" "$out/baseline_bench.md" | grep "^|" | tee -a "$out/summary.txt"
+        cp "$out/baseline_bench.md" "$results/" 2>/dev/null
+      else
+        say "baseline: no base.tar.gz carried"
+      fi ;;
+    ncu)
+      timeout 300 /usr/local/cuda/bin/ncu --kernel-name-base demangled -k "regex:${NCU_KERNEL:-fused_kernel|split_cluster}" \
+        --launch-skip 3 -c 1 --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
+        env HALO_BENCH_TAPS=${NCU_TAPS:-4095} HALO_BENCH_FUSED_ONLY=1 $build/bench/halo_bench fft > "$out/ncu.txt" 2>&1
+      say "ncu rc=$?"; grep -vE "^\| fft|^fft:|^==PROF==" "$out/ncu.txt" | grep -E "[A-Za-z]" | head -120 | cut -c1-150 | tee -a "$out/summary.txt" ;;
     profile)
       # Where the time goes, kernel by kernel: Nsight Systems' per-kernel sums over the same
       # benchmark (every length, both engines; divide by the launches to compare lengths).

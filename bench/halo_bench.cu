@@ -353,7 +353,8 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
 }
 
 // A comma list of numbers from environment variable `name`, or `all` when it is unset: narrows
-// a benchmark's rows (for ncu). HALO_BENCH_TAPS (fft, fft-batch), HALO_BENCH_BATCH_LOG2 (fft-batch).
+// a benchmark's rows (for ncu). HALO_BENCH_TAPS (fft, fft-batch), HALO_BENCH_BATCH_LOG2 (fft-batch);
+// HALO_BENCH_FUSED_ONLY (set: fft leaves cuda-fft's rows out).
 std::vector<std::size_t> env_list(const char* name, std::vector<std::size_t> all) {
   const char* text = std::getenv(name);
   if (!text) return all;
@@ -380,10 +381,10 @@ struct FftTiming {
 };
 FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
                        std::size_t n, std::size_t batch_samples = 0, long long hop_multiple = 0,
-                       bool split_in_three = false) {
+                       bool split_in_three = false, int prefetch_waves = -1) {
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
-  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three});
+  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three, prefetch_waves});
   const std::size_t largest_block = std::size_t{1} << 24;
   const auto preparing = std::chrono::steady_clock::now();
   engine->prepare({1, largest_block, m, 48000});
@@ -409,9 +410,9 @@ FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t 
   const Geometry& g = geometry_of(*engine);
   const std::string name = engine->name();
   std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; prepare %.1f ms; the "
-              "host queued the calls of %zu frames in %.3f ms; median %.3f ms\n",
+              "host queued the calls of %zu frames in %.3f ms; prefetch %lld steps ahead; median %.3f ms\n",
               name.c_str(), m, g.fft_frames, fft_frames ? " (forced)" : " (the model's)", g.hop_frames, g.batch_steps,
-              g.step_frames, prepare_ms, call, median(queueing), median(times));
+              g.step_frames, prepare_ms, call, median(queueing), g.prefetch_steps, median(times));
   return {name, median(times)};
 }
 
@@ -430,23 +431,29 @@ void experiment_fft() {
       std::size_t fft_frames;     // 0: the model's
       long long hop_multiple = 0;  // 1: the unaligned hop (overlap_save.hpp's aligned_hop_frames)
       bool split_in_three = false;  // a split L as three kernels rather than one cluster kernel
+      int prefetch_waves = -1;      // FftTuning's; -1: the engine's choice
     };
-    std::vector<Run> runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
+    std::vector<Run> runs;
+    if (!std::getenv("HALO_BENCH_FUSED_ONLY")) runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
     const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
-    if (model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft / 2});
-    if (model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
+    if (!runs.empty() && model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames)
+      runs.push_back({FftMethod::cufft, model_cufft / 2});
+    if (!runs.empty() && model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       runs.push_back({FftMethod::fused, 0, 1});
       if (fused_split(static_cast<long long>(fused_fft_frames(m)))) runs.push_back({FftMethod::fused, 0, 0, true});
+      for (int waves : {0, 1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, waves});  // the L2 prefetch's reach
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
         if (l >= 2 * m && l <= 32 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
       const FftTiming t =
-          time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three);
+          time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three,
+                          run.prefetch_waves);
       add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") +
-                      (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : ""),
+                      (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : "") +
+                      (run.prefetch_waves >= 0 ? " prefetch " + std::to_string(run.prefetch_waves) + " waves" : ""),
            m, n, 0, t.ms, true});
     }
   }

@@ -23,6 +23,14 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 const char* method_name(FftMethod method) { return method == FftMethod::cufft ? "cuda-fft" : "cuda-fft-fused"; }
 
+// How many waves ahead cuda-fft-fused's blocks prefetch their successors' input (Geometry::
+// prefetch_steps): one where one or two blocks fill an SM (L = 8192 and 16384), none elsewhere.
+// On the H100 (halo_bench fft, one run, prefetch 0 / 1 / 2 waves): 4095 taps (L = 16384) 0.462
+// / 0.445 / 0.470 ms; 1023 taps (L = 4096, four blocks an SM, which hide their loads behind
+// each other) 0.282 / 0.296 / 0.313; the cluster kernel 0.703 / 0.720 / 0.715 at 16383 taps
+// and 1.000 / 1.017 / 1.025 at 65535.
+int default_prefetch_waves(const Geometry& g) { return g.fft_frames >= 8192 && !fused_split(g.fft_frames) ? 1 : 0; }
+
 // Overlap-save on one GPU (overlap_save.hpp has the geometry: segments at fixed stream
 // positions, steps, the two rings, pieces).
 //
@@ -108,6 +116,8 @@ class FftEngine final : public Engine {
         whole_waves.batch_samples = whole_wave_batch_samples(g_, clusters);
         g_ = plan_geometry(method_, spec, whole_waves);
       }
+      const int waves = tuning_.prefetch_waves >= 0 ? tuning_.prefetch_waves : default_prefetch_waves(g_);
+      g_.prefetch_steps = waves * fused_steps_at_once(device_, g_, clusters);
     }
 
     device_pass_pending_ = false;  // freeing the old buffers waited for every pass

@@ -104,6 +104,10 @@ struct Geometry {
   long long out_ring_frames = 0;   // Ry, a power of two
   int max_pieces = 0;              // pieces of the largest block
   bool graph = false;              // a piece runs as one captured CUDA graph (small blocks)
+  // cuda-fft-fused: each block (each cluster) asks L2 for the input of the step this many steps
+  // of its channel past its own, which a block of the next wave will read; 0: none. Set by the
+  // engine from what the GPU holds at once (fused_steps_at_once), not by plan_geometry.
+  long long prefetch_steps = 0;
 
   HALO_HD long long bins() const { return fft_frames / 2 + 1; }  // a real spectrum's bins (the masks')
   HALO_HD long long batch_segments() const { return batch_steps * segments_per_step; }  // per channel
@@ -160,6 +164,7 @@ struct FftTuning {
   std::size_t fft_frames = 0;     // a power of two within the method's limits, >= 2 Mmax; 0: the model's
   long long hop_multiple = 0;     // the hop rounded down to a multiple of this; 0: aligned_hop_frames
   bool split_in_three = false;    // cuda-fft-fused past one block: three kernels even where a cluster kernel runs
+  int prefetch_waves = -1;        // cuda-fft-fused: Geometry::prefetch_steps in waves of steps; -1: the engine's choice
 };
 
 // The whole geometry. Throws halo::Error where fft_accepts would refuse the spec.

@@ -151,9 +151,33 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
   return copy;
 }
 
+// The barrier between two phases whose layouts are those of passes q and q + 1 (either way
+// round). Pass q's butterflies span blocks of 16 s points (s = its stride), and pass q + 1's
+// lie inside them; each such block is written and read by the s transform threads
+// t = b s .. b s + s - 1 alone, in both layouts. So only those s threads need to wait for one
+// another: a warp's own barrier where they are lanes of one warp (s <= 32: every pass past the
+// first at L <= 8192, and the last two at L = 16384), a named barrier for 64 threads (pass 1 at
+// L = 16384), the block's only between passes 0 and 1. With one or two blocks an SM (L >= 8192,
+// the cluster kernel's rows) a block-wide barrier leaves the SM idle while its slowest warp
+// finishes the phase; there it was 6 of them a step at L = 16384, now 2.
+template <int Log2, int Block>
+__device__ __forceinline__ void sync_pass_span(int q) {
+  static_assert(Block % 32 == 0, "whole warps");
+  const int s = fused_pass_stride(Log2, q);  // a constant once unrolled
+  if (s <= 32) {
+    __syncwarp();
+  } else if (s < Block) {  // named barriers 1 .. 8 (0 is __syncthreads'), a group of s threads or more each
+    const int group = s > Block / 8 ? s : Block / 8;
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + static_cast<int>(threadIdx.x) / group), "r"(group) : "memory");
+  } else {
+    __syncthreads();
+  }
+}
+
 // The block transform's phases between its first pass and its last (block_fft.hpp), each
-// followed by a barrier: passes 1 .. passes - 2 forward, the product with the mask's spectrum
-// (mask(), called there: a pointer made earlier would be held in registers across the
+// followed by the barrier the next phase needs (sync_pass_span; block-wide after the last, whose
+// successor reads pass 0's layout): passes 1 .. passes - 2 forward, the product with the mask's
+// spectrum (mask(), called there: a pointer made earlier would be held in registers across the
 // forward phases) and the same passes back. Block threads, the transform's threads in turns.
 template <int Log2, int Block, class Mask>
 __device__ __forceinline__ void block_middle_phases(Complex* z, const Complex* twiddles, Mask&& mask) {
@@ -162,17 +186,17 @@ __device__ __forceinline__ void block_middle_phases(Complex* z, const Complex* t
   for (int p = 1; p < S::passes - 1; ++p) {
 #pragma unroll
     for (int t = threadIdx.x; t < S::threads; t += Block) fused_forward_phase<Log2>(z, p, twiddles, t);
-    __syncthreads();
+    sync_pass_span<Log2, Block>(p);  // pass p's layout -> pass p + 1's
   }
   const Complex* m = mask();
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += Block) fused_middle_phase<Log2>(z, m, t);
-  __syncthreads();
+  sync_pass_span<Log2, Block>(S::passes - 2);  // the last pass's layout -> the one before
 #pragma unroll
   for (int p = S::passes - 2; p >= 1; --p) {
 #pragma unroll
     for (int t = threadIdx.x; t < S::threads; t += Block) fused_inverse_phase<Log2>(z, p, twiddles, t);
-    __syncthreads();
+    sync_pass_span<Log2, Block>(p - 1);  // pass p's layout -> pass p - 1's (block-wide for p = 1)
   }
 }
 
@@ -187,6 +211,25 @@ __device__ void ring_traffic_row(const PieceSource& piece, const Geometry& g, co
   const PieceHeader h = read_piece(piece);
   copy_tail_to_ring(g, h, in, ring, grid_thread(), grid_stride());
   copy_head_from_ring(g, h, out_ring, out, grid_thread(), grid_stride());
+}
+
+// Asks L2 for the input frames of step `step` (piece-relative; all channels' interleaved
+// samples, where they lie in the piece) that thread `thread` of `threads` covers, a 128-byte
+// line each. At L >= 8192 one or two blocks fill an SM, and a block's first phase waits for its
+// loads with nothing else to run there; a block of the wave before it has already brought
+// them in, while it was busy with its transforms (Geometry::prefetch_steps). A hint: it
+// changes no result.
+__device__ __forceinline__ void prefetch_step_input(const Geometry& g, const PieceHeader& h, long long step,
+                                                    const float* in, int thread, int threads) {
+  if (2 * step >= h.segments) return;
+  const long long first = segment_input(g, h.first_segment + 2 * step) - h.position;  // piece-relative frame
+  const long long begin = first > 0 ? first : 0;
+  const long long end = min(first + g.hop_frames + g.fft_frames, static_cast<long long>(h.frames));
+  constexpr long long line = 128;
+  const auto from = (reinterpret_cast<unsigned long long>(in + begin * g.channels) + line - 1) & ~(line - 1);
+  const auto to = reinterpret_cast<unsigned long long>(in + end * g.channels);
+  for (unsigned long long a = from + thread * line; a < to; a += threads * line)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
 // `ring` without __restrict__: the transforms read it where the ring row writes it (other slots).
@@ -210,6 +253,8 @@ __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Lo
     const PieceHeader h = read_piece(piece);
     fused_first_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
   }
+  if (g.prefetch_steps > 0)  // after the block's own loads
+    prefetch_step_input(g, read_piece(piece), blockIdx.x + g.prefetch_steps, in, threadIdx.x, block);
   __syncthreads();
   block_middle_phases<Log2, block>(z, twiddles, [&] { return masks + static_cast<long long>(mask_of_channel[c]) * S::points; });
 #pragma unroll
@@ -361,6 +406,9 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
 #pragma unroll
     for (int j = 0; j < 16; ++j) cluster.map_shared_rank(z, j)[column] = v[j];
   }
+  if (g.prefetch_steps > 0)  // the cluster's 16 blocks share the lines
+    prefetch_step_input(g, read_piece(piece), step + g.prefetch_steps, in, row * block + threadIdx.x,
+                        split_cluster_blocks * block);
   cluster.sync();
   Complex held[turns][16];
 #pragma unroll
@@ -560,6 +608,17 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
   if (!kernel) throw Error("cuda-fft-fused: no kernel for " + std::to_string(g.fft_frames) + "-point transforms");
   device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), fused_shared_bytes(g));
   return 0;
+}
+
+long long fused_steps_at_once(GpuDevice& device, const Geometry& g, int clusters) {
+  if (clusters > 0) return std::max(1, clusters / g.channels);
+  if (fused_split(g.fft_frames)) return 0;  // three kernels: no prefetch there
+  const FusedLaunch launch = fused_launch_for(g.fft_frames);
+  device.make_current();
+  int blocks = 0;
+  HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, launch.kernel, static_cast<int>(launch.threads),
+                                                                fused_shared_bytes(g)));
+  return static_cast<long long>(blocks) * device.sm_count();  // blocks run channel by channel
 }
 
 }  // namespace halo::cuda

@@ -83,5 +83,9 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
 // `rows` of launch_split may then be null), how many clusters the GPU holds at once; 0 where
 // they run as three kernels through `rows` (and for one-block L). Throws halo::cuda::Error.
 int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted);
+// Steps of one channel cuda-fft-fused's kernel runs at once on `device` (its blocks an SM
+// times the SMs; or the clusters it holds, `clusters` from allow_fused_kernel, over the
+// channels): a wave, the unit of Geometry::prefetch_steps.
+long long fused_steps_at_once(GpuDevice& device, const Geometry& g, int clusters);
 
 }  // namespace halo::cuda
