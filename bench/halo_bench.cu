@@ -374,22 +374,25 @@ std::vector<std::size_t> env_list(const char* name, std::vector<std::size_t> all
 // after 2 warm-ups; the host's time to queue the calls is printed beside. The input is
 // random; the output buffer is random too until the first call writes it.
 // One FFT engine (`fft_frames` 0: its model's size) over the N samples `in` -> `out`, as
-// described above; prints the geometry line and returns the engine's name and median ms.
+// described above (as N / channels interleaved frames: the rows marked stereo, which time how
+// the channels' blocks share the input's lines); prints the geometry line and returns the
+// engine's name and median ms.
 struct FftTiming {
   std::string engine;
   double ms;
 };
 FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
                        std::size_t n, std::size_t batch_samples = 0, long long hop_multiple = 0,
-                       bool split_in_three = false, int prefetch_waves = -1) {
+                       bool split_in_three = false, int prefetch_waves = -1, int channels = 1) {
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
   auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three, prefetch_waves});
   const std::size_t largest_block = std::size_t{1} << 24;
+  const std::size_t frames = n / static_cast<std::size_t>(channels);
   const auto preparing = std::chrono::steady_clock::now();
-  engine->prepare({1, largest_block, m, 48000});
+  engine->prepare({channels, largest_block, m, 48000});
   const double prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - preparing).count();
-  engine->set_taps(halo::TapSet::from_masks({mask}, 1));
+  engine->set_taps(halo::TapSet::from_masks({mask}, static_cast<std::size_t>(channels)));
   // Calls of the engine's piece: a call of 2^24 frames was a piece of 14.7 M frames and
   // one of 2.1 M for the fused engine at 255 taps, a partial wave of blocks every call.
   const std::size_t call = std::min(largest_block, engine->preferred_block_frames());
@@ -398,8 +401,9 @@ FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t 
   for (int r = 0; r < 7; ++r) {
     start.record(bench_stream);
     const auto queued = std::chrono::steady_clock::now();
-    for (std::size_t at = 0; at < n; at += call)
-      check(*engine, process_on_device(*engine, in + at, out + at, std::min(call, n - at), bench_stream));
+    for (std::size_t at = 0; at < frames; at += call)
+      check(*engine, process_on_device(*engine, in + at * channels, out + at * channels, std::min(call, frames - at),
+                                       bench_stream));
     stop.record(bench_stream);
     if (r >= 2) queueing.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queued).count());
     stop.synchronize();
@@ -409,9 +413,9 @@ FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t 
   }
   const Geometry& g = geometry_of(*engine);
   const std::string name = engine->name();
-  std::printf("fft: %s, %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; prepare %.1f ms; the "
+  std::printf("fft: %s, %d channel(s), %zu taps: L %lld%s, hop %lld, %lld steps a batch, latency %lld frames; prepare %.1f ms; the "
               "host queued the calls of %zu frames in %.3f ms; prefetch %lld steps ahead; median %.3f ms\n",
-              name.c_str(), m, g.fft_frames, fft_frames ? " (forced)" : " (the model's)", g.hop_frames, g.batch_steps,
+              name.c_str(), channels, m, g.fft_frames, fft_frames ? " (forced)" : " (the model's)", g.hop_frames, g.batch_steps,
               g.step_frames, prepare_ms, call, median(queueing), g.prefetch_steps, median(times));
   return {name, median(times)};
 }
@@ -432,6 +436,7 @@ void experiment_fft() {
       long long hop_multiple = 0;  // 1: the unaligned hop (overlap_save.hpp's aligned_hop_frames)
       bool split_in_three = false;  // a split L as three kernels rather than one cluster kernel
       int prefetch_waves = -1;      // FftTuning's; -1: the engine's choice
+      int channels = 1;             // 2: the same N samples as N/2 stereo frames (interleaved)
     };
     std::vector<Run> runs;
     if (!std::getenv("HALO_BENCH_FUSED_ONLY")) runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
@@ -444,16 +449,18 @@ void experiment_fft() {
       runs.push_back({FftMethod::fused, 0, 1});
       if (fused_split(static_cast<long long>(fused_fft_frames(m)))) runs.push_back({FftMethod::fused, 0, 0, true});
       for (int waves : {0, 1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, waves});  // the L2 prefetch's reach
+      runs.push_back({FftMethod::fused, 0, 0, false, -1, 2});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
         if (l >= 2 * m && l <= 32 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
       const FftTiming t =
           time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three,
-                          run.prefetch_waves);
+                          run.prefetch_waves, run.channels);
       add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") +
                       (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : "") +
-                      (run.prefetch_waves >= 0 ? " prefetch " + std::to_string(run.prefetch_waves) + " waves" : ""),
+                      (run.prefetch_waves >= 0 ? " prefetch " + std::to_string(run.prefetch_waves) + " waves" : "") +
+                      (run.channels == 2 ? " stereo" : ""),
            m, n, 0, t.ms, true});
     }
   }
