@@ -200,17 +200,21 @@ __device__ __forceinline__ void block_middle_phases(Complex* z, const Complex* t
   }
 }
 
-// The row of blocks past the channels: the piece's ring traffic (what to_ring_kernel and
+// The rows of blocks past the steps: the piece's ring traffic (what to_ring_kernel and
 // from_ring_kernel do), beside the transforms rather than as two more launches after them
 // (each about 3.4 us on the H100, a tenth of a 255-tap piece). The slots and frames it
 // touches are none the transforms touch: the tail goes into input-ring slots no step of the
 // piece reads, the first outputs come from output-ring slots no step writes (plan_geometry
 // sizes both rings for that) into output frames before the first step's.
-__device__ void ring_traffic_row(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
-                                 const float* out_ring) {
+// Its blocks are the grid's rows from `first_row` on (every channel's column).
+__device__ void ring_traffic_rows(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
+                                  const float* out_ring, unsigned first_row) {
   const PieceHeader h = read_piece(piece);
-  copy_tail_to_ring(g, h, in, ring, grid_thread(), grid_stride());
-  copy_head_from_ring(g, h, out_ring, out, grid_thread(), grid_stride());
+  const long long block = static_cast<long long>(blockIdx.y - first_row) * gridDim.x + blockIdx.x;
+  const long long thread = block * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.y - first_row) * gridDim.x * blockDim.x;
+  copy_tail_to_ring(g, h, in, ring, thread, stride);
+  copy_head_from_ring(g, h, out_ring, out, thread, stride);
 }
 
 // Asks L2 for the input frames of step `step` (piece-relative; all channels' interleaved
@@ -233,39 +237,44 @@ __device__ __forceinline__ void prefetch_step_input(const Geometry& g, const Pie
 }
 
 // `ring` without __restrict__: the transforms read it where the ring row writes it (other slots).
+// blockIdx.x: the channel; blockIdx.y: the piece's step, up to `ring_row`, and the ring
+// traffic's rows from there. The GPU starts blocks x first, so a step's channels run side by
+// side and share the input's lines through L2 (steps first, a stereo piece's 64 MiB of input
+// had left L2 before the second channel's blocks read it again).
 template <int Log2>
 __global__ void __launch_bounds__(fused_block_threads<Log2>, fused_min_blocks<Log2>)
-    fused_kernel(PieceSource piece, Geometry g, const float* __restrict__ in,
+    fused_kernel(PieceSource piece, Geometry g, unsigned ring_row, const float* __restrict__ in,
                  float* __restrict__ out, float* ring, float* __restrict__ out_ring,
                  const Complex* __restrict__ masks,
                  const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
   using S = FusedShape<Log2>;
   constexpr int block = fused_block_threads<Log2>;
   extern __shared__ Complex z[];
-  const int c = blockIdx.y;
-  if (c == g.channels) {  // the whole block: before any barrier
-    ring_traffic_row(piece, g, in, out, ring, out_ring);
+  const int c = blockIdx.x;
+  const unsigned step = blockIdx.y;
+  if (step >= ring_row) {  // the whole block: before any barrier
+    ring_traffic_rows(piece, g, in, out, ring, out_ring, ring_row);
     return;
   }
-  if (2 * static_cast<long long>(blockIdx.x) >= read_piece(piece).segments) return;  // the whole block: before any barrier
+  if (2 * static_cast<long long>(step) >= read_piece(piece).segments) return;  // the whole block: before any barrier
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
     const PieceHeader h = read_piece(piece);
-    fused_first_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
+    fused_first_pass<Log2>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, out, ring, out_ring), z, twiddles, t);
   }
-  if (g.prefetch_steps > 0)  // after the block's own loads
-    prefetch_step_input(g, read_piece(piece), blockIdx.x + g.prefetch_steps, in, threadIdx.x, block);
+  if (c == 0 && g.prefetch_steps > 0)  // after the block's own loads; the lines hold every channel's samples
+    prefetch_step_input(g, read_piece(piece), step + g.prefetch_steps, in, threadIdx.x, block);
   __syncthreads();
   block_middle_phases<Log2, block>(z, twiddles, [&] { return masks + static_cast<long long>(mask_of_channel[c]) * S::points; });
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) {
     const PieceHeader h = reload_piece(piece);
-    fused_last_pass<Log2>(g, h, h.first_segment / 2 + blockIdx.x, z, channel_io(g, c, in, out, ring, out_ring), twiddles, t);
+    fused_last_pass<Log2>(g, h, h.first_segment / 2 + step, z, channel_io(g, c, in, out, ring, out_ring), twiddles, t);
   }
 }
 
 // The instantiation for L (min_fused_fft_frames .. max_fused_fft_frames), or null.
-using FusedKernel = void (*)(PieceSource, Geometry, const float*, float*, float*, float*,
+using FusedKernel = void (*)(PieceSource, Geometry, unsigned, const float*, float*, float*, float*,
                              const Complex*, const int*, const Complex*);
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
@@ -546,16 +555,17 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
                          long long grid_frames, long long grid_steps, cudaStream_t stream) noexcept {
   const FusedLaunch launch = fused_launch_for(g.fft_frames);
   if (!launch.kernel) return cudaErrorInvalidValue;
-  // A row per channel, and one more for the ring traffic (ring_traffic_row), as wide as the
-  // steps or as that traffic needs (about 4 samples a thread), whichever is wider: a piece of
-  // a step or two can carry tens of thousands of ring samples. Blocks past a piece's steps
-  // return at once.
+  // A row per step (a block per channel), then rows for the ring traffic (ring_traffic_rows),
+  // as many as that traffic needs at about 4 samples a thread: a piece of a step or two can
+  // carry tens of thousands of ring samples. Blocks past a piece's steps return at once.
   const long long ring_samples =
       (std::min(grid_frames, ring_tail_frames(g)) + std::min(grid_frames, g.step_frames)) * g.channels;
   const long long ring_blocks = (ring_samples + 4LL * launch.threads - 1) / (4LL * launch.threads);
-  const dim3 grid(static_cast<unsigned>(std::max({1LL, grid_steps, ring_blocks})), static_cast<unsigned>(g.channels + 1));
-  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(piece, g, in, out, ring, out_ring, masks,
-                                                                         mask_of_channel, twiddles);
+  const long long step_rows = std::max(1LL, grid_steps);
+  const long long ring_rows = std::max(1LL, (ring_blocks + g.channels - 1) / g.channels);
+  const dim3 grid(static_cast<unsigned>(g.channels), static_cast<unsigned>(step_rows + ring_rows));
+  launch.kernel<<<grid, launch.threads, fused_shared_bytes(g), stream>>>(
+      piece, g, static_cast<unsigned>(step_rows), in, out, ring, out_ring, masks, mask_of_channel, twiddles);
   return cudaGetLastError();
 }
 
@@ -618,7 +628,7 @@ long long fused_steps_at_once(GpuDevice& device, const Geometry& g, int clusters
   int blocks = 0;
   HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, launch.kernel, static_cast<int>(launch.threads),
                                                                 fused_shared_bytes(g)));
-  return static_cast<long long>(blocks) * device.sm_count();  // blocks run channel by channel
+  return std::max(1LL, static_cast<long long>(blocks) * device.sm_count() / g.channels);  // a step's channels side by side
 }
 
 }  // namespace halo::cuda
