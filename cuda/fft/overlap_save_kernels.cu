@@ -236,7 +236,7 @@ __device__ __forceinline__ void prefetch_step_input(const Geometry& g, const Pie
     asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
-// `ring` without __restrict__: the transforms read it where the ring row writes it (other slots).
+// `ring` without __restrict__: the transforms read it where the ring rows write it (other slots).
 // blockIdx.x: the channel; blockIdx.y: the piece's step, up to `ring_row`, and the ring
 // traffic's rows from there. The GPU starts blocks x first, so a step's channels run side by
 // side and share the input's lines through L2 (steps first, a stereo piece's 64 MiB of input
