@@ -123,9 +123,38 @@ TEST(FftHost, BlockTransformsMatchAPlainDft) {
   }
 }
 
-// Digit reversal by hand: L = 32 is one 16-point pass (digit of weight 2) and a last pass of
-// 2 (weight 1): position 2 d1 + d0 holds bin d1 + 16 d0. L = 512 = 16 x 16 x 2: position
-// 32 d2 + 2 d1 + d0 holds bin d2 + 16 d1 + 256 d0. And a permutation at every size.
+// Between the shared-memory layouts of passes q and q + 1 the fused kernels wait only for the
+// s threads of one butterfly span (s = pass q's stride; sync_pass_span in
+// overlap_save_kernels.cu): a warp's barrier for s <= 32, a named barrier for more. That holds
+// only if every point is written in one layout and read in the other by threads of the same
+// span t / s, and every point is someone's in both layouts.
+template <int Log2>
+void expect_each_span_exchanges_within_itself() {
+  using S = FusedShape<Log2>;
+  for (int q = 0; q + 1 < S::passes; ++q) {
+    const int s = fused_pass_stride(Log2, q);
+    std::vector<int> holder(S::shared_points, -1);  // thread holding each padded position in layout q
+    for (int t = 0; t < S::threads; ++t)
+      for (int j = 0; j < 16; ++j) holder[pass_index<Log2>(q, t, j)] = t;
+    int held = 0, outside = 0;
+    for (int t = 0; t < S::threads; ++t)
+      for (int j = 0; j < 16; ++j) {
+        const int other = holder[pass_index<Log2>(q + 1, t, j)];
+        held += other >= 0;
+        outside += other < 0 || other / s != t / s;
+      }
+    EXPECT_EQ(held, S::points) << "L " << S::points << ", passes " << q << " and " << q + 1;
+    EXPECT_EQ(outside, 0) << "L " << S::points << ", passes " << q << " and " << q + 1 << ", span of " << s;
+  }
+}
+
+TEST(FftHost, AdjacentPassesExchangePointsWithinOneSpan) {
+  for (long long l = 1LL << min_fused_log2; l <= static_cast<long long>(max_fused_block_fft_frames); l *= 2)
+    with_fused_log2<min_fused_log2, max_fused_log2>(
+        l, [](auto log2) { expect_each_span_exchanges_within_itself<decltype(log2)::value>(); },
+        [l] { ADD_FAILURE() << "no transform of " << l << " points"; });
+}
+
 // cuda-fft's spectral pass (real_spectrum.hpp) between two plain N-point DFTs of the pairs
 // gives the circular convolution of L reals with a real mask, computed plainly in double.
 TEST(FftHost, SpectralProductOfPairsIsTheRealConvolution) {
@@ -167,6 +196,9 @@ TEST(FftHost, SpectralProductOfPairsIsTheRealConvolution) {
   }
 }
 
+// Digit reversal by hand: L = 32 is one 16-point pass (digit of weight 2) and a last pass of
+// 2 (weight 1): position 2 d1 + d0 holds bin d1 + 16 d0. L = 512 = 16 x 16 x 2: position
+// 32 d2 + 2 d1 + d0 holds bin d2 + 16 d1 + 256 d0. And a permutation at every size.
 TEST(FftHost, DigitReversal) {
   EXPECT_EQ(bin_at_position(1, 32), 16u);
   EXPECT_EQ(bin_at_position(2, 32), 1u);
