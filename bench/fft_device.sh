@@ -7,7 +7,8 @@
 # baseline: the benchmark of another commit in the same call (carry a `git archive COMMIT |
 # gzip > base.tar.gz` from the repository root; HALO_BENCH_TAPS narrows both). ncu: Nsight
 # Compute's launch statistics, occupancy, warp states and memory for one launch of the kernels
-# matching NCU_KERNEL (a regex; default the fused kernels) at NCU_TAPS (default 4095).
+# matching NCU_KERNEL (a regex; default the fused kernels) at NCU_TAPS (default 4095), with the
+# source lines where warps stall most (halo_cuda builds with -lineinfo).
 # Needs .devdeps carried (../shared/device/README.md). Logs: $OUT/fft_logs.tar.gz (every log)
 # and $OUT/summary.txt (what the reply's tail shows too).
 set -uo pipefail
@@ -68,7 +69,7 @@ for step in $steps; do
     ncu)
       timeout 300 /usr/local/cuda/bin/ncu --kernel-name-base demangled -k "regex:${NCU_KERNEL:-fused_kernel|split_cluster}" \
         --launch-skip 3 -c 1 --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
-        --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section SourceCounters \
         --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
         env HALO_BENCH_TAPS=${NCU_TAPS:-4095} HALO_BENCH_FUSED_ONLY=1 $build/bench/halo_bench fft > "$out/ncu.txt" 2>&1
       say "ncu rc=$?"; grep -vE "^\| fft|^fft:|^==PROF==" "$out/ncu.txt" | grep -E "[A-Za-z]" | head -120 | cut -c1-150 | tee -a "$out/summary.txt" ;;
