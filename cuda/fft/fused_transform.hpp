@@ -1,8 +1,9 @@
 #pragma once
 // cuda-fft-fused's transform at every size it takes, as the engine and the tests see it: one
 // block's (L <= max_fused_block_fft_frames, block_fft.hpp) or split over 16 rows (larger L,
-// split_fft.hpp: a cluster kernel, or three kernels). Its tables, the masks' spectra in the order the kernels multiply
-// by them, and the host twin of one step (the tests' emulation of the kernels).
+// split_fft.hpp: a cluster kernel, or three kernels). Its tables, the masks' spectra in the
+// order the kernels multiply by them, and the host twin of one step (the tests' emulation of
+// the kernels).
 #include <cstddef>
 #include <vector>
 
