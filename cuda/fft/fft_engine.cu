@@ -110,8 +110,8 @@ class FftEngine final : public Engine {
     g_ = plan_geometry(method_, spec, tuning_);
     if (method_ == FftMethod::fused) {
       const int clusters = allow_fused_kernel(device_, g_, !tuning_.split_in_three);
-      split_in_cluster_ = clusters > 0;
-      if (split_in_cluster_ && tuning_.batch_samples == 0) {  // pieces of whole waves of clusters
+      split_clusters_ = clusters;
+      if (clusters > 0 && tuning_.batch_samples == 0) {  // pieces of whole waves of clusters
         FftTuning whole_waves = tuning_;
         whole_waves.batch_samples = whole_wave_batch_samples(g_, clusters);
         g_ = plan_geometry(method_, spec, whole_waves);
@@ -158,7 +158,7 @@ class FftEngine final : public Engine {
         d->column_twiddles = DeviceBuffer<Complex>(tables_.column_twiddles.size());
         HALO_CUDA_CHECK(cudaMemcpyAsync(d->column_twiddles.get(), tables_.column_twiddles.data(),
                                         d->column_twiddles.bytes(), cudaMemcpyHostToDevice, s));
-        if (!split_in_cluster_) d->split_rows = DeviceBuffer<Complex>(g_.batch_steps * channels * g_.fft_frames);
+        if (split_clusters_ == 0) d->split_rows = DeviceBuffer<Complex>(g_.batch_steps * channels * g_.fft_frames);
       }
     }
     HALO_CUDA_CHECK(cudaMemsetAsync(d->in_dev.get(), 0, d->in_dev.bytes(), s));
@@ -354,7 +354,7 @@ class FftEngine final : public Engine {
     } else if (transform && fused_split(g_.fft_frames)) {  // one cluster kernel or three; the ring traffic below
       HALO_CUDA_TRY(launch_split(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.split_rows.get(),
                                  d.fused_masks.get(), d.mask_of_channel.get(), d.twiddles.get(),
-                                 d.column_twiddles.get(), grid_segments / g_.segments_per_step, split_in_cluster_,
+                                 d.column_twiddles.get(), grid_segments / g_.segments_per_step, split_clusters_,
                                  stream));
     } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
@@ -432,7 +432,7 @@ class FftEngine final : public Engine {
   const FftMethod method_;
   GpuDevice& device_;
   const FftTuning tuning_;
-  bool split_in_cluster_ = false;  // a split L's steps as one cluster kernel (allow_fused_kernel), else three
+  int split_clusters_ = 0;  // a split L's steps as one cluster kernel in this many clusters (allow_fused_kernel), else three
   Geometry g_;                       // fixed by prepare
   FusedTables tables_;               // fused: the host copy of the tables, for the masks' spectra
   std::unique_ptr<DeviceState> state_;

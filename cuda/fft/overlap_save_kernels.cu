@@ -372,6 +372,8 @@ __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<Lo
 // device memory (4 x 8 L bytes a step, 64 MiB each way a piece) become 2 x 8 L bytes of
 // cluster traffic, and two launches go. A thread runs `turns` of the row transform's threads
 // (2 at R = 16384), holding both turns' points across the barriers of the in-place phases.
+// The grid holds as many clusters as the GPU runs at once, each looping over the piece's
+// steps, so that a step's last barrier is the next one's first.
 constexpr int split_cluster_blocks = 16;
 // Half the one-block kernel's blocks an SM where it runs more than two (R = 2048, 4096): at
 // 64 registers this kernel, which holds more across its barriers, spilled 168-172 bytes a
@@ -384,7 +386,7 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
     split_cluster_kernel(PieceSource piece, Geometry g, const float* __restrict__ in, float* __restrict__ out,
                          const float* __restrict__ ring, float* __restrict__ out_ring, const Complex* __restrict__ masks,
                          const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles,
-                         const Complex* __restrict__ column_twiddles) {
+                         const Complex* __restrict__ column_twiddles, unsigned items) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // no clusters before sm_90: allow_fused_kernel never picks this kernel there
 #else
@@ -394,9 +396,6 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
   extern __shared__ Complex z[];
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int row = static_cast<int>(cluster.block_rank());
-  const long long step = blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y - step * g.channels);
-  if (2 * step >= read_piece(piece).segments) return;  // the whole cluster (one step): before any barrier
   // The row transform's thread this thread runs in turn k, and the column it takes in the
   // column passes.
   const auto thread_of_turn = [](int k) { return k * block + static_cast<int>(threadIdx.x); };
@@ -407,50 +406,67 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
   // L = 2^17 kernel 88 bytes of spills at its 64 registers.)
   __cluster_barrier_arrive_relaxed();
   __cluster_barrier_wait();
+  // As many clusters as the GPU holds, each taking every gridDim.y-th of the piece's steps and
+  // channels (item = step x channels + channel): the last barrier of one item is the first of
+  // the next, and the blocks stay resident between items.
+  for (unsigned item = blockIdx.y; item < items; item += gridDim.y) {
+    const int step = static_cast<int>(item) / g.channels;
+    const int c = static_cast<int>(item) - step * g.channels;
+    // The whole cluster (one item), and every later item too: after the last barrier's wait.
+    // (The header reloaded, not held across the loop: see reload_piece.)
+    if (2 * step >= reload_piece(piece).segments) break;
+    // This block's shared memory by an address the compiler cannot see through, so that the
+    // 16 blocks' addresses made from it (map_shared_rank) are made where used rather than
+    // hoisted out of the loop and held (16 registers: the L = 2^17 kernel spilled 124 bytes).
+    Complex* own = z;
+    asm volatile("" : "+l"(own));
 #pragma unroll
-  for (int k = 0; k < turns; ++k) {
-    const int column = column_of_turn(k);
-    const PieceHeader h = read_piece(piece);
-    Complex v[16];
-    split_column_values<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
-                              column_twiddles, column, v);
+    for (int k = 0; k < turns; ++k) {
+      const int column = column_of_turn(k);
+      const PieceHeader h = reload_piece(piece);
+      Complex v[16];
+      split_column_values<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
+                                column_twiddles, column, v);
 #pragma unroll
-    for (int j = 0; j < 16; ++j) cluster.map_shared_rank(z, j)[column] = v[j];
+      for (int j = 0; j < 16; ++j) cluster.map_shared_rank(own, j)[column] = v[j];
+    }
+    if (g.prefetch_steps > 0)  // the cluster's 16 blocks share the lines
+      prefetch_step_input(g, read_piece(piece), step + g.prefetch_steps, in, row * block + threadIdx.x,
+                          split_cluster_blocks * block);
+    cluster.sync();
+    Complex held[turns][16];
+#pragma unroll
+    for (int k = 0; k < turns; ++k) split_row_load<log_r>(z, thread_of_turn(k), held[k]);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < turns; ++k) split_row_first_pass_held<log_r>(held[k], z, twiddles, thread_of_turn(k));
+    __syncthreads();
+    block_middle_phases<log_r, block>(z, twiddles, [&] {
+      return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << log_r) + (static_cast<long long>(row) << log_r);
+    });
+#pragma unroll
+    for (int k = 0; k < turns; ++k) split_row_last_pass_held<log_r>(z, twiddles, thread_of_turn(k), held[k]);
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < turns; ++k) split_row_store<log_r>(z, thread_of_turn(k), held[k]);
+    cluster.sync();
+    // Only the last turn reads ahead of its arrival at the last barrier, which keeps the
+    // blocks' shared memory alive until the others have read it (and, for the next item, from
+    // being written): the last pass and stores run while the slower blocks catch up, and the
+    // arrival's fence waits for the remote reads, not for the stores to device memory.
+    // (Reading both turns first at R = 16384 cost 65535 taps 5 %.)
+    asm volatile("" : "+l"(own));  // the addresses made anew here too, not held from the stores
+#pragma unroll
+    for (int k = 0; k < turns; ++k) {
+#pragma unroll
+      for (int j = 0; j < 16; ++j) held[k][j] = cluster.map_shared_rank(own, j)[column_of_turn(k)];
+      if (k == turns - 1) __cluster_barrier_arrive();
+      const PieceHeader h = reload_piece(piece);
+      split_column_outputs<LogL>(g, h, h.first_segment / 2 + step, held[k],
+                                 channel_io(g, c, nullptr, out, nullptr, out_ring), column_twiddles, column_of_turn(k));
+    }
+    __cluster_barrier_wait();
   }
-  if (g.prefetch_steps > 0)  // the cluster's 16 blocks share the lines
-    prefetch_step_input(g, read_piece(piece), step + g.prefetch_steps, in, row * block + threadIdx.x,
-                        split_cluster_blocks * block);
-  cluster.sync();
-  Complex held[turns][16];
-#pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_load<log_r>(z, thread_of_turn(k), held[k]);
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_first_pass_held<log_r>(held[k], z, twiddles, thread_of_turn(k));
-  __syncthreads();
-  block_middle_phases<log_r, block>(z, twiddles, [&] {
-    return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << log_r) + (static_cast<long long>(row) << log_r);
-  });
-#pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_last_pass_held<log_r>(z, twiddles, thread_of_turn(k), held[k]);
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < turns; ++k) split_row_store<log_r>(z, thread_of_turn(k), held[k]);
-  cluster.sync();
-  // Only the last turn reads ahead of its arrival at the last barrier, which keeps the blocks'
-  // shared memory alive until the others have read it: the last pass and stores run while the
-  // slower blocks catch up, and the arrival's fence waits for the remote reads, not for the
-  // stores to device memory. (Reading both turns first at R = 16384 cost 65535 taps 5 %.)
-#pragma unroll
-  for (int k = 0; k < turns; ++k) {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) held[k][j] = cluster.map_shared_rank(z, j)[column_of_turn(k)];
-    if (k == turns - 1) __cluster_barrier_arrive();
-    const PieceHeader h = reload_piece(piece);
-    split_column_outputs<LogL>(g, h, h.first_segment / 2 + step, held[k],
-                               channel_io(g, c, nullptr, out, nullptr, out_ring), column_twiddles, column_of_turn(k));
-  }
-  __cluster_barrier_wait();
 #endif
 }
 
@@ -463,7 +479,7 @@ using SplitColumnsForward = void (*)(PieceSource, Geometry, const float*, const 
 using SplitColumnsInverse = void (*)(PieceSource, Geometry, const Complex*, float*, float*, const Complex*);
 using SplitRows = void (*)(PieceSource, Geometry, Complex*, const Complex*, const int*, const Complex*);
 using SplitCluster = void (*)(PieceSource, Geometry, const float*, float*, const float*, float*, const Complex*,
-                              const int*, const Complex*, const Complex*);
+                              const int*, const Complex*, const Complex*, unsigned);
 struct SplitLaunch {
   SplitColumnsForward forward = nullptr;
   SplitRows rows = nullptr;
@@ -477,15 +493,16 @@ SplitLaunch split_launch() {
           split_cluster_kernel<LogL>, static_cast<unsigned>(fused_block_threads<LogL - 4>)};
 }
 
-// The cluster kernel's launch: 16 blocks (a step's rows) a cluster, a cluster per step and channel.
-cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned row_threads, unsigned steps, cudaStream_t stream,
+// The cluster kernel's launch: 16 blocks (a step's rows) a cluster, `clusters` clusters, each
+// looping over every clusters-th step and channel.
+cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned row_threads, unsigned clusters, cudaStream_t stream,
                                         cudaLaunchAttribute& cluster_dimension) {
   cluster_dimension.id = cudaLaunchAttributeClusterDimension;
   cluster_dimension.val.clusterDim.x = split_cluster_blocks;
   cluster_dimension.val.clusterDim.y = 1;
   cluster_dimension.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(split_cluster_blocks, steps);
+  config.gridDim = dim3(split_cluster_blocks, clusters);
   config.blockDim = dim3(row_threads);
   config.dynamicSmemBytes = split_row_shared_bytes(g);
   config.stream = stream;
@@ -577,15 +594,16 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         bool in_cluster, cudaStream_t stream) noexcept {
+                         int clusters, cudaStream_t stream) noexcept {
   const SplitLaunch launch = split_launch_for(g.fft_frames);
   if (!launch.forward) return cudaErrorInvalidValue;
   const unsigned steps = static_cast<unsigned>(std::max(1LL, grid_steps) * g.channels);
-  if (in_cluster) {
+  if (clusters > 0) {
     cudaLaunchAttribute cluster_dimension;
-    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, steps, stream, cluster_dimension);
+    const unsigned resident = std::min(steps, static_cast<unsigned>(clusters));
+    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, resident, stream, cluster_dimension);
     return cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
-                              mask_of_channel, row_twiddles, column_twiddles);
+                              mask_of_channel, row_twiddles, column_twiddles, steps);
   }
   const dim3 columns(static_cast<unsigned>(g.fft_frames / 16 / split_column_threads), steps);
   launch.forward<<<columns, split_column_threads, 0, stream>>>(piece, g, in, ring, rows, column_twiddles);

@@ -71,12 +71,14 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 // cuda-fft-fused past one block (fused_split(L), split_fft.hpp): every completed step of every
 // channel: columns forward, the rows' transforms, products and inverses, columns inverse into
 // the piece's output (and the output ring), either as one kernel in clusters of 16 blocks
-// (in_cluster) or as three kernels through `rows` (grid_steps x channels x L complex). The
+// (`clusters` of them, what allow_fused_kernel says the GPU holds at once, each looping over
+// the steps) or, where `clusters` is 0, as three kernels through `rows` (grid_steps x channels
+// x L complex). The
 // ring traffic is launch_to_ring's and launch_from_ring's.
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         bool in_cluster, cudaStream_t stream) noexcept;
+                         int clusters, cudaStream_t stream) noexcept;
 // Lets the fused kernel (or a split L's kernels) take the shared memory of its transform on
 // `device` (above 48 KiB a kernel must opt in). Returns, for a split L whose steps run as one
 // kernel in clusters of 16 blocks (when `cluster_wanted` and the GPU can hold such a cluster;
