@@ -1,6 +1,7 @@
 // cpu_fft_bench: the CPU engines on this machine (issue 15). Three parts, each a markdown table:
 //
-//   cpu_fft_bench sizes [SECONDS]        one overlap-save block (r2c, spectral multiply, c2r;
+//   cpu_fft_bench sizes [SECONDS]        one overlap-save block as cpu-fft runs it (the packed
+//                                        forward transform, the product, the inverse;
 //                                        FFTW_ESTIMATE, one thread) for every FFT length that
 //                                        fft_size.cpp considers, 64 to 2^24: ns per N log2 N, the
 //                                        figure its table holds, beside the table's
@@ -31,6 +32,8 @@
 #include "src/engine/cpu_direct_engine.hpp"
 #include "src/engine/cpu_fft_engine.hpp"
 #include "src/engine/fft_size.hpp"
+#include "src/engine/fftw.hpp"
+#include "src/engine/packed_real_fft.hpp"
 
 namespace {
 
@@ -65,34 +68,24 @@ void sizes(double seconds) {
       const std::size_t n = power * odd;
       if (n > (std::size_t{1} << 24)) continue;
       const std::size_t bins = n / 2 + 1;
-      float* time = fftwf_alloc_real(n);
-      fftwf_complex* spectrum = fftwf_alloc_complex(bins);
-      fftwf_complex* mask = fftwf_alloc_complex(bins);
+      auto time = halo::fftw::allocate<float>(n);
+      auto spectrum = halo::fftw::allocate<fftwf_complex>(bins);
+      auto mask = halo::fftw::allocate<fftwf_complex>(bins);
       const auto values = halo::bench::random_values(n + 2 * bins, n, 1.0f);
-      std::copy_n(values.data(), n, time);
+      std::copy_n(values.data(), n, time.get());
       std::copy_n(values.data() + n, 2 * bins, &mask[0][0]);
-      fftwf_plan forward = fftwf_plan_dft_r2c_1d(static_cast<int>(n), time, spectrum, FFTW_ESTIMATE);
-      fftwf_plan inverse = fftwf_plan_dft_c2r_1d(static_cast<int>(n), spectrum, time, FFTW_ESTIMATE);
-      const float scale = 1.0f / static_cast<float>(n);  // keeps the values bounded over repeats
+      // Scaled by 1/n (as cpu-fft scales its masks): the values stay bounded over repeats.
+      for (std::size_t b = 0; b < bins; ++b) mask[b][0] /= static_cast<float>(n), mask[b][1] /= static_cast<float>(n);
+      const halo::PackedRealFft fft(n, time.get(), spectrum.get());
       const double block_s = best_seconds_per_call(seconds, [&] {
-        fftwf_execute(forward);
-        for (std::size_t b = 0; b < bins; ++b) {
-          const float re = spectrum[b][0] * mask[b][0] - spectrum[b][1] * mask[b][1];
-          const float im = spectrum[b][0] * mask[b][1] + spectrum[b][1] * mask[b][0];
-          spectrum[b][0] = re * scale;
-          spectrum[b][1] = im * scale;
-        }
-        fftwf_execute(inverse);
+        fft.forward(time.get(), spectrum.get());
+        fft.multiply(spectrum.get(), mask.get());
+        fft.inverse(spectrum.get(), time.get());
       });
       const double points = static_cast<double>(n) * std::log2(static_cast<double>(n));
       std::printf("| %zu | %.1f | %.3f | %.3f |\n", n, block_s * 1e6, block_s * 1e9 / points,
                   halo::modelled_block_ns(n) / points);
       std::fflush(stdout);
-      fftwf_destroy_plan(forward);
-      fftwf_destroy_plan(inverse);
-      fftwf_free(time);
-      fftwf_free(spectrum);
-      fftwf_free(mask);
     }
   }
 }
@@ -162,6 +155,7 @@ void crossover() {
 int main(int argc, char** argv) {
   const std::string part = argc > 1 ? argv[1] : "";
   if (part == "sizes") {
+    setenv("HALO_FFTW_WISDOM", "", 1);  // the model is of estimated plans: no saved wisdom here
     sizes(argc > 2 ? std::atof(argv[2]) : 0.5);
   } else if (part == "engine") {
     std::vector<int> threads;

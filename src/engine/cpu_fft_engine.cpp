@@ -8,22 +8,6 @@
 
 namespace halo {
 
-namespace {
-
-// spectrum *= mask, bin by bin. Cloned for AVX2 (8 lanes where the CPU has them, 4 otherwise)
-// with no FMA, so that every CPU rounds each product alike and the output keeps its bits.
-__attribute__((target_clones("avx2", "default"))) void multiply_spectrum(fftwf_complex* spectrum,
-                                                                         const fftwf_complex* mask,
-                                                                         std::size_t bins) noexcept {
-  for (std::size_t b = 0; b < bins; ++b) {
-    const float re = spectrum[b][0] * mask[b][0] - spectrum[b][1] * mask[b][1];
-    const float im = spectrum[b][0] * mask[b][1] + spectrum[b][1] * mask[b][0];
-    spectrum[b][0] = re;
-    spectrum[b][1] = im;
-  }
-}
-
-}  // namespace
 
 CpuFftEngine::CpuFftEngine(int threads) : requested_threads_(threads) {
   if (threads < 0 || threads > ThreadPool::max_threads)
@@ -66,10 +50,7 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
     if (!scratch.time || !scratch.spectrum)
       throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
   }
-  const int n = static_cast<int>(fft_frames_);
-  forward_ = fftw::plan_r2c(n, scratch_[0].time.get(), scratch_[0].spectrum.get());  // under the planner's lock
-  inverse_ = fftw::plan_c2r(n, scratch_[0].spectrum.get(), scratch_[0].time.get());
-  if (!forward_ || !inverse_) throw Error("cpu-fft: FFTW could not plan an FFT of " + std::to_string(fft_frames_));
+  fft_ = std::make_unique<PackedRealFft>(fft_frames_, scratch_[0].time.get(), scratch_[0].spectrum.get());
 
   mask_spectra_.clear();
   for (int c = 0; c < spec.channels; ++c) {
@@ -98,7 +79,8 @@ void CpuFftEngine::do_set_taps(const TapSet& taps) {
     const auto& h = taps.taps(mask);
     std::fill_n(scratch.time.get(), fft_frames_, 0.0f);
     for (std::size_t k = 0; k < h.size(); ++k) scratch.time[k] = h[k] * scale;
-    fftwf_execute_dft_r2c(forward_.get(), scratch.time.get(), mask_spectra_[mask].get());
+    fft_->forward(scratch.time.get(), scratch.spectrum.get());
+    fft_->untangle(scratch.spectrum.get(), mask_spectra_[mask].get());
   }
   for (int c = 0; c < taps.channels(); ++c) mask_of_channel_[c] = taps.mask_of(c);
 }
@@ -172,14 +154,14 @@ void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& c
   float* time = scratch.time.get();
   fftwf_complex* spectrum = scratch.spectrum.get();
   gather(channel, call, block * hop_frames_, fft_frames_, time);
-  fftwf_execute_dft_r2c(forward_.get(), time, spectrum);
-  multiply_spectrum(spectrum, mask_spectra_[mask_of_channel_[channel]].get(), bins_);
+  fft_->forward(time, spectrum);
+  fft_->multiply(spectrum, mask_spectra_[mask_of_channel_[channel]].get());
   // The last block transforms back straight into the other carry buffer: its outputs that
   // this call does not emit are the next call's first (in whole-hop calls, all of them).
   const bool last = block + 1 == call.blocks;
   const int next = 1 - current_;  // the carries the last block fills for the next call
   float* result = last ? carry_out_[next][channel].get() : time;
-  fftwf_execute_dft_c2r(inverse_.get(), spectrum, result);
+  fft_->inverse(spectrum, result);
   // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
   const float* outputs = result + halo_frames_;
   const std::size_t first = (block + 1) * hop_frames_ - pending_frames_;  // <= call.frames

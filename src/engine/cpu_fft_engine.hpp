@@ -7,6 +7,7 @@
 
 #include "src/engine/engine.hpp"
 #include "src/engine/fftw.hpp"
+#include "src/engine/packed_real_fft.hpp"
 #include "src/engine/thread_pool.hpp"
 
 namespace halo {
@@ -28,10 +29,12 @@ namespace halo {
 // Threads. A process() call that completes q blocks on C channels has q x C independent
 // tasks (one block of one channel: gather its frames, forward FFT, multiply, inverse FFT,
 // scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
-// included, and process() returns when all are done. One pair of FFTW plans (from the
-// machine's wisdom where `halo wisdom` measured this length, else FFTW_ESTIMATE: fftw.hpp;
-// either way the same plan in every engine of a process, so two engines agree bit for bit)
-// is executed on each thread's own aligned buffers through FFTW's new-array functions, which
+// included, and process() returns when all are done. One pair of FFTW plans, complex
+// transforms of half the length that carry the real block packed two samples a value
+// (packed_real_fft.hpp; from the machine's wisdom where `halo wisdom` measured this length,
+// else FFTW_ESTIMATE: fftw.hpp; either way the same plan in every engine of a process, so two
+// engines agree bit for bit), is executed on each thread's own aligned buffers through
+// FFTW's new-array functions, which
 // are thread-safe; a task writes only its own block's outputs (block 0 also the carried
 // block's rest, the last block also the next call's carries), so which thread runs it changes
 // nothing.
@@ -95,12 +98,11 @@ class CpuFftEngine final : public Engine {
  private:
   using RealBuffer = fftw::Array<float>;
   using ComplexBuffer = fftw::Array<fftwf_complex>;
-  using Plan = fftw::Plan;
 
   // One pool thread's FFT workspace; it holds nothing from one task to the next.
   struct Scratch {
     RealBuffer time;         // fft_frames_: the block in, its convolution out
-    ComplexBuffer spectrum;  // bins_
+    ComplexBuffer spectrum;  // bins_: the block's packed spectrum (fft_frames_ / 2 of them), or a mask's
   };
 
   // One process() call as its block tasks see it.
@@ -134,7 +136,7 @@ class CpuFftEngine final : public Engine {
   std::vector<RealBuffer> carry_out_[2];          // per channel: an FFT's output, Mmax-1 spoilt + a hop (see above)
   int current_ = 0;                               // which of the two carries is this call's
   std::vector<Scratch> scratch_;              // per pool thread
-  Plan forward_, inverse_;                    // planned on scratch_[0]; run on any thread's
+  std::unique_ptr<PackedRealFft> fft_;        // planned on scratch_[0]; run on any thread's
   std::unique_ptr<ThreadPool> pool_;
 };
 

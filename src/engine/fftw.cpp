@@ -45,4 +45,8 @@ Plan plan_c2r(int n, fftwf_complex* in, float* out) {
   return plan_from_wisdom_or_estimate([&](unsigned flags) { return fftwf_plan_dft_c2r_1d(n, in, out, flags); });
 }
 
+Plan plan_c2c(int n, fftwf_complex* in, fftwf_complex* out, int sign) {
+  return plan_from_wisdom_or_estimate([&](unsigned flags) { return fftwf_plan_dft_1d(n, in, out, sign, flags); });
+}
+
 }  // namespace halo::fftw

@@ -38,6 +38,9 @@ using Plan = std::unique_ptr<fftwf_plan_s, PlanDestroy>;
 // engines given the same input agree bit for bit.
 Plan plan_r2c(int n, float* in, fftwf_complex* out);
 Plan plan_c2r(int n, fftwf_complex* in, float* out);
+// The same for a complex transform of n points, FFTW_FORWARD or FFTW_BACKWARD (`sign`), out of
+// place (cpu-fft's packed real transforms: packed_real_fft.hpp).
+Plan plan_c2c(int n, fftwf_complex* in, fftwf_complex* out, int sign);
 
 // How the process's plans were made so far (for --timings).
 struct PlanCounts {
