@@ -8,45 +8,47 @@
 namespace halo {
 namespace {
 
-// The bins k and M - k (M = N/2) of the pair Z[k], Z[M-k] (Z[M] is Z[0]), multiplied by the
-// mask's, then tangled back into V[k] and V[M-k]. One function for every k, so that the
-// edges (k = 0, and k = M/2 paired with itself) round as the rest do; `pair` says whether
-// V[M-k] is a second value to write. With w = W^k, W^(M-k) = -conj(w).
-inline void multiply_pair(float* __restrict__ z, const float* __restrict__ mask, const float* __restrict__ w,
-                          std::size_t half, std::size_t k, bool pair) noexcept {
-  const std::size_t m = half - k, zm = m == half ? 0 : m;
-  const float ar = z[2 * k], ai = z[2 * k + 1], br = z[2 * zm], bi = z[2 * zm + 1];
-  const float wr = w[2 * k], wi = w[2 * k + 1];
-  // S = (Z[k] + conj Z[m]) / 2 = E[k]; D = (Z[k] - conj Z[m]) / 2; T = -i w D = w O[k].
-  const float sr = 0.5f * (ar + br), si = 0.5f * (ai - bi);
-  const float dr = 0.5f * (ar - br), di = 0.5f * (ai + bi);
-  const float tr = wr * di + wi * dr, ti = wi * di - wr * dr;
-  // X[k] = S + T; X[m] = conj(S) - conj(T) (E and O of bin m are the conjugates of bin k's,
-  // and W^m = -conj(w)).
-  const float xkr = sr + tr, xki = si + ti, xmr = sr - tr, xmi = ti - si;
-  const float hkr = mask[2 * k], hki = mask[2 * k + 1], hmr = mask[2 * m], hmi = mask[2 * m + 1];
-  const float ykr = xkr * hkr - xki * hki, yki = xkr * hki + xki * hkr;
-  const float ymr = xmr * hmr - xmi * hmi, ymi = xmr * hmi + xmi * hmr;
-  // V[k] = P + U with P = Y[k] + conj Y[m], Q = Y[k] - conj Y[m], U = i conj(w) Q; and
-  // V[m] = conj(P) - conj(U) by the same symmetry.
-  const float pr = ykr + ymr, pi = yki - ymi, qr = ykr - ymr, qi = yki + ymi;
-  const float ur = wi * qr - wr * qi, ui = wr * qr + wi * qi;
-  z[2 * k] = pr + ur;
-  z[2 * k + 1] = pi + ui;
-  if (pair) {
-    z[2 * zm] = pr - ur;
-    z[2 * zm + 1] = ui - pi;
-  }
-}
-
 // Cloned for AVX2 with no FMA, as cpu-fft's products were, so that every CPU rounds alike.
+// pair(k, ...): the bins k and m = M - k (M = N/2) of the pair Z[k], Z[m] (Z[M] is Z[0]),
+// multiplied by the mask's, then tangled back into V[k] and, where write_partner, V[m] (not
+// for k = 0, whose partner is bin M, nor for k = M/2, paired with itself). One body for every
+// k, so that the edges round as the rest do. With w = W^k, W^m = -conj(w). Written so that
+// GCC 12 vectorises the loop: as -(a b - c d) where a sign flips (written c d - a b, which
+// rounds the same, the loop ran scalar: 0.58 against 0.15 ms a 327680-point block), and with
+// int indices (N/2 < 2^31 here).
 __attribute__((target_clones("avx2", "default"))) void multiply_packed(float* __restrict__ z,
                                                                       const float* __restrict__ mask,
                                                                       const float* __restrict__ w,
-                                                                      std::size_t half) noexcept {
-  multiply_pair(z, mask, w, half, 0, false);
-  for (std::size_t k = 1; 2 * k < half; ++k) multiply_pair(z, mask, w, half, k, true);
-  if (half % 2 == 0) multiply_pair(z, mask, w, half, half / 2, false);
+                                                                      int half) noexcept {
+  // m = M - k, the partner bin; zm its packed index (m, or 0 for m = M).
+  const auto pair = [&](int k, int m, int zm, bool write_partner) __attribute__((always_inline)) {
+    const float ar = z[2 * k], ai = z[2 * k + 1], br = z[2 * zm], bi = z[2 * zm + 1];
+    const float wr = w[2 * k], wi = w[2 * k + 1];
+    // S = (Z[k] + conj Z[m]) / 2 = E[k]; D = (Z[k] - conj Z[m]) / 2; T = -i w D = w O[k].
+    const float sr = 0.5f * (ar + br), si = 0.5f * (ai - bi);
+    const float dr = 0.5f * (ar - br), di = 0.5f * (ai + bi);
+    const float tr = wr * di + wi * dr, ti = -(wr * dr - wi * di);
+    // X[k] = S + T; X[m] = conj(S) - conj(T) (E and O of bin m are the conjugates of bin
+    // k's, and W^m = -conj(w)).
+    const float xkr = sr + tr, xki = si + ti, xmr = sr - tr, xmi = -si + ti;
+    const float hkr = mask[2 * k], hki = mask[2 * k + 1], hmr = mask[2 * m], hmi = mask[2 * m + 1];
+    const float ykr = xkr * hkr - xki * hki, yki = xkr * hki + xki * hkr;
+    const float ymr = xmr * hmr - xmi * hmi, ymi = xmr * hmi + xmi * hmr;
+    // V[k] = P + U with P = Y[k] + conj Y[m], Q = Y[k] - conj Y[m], U = i conj(w) Q; and
+    // V[m] = conj(P) - conj(U) by the same symmetry.
+    const float pr = ykr + ymr, pi = yki - ymi, qr = ykr - ymr, qi = yki + ymi;
+    const float ur = -(wr * qi - wi * qr), ui = wr * qr + wi * qi;
+    z[2 * k] = pr + ur;
+    z[2 * k + 1] = pi + ui;
+    if (write_partner) {
+      z[2 * zm] = pr - ur;
+      z[2 * zm + 1] = -pi + ui;
+    }
+  };
+  pair(0, half, 0, false);
+  const int pairs_end = (half + 1) / 2;  // k < M - k
+  for (int k = 1; k < pairs_end; ++k) pair(k, half - k, half - k, true);
+  if (half % 2 == 0) pair(half / 2, half / 2, half / 2, false);
 }
 
 }  // namespace
@@ -90,7 +92,7 @@ void PackedRealFft::untangle(const fftwf_complex* packed, fftwf_complex* bins) c
 }
 
 void PackedRealFft::multiply(fftwf_complex* packed, const fftwf_complex* mask_bins) const noexcept {
-  multiply_packed(&packed[0][0], &mask_bins[0][0], &twiddles_[0][0], points_ / 2);
+  multiply_packed(&packed[0][0], &mask_bins[0][0], &twiddles_[0][0], static_cast<int>(points_ / 2));
 }
 
 void PackedRealFft::inverse(const fftwf_complex* packed, float* time) const noexcept {
