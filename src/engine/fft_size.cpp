@@ -8,17 +8,17 @@
 namespace halo {
 namespace {
 
-// Nanoseconds per N log2 N of one block (r2c, multiply, c2r; FFTW_ESTIMATE, one thread) by
-// the power of two below N, measured by `cpu_fft_bench sizes` (bench/cpu_fft_bench.cpp) on the
-// development machine (AMD EPYC, AVX2, 2 cores; bench/results/cpu_fft_sizes.md). FFTW runs
-// N = 2^a x {1, 3, 5, 9, 15} at about the cost of the power of two nearby; what moves the
-// figure is the memory level the block's working set (8 to 12 bytes a point) falls in: L2 up
-// to 2^16, then L3, then DRAM past 2^21. Only the speed and the latency follow from this
-// table, never a result's correctness.
+// Nanoseconds per N log2 N of one block as cpu-fft runs it (the packed forward transform,
+// the product, the inverse: packed_real_fft.hpp; FFTW_ESTIMATE, one thread), the median of
+// the sizes 2^a x {1, 3, 5, 9, 15} in each octave, measured by `cpu_fft_bench sizes`
+// (bench/cpu_fft_bench.cpp) on the development VM (Intel Xeon, AVX-512, 2 cores, 2026-11-25;
+// bench/results/cpu_fft_sizes.md). What moves the figure is the memory level the block's
+// working set (8 to 12 bytes a point) falls in: L2 up to about 2^18, then L3, then DRAM. Only
+// the speed and the latency follow from this table, never a result's correctness.
 constexpr int first_octave = 6;  // N >= 64
 constexpr double ns_per_point_log[] = {
-    1.55, 1.00, 0.70, 0.60, 0.60, 0.60, 0.60, 0.65, 0.70, 0.75,  // 2^6 .. 2^15
-    0.90, 0.95, 1.00, 1.10, 1.15, 1.25, 2.70, 3.00, 3.20,        // 2^16 .. 2^24
+    0.464, 0.186, 0.147, 0.129, 0.163, 0.153, 0.144, 0.142, 0.176, 0.195,  // 2^6 .. 2^15
+    0.194, 0.198, 0.219, 0.310, 0.456, 0.522, 0.633, 0.782, 1.049,         // 2^16 .. 2^24
 };
 constexpr int octaves = sizeof ns_per_point_log / sizeof ns_per_point_log[0];
 constexpr std::size_t odd_parts[] = {1, 3, 5, 9, 15};
