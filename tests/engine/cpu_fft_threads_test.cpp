@@ -131,10 +131,10 @@ TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
             (tasks - static_cast<std::size_t>(channels) < static_cast<std::size_t>(threads)) || block - hop < enough;
         EXPECT_TRUE(one_hop_less_falls_short) << taps << " taps, " << channels << " ch, " << threads << " threads";
       }
-  // Two worked cases (the hops follow fft_size.cpp's table: 180226 and 65538 frames now):
-  // at 65535 taps the 16 threads' tasks set the size, 8 hops of 2 channels; at 16383 taps
+  // Two worked cases (the hops follow fft_size.cpp's table: 393218 and 65538 frames now):
+  // at 262143 taps the 16 threads' tasks set the size, 8 hops of 2 channels; at 16383 taps
   // the 16 x 65536 frames the threads should each bring, in whole hops (16).
-  const ProcessSpec long_mask{2, 1, 65535, 48000}, shorter_mask{2, 1, 16383, 48000};
+  const ProcessSpec long_mask{2, 1, 262143, 48000}, shorter_mask{2, 1, 16383, 48000};
   const std::size_t long_hop = CpuFftEngine::latency_frames_for(long_mask);
   const std::size_t shorter_hop = CpuFftEngine::latency_frames_for(shorter_mask);
   ASSERT_GT(long_hop, 16u * 65536u / 8);  // so that the tasks, not the frames, set it
