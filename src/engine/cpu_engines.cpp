@@ -13,7 +13,7 @@ bool accepts_anything(const TapSet&, const ProcessSpec&, std::string*) { return 
 
 std::vector<EngineEntry> cpu_engine_entries() {
   return {
-      {"cpu", EngineDevice::cpu, "direct convolution on one core (AVX2 where there is one); the reference, and the fastest below ~32 taps",
+      {"cpu", EngineDevice::cpu, "direct convolution on one core (AVX2 where there is one); the reference, and the fastest below ~12 taps",
        accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuDirectEngine>(); }},
       {"cpu-fft", EngineDevice::cpu, "FFTW overlap-save on every core (--threads); latency of one FFT hop",
        accepts_anything,

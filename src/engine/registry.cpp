@@ -23,8 +23,11 @@ namespace {
 // at 64 and 96. 2026-11-25 (Intel VM, after cpu-fft's passes around its transforms were cut),
 // Mframes/s direct / cpu-fft: 24 taps 288.8 / 288.4, 32 taps 249.7 / 287.9, 48 taps 196.5 /
 // 275.0: from 32 taps the direct engine would be 13-40 % slower than the FFT, below it within
-// a few %. More cores only move the crossover down (the direct engine runs on one).
-constexpr std::size_t cpu_fft_from_taps = 32;
+// a few %. 2026-11-25, thirteenth session (cpu-fft's packed transforms and per-size model):
+// 8 taps 418.7 / 370.6, 12 taps 366.4 / 406.3, 16 taps 338.7 / 355.5, 24 taps 287.6 / 346.6
+// (two runs alike): from 12 taps the FFT, below it the direct engine, each 11-13 % ahead.
+// More cores only move the crossover down (the direct engine runs on one).
+constexpr std::size_t cpu_fft_from_taps = 12;
 
 EngineChoice cpu_choice(const TapSet& taps, const std::string& why) {
   if (taps.mask_frames() >= cpu_fft_from_taps)
