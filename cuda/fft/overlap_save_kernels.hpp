@@ -73,8 +73,7 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 // the piece's output (and the output ring), either as one kernel in clusters of 16 blocks
 // (`clusters` of them, what allow_fused_kernel says the GPU holds at once, each looping over
 // the steps) or, where `clusters` is 0, as three kernels through `rows` (grid_steps x channels
-// x L complex). The
-// ring traffic is launch_to_ring's and launch_from_ring's.
+// x L complex). The ring traffic is launch_to_ring's and launch_from_ring's.
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,

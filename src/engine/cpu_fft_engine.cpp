@@ -8,7 +8,6 @@
 
 namespace halo {
 
-
 CpuFftEngine::CpuFftEngine(int threads) : requested_threads_(threads) {
   if (threads < 0 || threads > ThreadPool::max_threads)
     throw Error("cpu-fft: " + std::to_string(threads) + " threads: give 1 to " +

@@ -34,10 +34,9 @@ namespace halo {
 // (packed_real_fft.hpp; from the machine's wisdom where `halo wisdom` measured this length,
 // else FFTW_ESTIMATE: fftw.hpp; either way the same plan in every engine of a process, so two
 // engines agree bit for bit), is executed on each thread's own aligned buffers through
-// FFTW's new-array functions, which
-// are thread-safe; a task writes only its own block's outputs (block 0 also the carried
-// block's rest, the last block also the next call's carries), so which thread runs it changes
-// nothing.
+// FFTW's new-array functions, which are thread-safe; a task writes only its own block's
+// outputs (block 0 also the carried block's rest, the last block also the next call's
+// carries), so which thread runs it changes nothing.
 //
 // Memory traffic. A task gathers its block straight from the caller's interleaved frames
 // (and the carry, for frames before the call) into its FFT buffer, and scatters its outputs

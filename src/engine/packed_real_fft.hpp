@@ -3,11 +3,11 @@
 // even samples as the real parts and its odd samples as the imaginary parts, transformed as
 // one complex sequence, then "untangled" into the N/2 + 1 bins of the real spectrum. Why not
 // FFTW's own r2c and c2r: with estimated plans (what halo runs where no wisdom is saved) they
-// took 1.65-1.70 ms a 327680-point block (forward, product, inverse) on the development VM,
-// the N/2-point complex plans 1.25 ms, and 1.47 against 1.01 ms at 262144 points; measured
-// plans gain too (bench/FFT.md). The untangling, the product with the mask's spectrum and the
-// tangling back for the inverse run as one pass over the bins (multiply), which the r2c path
-// spent on the product alone.
+// took 1.55 ms a 327680-point block (forward, product, inverse, one thread) on the
+// development VM, the N/2-point complex plans 1.36 ms, and 1.37 against 1.01 ms at 262144
+// points; measured plans gain too (bench/FFT.md). The untangling, the product with the mask's
+// spectrum and the tangling back for the inverse run as one pass over the bins (multiply),
+// which the r2c path spent on the product alone.
 //
 // The packed spectrum Z (N/2 complex) of a real x: Z = DFT_{N/2}(x[2m] + i x[2m+1]). Its bins
 // X[k] = E[k] + W^k O[k] (W = exp(-2 pi i / N), E and O the transforms of the even and odd
