@@ -439,11 +439,12 @@ void experiment_fft() {
       int channels = 1;             // 2: the same N samples as N/2 stereo frames (interleaved)
     };
     std::vector<Run> runs;
-    if (!std::getenv("HALO_BENCH_FUSED_ONLY")) runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
-    const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
-    if (!runs.empty() && model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames)
-      runs.push_back({FftMethod::cufft, model_cufft / 2});
-    if (!runs.empty() && model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
+    if (!std::getenv("HALO_BENCH_FUSED_ONLY")) {
+      runs = {{FftMethod::cufft, 0}, {FftMethod::cufft, 0, 1}};
+      const std::size_t model_cufft = cufft_fft_frames(m);  // and half and twice its size
+      if (model_cufft / 2 >= 2 * m && model_cufft / 2 >= min_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft / 2});
+      if (model_cufft * 2 <= max_cufft_fft_frames) runs.push_back({FftMethod::cufft, model_cufft * 2});
+    }
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       runs.push_back({FftMethod::fused, 0, 1});

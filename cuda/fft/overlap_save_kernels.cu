@@ -431,7 +431,7 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
       for (int j = 0; j < 16; ++j) cluster.map_shared_rank(own, j)[column] = v[j];
     }
     if (g.prefetch_steps > 0)  // the cluster's 16 blocks share the lines
-      prefetch_step_input(g, read_piece(piece), step + g.prefetch_steps, in, row * block + threadIdx.x,
+      prefetch_step_input(g, reload_piece(piece), step + g.prefetch_steps, in, row * block + threadIdx.x,
                           split_cluster_blocks * block);
     cluster.sync();
     Complex held[turns][16];

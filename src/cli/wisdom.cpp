@@ -18,14 +18,14 @@
 namespace halo::cli {
 namespace {
 
-// For each mask length, cpu-fft's transform and cpu-partitioned's (twice each level's
-// partition), as those engines choose them.
-std::vector<int> lengths_for(const std::vector<long long>& taps) {
-  std::set<int> lengths;
+// For each mask length, cpu-fft's transform (packed) and cpu-partitioned's (r2c; twice each
+// level's partition), as those engines choose them.
+std::vector<fftw::WisdomLength> lengths_for(const std::vector<long long>& taps) {
+  std::set<fftw::WisdomLength> lengths;
   for (const long long m : taps) {
-    lengths.insert(static_cast<int>(fft_frames_for(static_cast<std::size_t>(m))));
+    lengths.insert({static_cast<int>(fft_frames_for(static_cast<std::size_t>(m))), fftw::RealTransform::packed});
     for (const PartitionLevel& level : plan_partitions(static_cast<std::size_t>(m)).levels)
-      lengths.insert(static_cast<int>(2 * level.partition_frames));
+      lengths.insert({static_cast<int>(2 * level.partition_frames), fftw::RealTransform::r2c});
   }
   return {lengths.begin(), lengths.end()};
 }

@@ -47,25 +47,27 @@ std::string wisdom_problem() {
   return problem;
 }
 
-std::string measure_wisdom(const std::vector<int>& lengths, bool patient, const std::function<void(int, double)>& measured) {
+std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient,
+                           const std::function<void(int, double)>& measured) {
   std::lock_guard<std::recursive_mutex> lock(planner_mutex());
   load_wisdom_once();
   const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
-  for (const int n : lengths) {
+  for (const auto& [n, form] : lengths) {
     const auto start = std::chrono::steady_clock::now();
     // Measuring overwrites the arrays: scratch of their own, aligned as the engines' are.
     auto time = allocate<float>(static_cast<std::size_t>(n));
     auto spectrum = allocate<fftwf_complex>(static_cast<std::size_t>(n) / 2 + 1);
     if (!time || !spectrum) throw Error("wisdom: out of memory for an FFT of " + std::to_string(n));
-    const Plan forward(fftwf_plan_dft_r2c_1d(n, time.get(), spectrum.get(), flags));
-    const Plan inverse(fftwf_plan_dft_c2r_1d(n, spectrum.get(), time.get(), flags));
-    if (!forward || !inverse) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n));
-    if (n % 2 == 0) {  // cpu-fft's packed form of n real points (packed_real_fft.hpp)
+    Plan forward, inverse;
+    if (form == RealTransform::packed) {
       auto* packed = reinterpret_cast<fftwf_complex*>(time.get());
-      const Plan packed_forward(fftwf_plan_dft_1d(n / 2, packed, spectrum.get(), FFTW_FORWARD, flags));
-      const Plan packed_inverse(fftwf_plan_dft_1d(n / 2, spectrum.get(), packed, FFTW_BACKWARD, flags));
-      if (!packed_forward || !packed_inverse) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n / 2));
+      forward.reset(fftwf_plan_dft_1d(n / 2, packed, spectrum.get(), FFTW_FORWARD, flags));
+      inverse.reset(fftwf_plan_dft_1d(n / 2, spectrum.get(), packed, FFTW_BACKWARD, flags));
+    } else {
+      forward.reset(fftwf_plan_dft_r2c_1d(n, time.get(), spectrum.get(), flags));
+      inverse.reset(fftwf_plan_dft_c2r_1d(n, spectrum.get(), time.get(), flags));
     }
+    if (!forward || !inverse) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n));
     measured(n, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   const std::unique_ptr<char, decltype(&std::free)> text(fftwf_export_wisdom_to_string(), &std::free);

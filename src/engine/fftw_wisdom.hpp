@@ -30,10 +30,23 @@ void load_wisdom_once();
 // Why the file's wisdom was not used, empty when it was or when there is none.
 std::string wisdom_problem();
 
-// `halo wisdom`: measures r2c and c2r plans of each length (FFTW_MEASURE, or FFTW_PATIENT:
-// slower to make, sometimes faster to run), after loading what there is, and returns all of
-// FFTW's wisdom, old and new, as the text the file holds (the caller writes it whole).
-// `measured(n, seconds)` after each length. Throws halo::Error where FFTW cannot plan one.
-std::string measure_wisdom(const std::vector<int>& lengths, bool patient, const std::function<void(int, double)>& measured);
+// How an engine transforms n real points: FFTW's r2c and c2r (cpu-partitioned), or the pair
+// of complex transforms of n / 2 points that carries them packed (cpu-fft: packed_real_fft.hpp).
+enum class RealTransform { r2c, packed };
+struct WisdomLength {
+  int points;
+  RealTransform form;
+  bool operator<(const WisdomLength& other) const {
+    return points != other.points ? points < other.points : form < other.form;
+  }
+};
+
+// `halo wisdom`: measures the forward and inverse plans of each length in its form
+// (FFTW_MEASURE, or FFTW_PATIENT: slower to make, sometimes faster to run), after loading what
+// there is, and returns all of FFTW's wisdom, old and new, as the text the file holds (the
+// caller writes it whole). `measured(n, seconds)` after each length. Throws halo::Error where
+// FFTW cannot plan one.
+std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient,
+                           const std::function<void(int, double)>& measured);
 
 }  // namespace halo::fftw
