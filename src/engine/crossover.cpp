@@ -89,6 +89,24 @@ namespace halo {
 //     starts, and then runs two tasks a block, one a channel, so it filtered little before
 //     the GPU was ready) and far faster than the CPU alone: those rows run the GPU engine
 //     alone (gpu_alone).
+//
+// The H200 machine (NVIDIA H200, 16 cores, the same host type; fourteenth session,
+// 2026-11-25, halo at 660a468, the thirteenth session's cpu-fft; `SOX=0 E2E=... bash
+// bench/auto_device.sh e2e`, bench/results/h100_auto_end_to_end.md), whole process, stereo
+// files of 2 minutes (1.15e7 samples), 10 minutes (5.76e7) and an hour (3.46e8), s:
+//       taps      cpu-fft 2 min / 10 min / hour   GPU engine alone 2 min / 10 min / hour
+//       255       -     / 0.118 / 0.520           -     / 0.412 / 0.757 (fused)
+//       65535     -     / 0.140 / 0.549           -     / 0.434 / 0.854 (fused)
+//       131071    -     / 0.215 / 0.693           -     / 0.481 / 0.767 (fused)
+//       262143    0.178 / 0.277 / 0.832           0.465 / 0.490 / 0.804 (cuda-fft)
+//       524287    0.564 / 0.918 / 3.342           0.529 / 0.623 / 0.838 (cuda-fft)
+//       1048575   0.676 / 0.953 / -               0.626 / 0.727 / -     (cuda-fft)
+// The GPU's own start (0.21-0.25 s) is the H100's, so below 65536 taps the CPU keeps every job
+// as there. Through each pair a line: cpu-fft and the GPU engine cross at about 4.6e8 samples
+// at 131071 taps and 3.1e8 at 262143, both later than the H100 rows above, which were measured
+// with the sixth session's slower cpu-fft; from 524287 taps the GPU wins on every file
+// measured (the CPU engine's FFT plans of millions of points take 0.15-0.2 s to make). The GPU
+// engines are the H100's choices (the same GH100 chip, its memory faster): not re-measured.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
@@ -98,6 +116,15 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
            {524288, 3.0e7, {"cuda-fft", nullptr, nullptr}, true},
+           {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
+       }},
+      {"NVIDIA H200",
+       {
+           {63, 1.0e9, {"cuda-fast", nullptr, nullptr}},
+           {1023, 1.0e9, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
+           {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
+           {131072, 4.5e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
+           {262144, 3.0e8, {"cuda-fft", nullptr, nullptr}, true},
            {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
   };

@@ -99,14 +99,18 @@ TEST(Crossover, EveryTableCoversEveryLengthWithKnownEngines) {
 
 TEST(Crossover, RowsFollowTheMaskLengthAndUnlistedModelsTakeTheFallbackRule) {
   const GpuCrossover& first = crossover_tables().front();
-  for (const std::size_t taps : {std::size_t{1}, std::size_t{255}, std::size_t{65535}, std::size_t{1} << 20}) {
+  for (const std::size_t taps : {std::size_t{1}, std::size_t{255}, std::size_t{65535}, std::size_t{200000},
+                                 std::size_t{1} << 20}) {
+    for (const GpuCrossover& table : crossover_tables()) {  // a listed model gets its own table's row
+      const CrossoverAnswer listed = crossover_for(table.model, taps);
+      std::size_t expected = 0;
+      while (taps > table.rows[expected].up_to_taps) ++expected;
+      EXPECT_EQ(listed.row.up_to_taps, table.rows[expected].up_to_taps) << table.model << ", " << taps << " taps";
+      EXPECT_EQ(listed.row.handover_from_samples, table.rows[expected].handover_from_samples);
+      EXPECT_EQ(listed.table, table.model);
+    }
     const CrossoverAnswer listed = crossover_for(first.model, taps);
-    std::size_t expected = 0;
-    while (taps > first.rows[expected].up_to_taps) ++expected;
-    EXPECT_EQ(listed.row.up_to_taps, first.rows[expected].up_to_taps) << taps << " taps";
-    EXPECT_EQ(listed.row.handover_from_samples, first.rows[expected].handover_from_samples);
-    EXPECT_EQ(listed.table, first.model);
-    for (const std::string unlisted : {"", "Some Future GPU"}) {
+    for (const std::string unlisted : {"", "Some Future GPU", "NVIDIA H200 NVL"}) {  // exact names only
       const CrossoverAnswer fallback = crossover_for(unlisted, taps);
       EXPECT_EQ(fallback.row.up_to_taps, listed.row.up_to_taps);
       EXPECT_EQ(fallback.row.handover_from_samples, 2 * listed.row.handover_from_samples) << "the fallback rule";
