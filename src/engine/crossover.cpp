@@ -89,6 +89,22 @@ namespace halo {
 //     starts, and then runs two tasks a block, one a channel, so it filtered little before
 //     the GPU was ready) and far faster than the CPU alone: those rows run the GPU engine
 //     alone (gpu_alone).
+//   - Re-measured after the thirteenth session's faster cpu-fft (fourteenth session,
+//     2026-11-25, halo at 8b3216a, `SOX=0 E2E=... bash bench/auto_device.sh build e2e`,
+//     bench/results/h100_auto_end_to_end.md), whole process, stereo files of 2 minutes
+//     (1.15e7 samples), 10 minutes (5.76e7) and an hour (3.46e8), s:
+//       taps      cpu-fft 2 min / 10 min / hour   GPU engine alone 2 min / 10 min / hour
+//       131071    -     / 0.174 / 0.599           -     / 0.457 / 0.723 (fused)
+//       262143    0.142 / 0.208 / 0.792           0.439 / 0.458 / 0.805 (cuda-fft)
+//       393215    0.245 / 0.291 / 1.094           0.432 / 0.514 / 0.778 (cuda-fft)
+//       524287    0.499 / 0.779 / -               0.502 / 0.529 / -     (cuda-fft)
+//       1048575   0.533 / -     / -               0.531 / -     / -     (cuda-fft)
+//     Through each pair a line: they cross at about 5.7e8 samples at 131071 taps, 3.6e8 at
+//     262143, 1.8e8 at 393215 and 1.2e7 at 524287 and 1048575 (ties on the 2-minute file:
+//     from 524287 taps cpu-fft plans FFTs of millions of points, 0.1-0.2 s, as long as the
+//     CUDA context takes to start). The sixth session's rows (2e8 up to 131072 taps, 3e7 up
+//     to 524288) had sent the 10-minute file at 262143 taps to cuda-fft, 0.458 s against
+//     cpu-fft's 0.208 now. Masks between two measured lengths take the longer one's row.
 //
 // The H200 machine (NVIDIA H200, 16 cores, the same host type; fourteenth session,
 // 2026-11-25, halo at 660a468, the thirteenth session's cpu-fft; `SOX=0 E2E=... bash
@@ -103,9 +119,9 @@ namespace halo {
 //       1048575   0.676 / 0.953 / -               0.626 / 0.727 / -     (cuda-fft)
 // The GPU's own start (0.21-0.25 s) is the H100's, so below 65536 taps the CPU keeps every job
 // as there. Through each pair a line: cpu-fft and the GPU engine cross at about 4.6e8 samples
-// at 131071 taps and 3.1e8 at 262143, both later than the H100 rows above, which were measured
-// with the sixth session's slower cpu-fft; from 524287 taps the GPU wins on every file
-// measured (the CPU engine's FFT plans of millions of points take 0.15-0.2 s to make). The GPU
+// at 131071 taps and 3.1e8 at 262143, a little earlier than on the H100 machine; from 524287
+// taps the GPU wins on every file measured (the CPU engine's FFT plans of millions of points
+// take 0.15-0.2 s to make). 393215 taps was not measured here: its row is the H100's. The GPU
 // engines are the H100's choices (the same GH100 chip, its memory faster): not re-measured.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
@@ -114,9 +130,10 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {63, 1.0e9, {"cuda-fast", nullptr, nullptr}},
            {1023, 1.0e9, {"cuda-fft-fused", "cuda-fast", "cuda-fft"}},
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
-           {131072, 2.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
-           {524288, 3.0e7, {"cuda-fft", nullptr, nullptr}, true},
-           {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
+           {131072, 5.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
+           {262144, 3.5e8, {"cuda-fft", nullptr, nullptr}, true},
+           {393216, 1.8e8, {"cuda-fft", nullptr, nullptr}, true},
+           {SIZE_MAX, 1.2e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
       {"NVIDIA H200",
        {
@@ -125,6 +142,7 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {131072, 4.5e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
            {262144, 3.0e8, {"cuda-fft", nullptr, nullptr}, true},
+           {393216, 1.8e8, {"cuda-fft", nullptr, nullptr}, true},  // the H100's: not measured here
            {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
   };
