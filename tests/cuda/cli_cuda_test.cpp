@@ -109,11 +109,12 @@ TEST(CliCuda, AutoRunsRepeatedPerChannelMasksOnTheGpu) {
 // A job of known size past the table's size for a 600000-tap mask (crossover.cpp's last row,
 // gpu_alone): `auto` runs cuda-fft alone, with no hand-over, and the output is the float64
 // convolution, checked at 64 frames spread over the file (the whole reference would take
-// 10^13 multiply-adds). 2.08e7 samples pass the H100's row (1e7) and the fallback's (2e7).
+// 10^13 multiply-adds). 2.5e7 samples pass the H100's row (1.2e7), the H200's (1e7) and the
+// fallback's (2.4e7).
 TEST(CliCuda, AutoRunsAVeryLongMaskOnALongJobOnTheGpuAlone) {
   SKIP_WITHOUT_GPU();
   TempDir dir;
-  const std::size_t taps = 600000, frames = 10'400'000;
+  const std::size_t taps = 600000, frames = 12'500'000;
   const Sound in = make_noise_file(dir / "in.wav", frames, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 95);
   const std::vector<float> h = random_signal(taps, 96, 1.0f / std::sqrt(static_cast<float>(taps)));
   write_mask_text(dir / "mask.txt", {h});
