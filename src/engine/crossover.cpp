@@ -105,6 +105,10 @@ namespace halo {
 //     CUDA context takes to start). The sixth session's rows (2e8 up to 131072 taps, 3e7 up
 //     to 524288) had sent the 10-minute file at 262143 taps to cuda-fft, 0.458 s against
 //     cpu-fft's 0.208 now. Masks between two measured lengths take the longer one's row.
+//     The rows up to 65535 taps, on a 3-hour file (1.04e9 samples, just past their 1e9):
+//     the hand-over 1.072 / 1.172 / 1.298 s at 255 / 4095 / 65535 taps, cpu-fft 1.178 /
+//     1.229 / 1.279, cuda-fft-fused alone 1.276 / 1.281 / 1.425: there the hand-over wins
+//     by 9 % and 5 % and loses by 1.5 %, so 1e9 stays.
 //
 // The H200 machine (NVIDIA H200, 16 cores, the same host type; fourteenth session,
 // 2026-11-25, halo at 660a468, the thirteenth session's cpu-fft; `SOX=0 E2E=... bash
