@@ -99,10 +99,11 @@ namespace halo {
 //       393215    0.245 / 0.291 / 1.094           0.432 / 0.514 / 0.778 (cuda-fft)
 //       524287    0.499 / 0.779 / -               0.502 / 0.529 / -     (cuda-fft)
 //       1048575   0.533 / -     / -               0.531 / -     / -     (cuda-fft)
-//     Through each pair a line: they cross at about 5.7e8 samples at 131071 taps, 3.6e8 at
-//     262143, 1.8e8 at 393215 and 1.2e7 at 524287 and 1048575 (ties on the 2-minute file:
-//     from 524287 taps cpu-fft plans FFTs of millions of points, 0.1-0.2 s, as long as the
-//     CUDA context takes to start). The sixth session's rows (2e8 up to 131072 taps, 3e7 up
+//     Through each set a line (`python3 bench/crossover_from_e2e.py` over the runs' tables,
+//     least squares): they cross at about 5.7e8 samples at 131071 taps, 3.6e8 at 262143,
+//     1.6e8 at 393215 and 1.2e7 at 524287, and at 1048575 taps they tie on the 2-minute
+//     file (from 524287 taps cpu-fft plans FFTs of millions of points, 0.1-0.2 s, as long as
+//     the CUDA context takes to start). The sixth session's rows (2e8 up to 131072 taps, 3e7 up
 //     to 524288) had sent the 10-minute file at 262143 taps to cuda-fft, 0.458 s against
 //     cpu-fft's 0.208 now. Masks between two measured lengths take the longer one's row.
 //     The rows up to 65535 taps, on a 3-hour file (1.04e9 samples, just past their 1e9):
@@ -122,11 +123,12 @@ namespace halo {
 //       524287    0.564 / 0.918 / 3.342           0.529 / 0.623 / 0.838 (cuda-fft)
 //       1048575   0.676 / 0.953 / -               0.626 / 0.727 / -     (cuda-fft)
 // The GPU's own start (0.21-0.25 s) is the H100's, so below 65536 taps the CPU keeps every job
-// as there. Through each pair a line: cpu-fft and the GPU engine cross at about 4.6e8 samples
-// at 131071 taps and 3.1e8 at 262143, a little earlier than on the H100 machine; from 524287
-// taps the GPU wins on every file measured (the CPU engine's FFT plans of millions of points
-// take 0.15-0.2 s to make). 393215 taps was not measured here: its row is the H100's. The GPU
-// engines are the H100's choices (the same GH100 chip, its memory faster): not re-measured.
+// as there. Through each set a line (bench/crossover_from_e2e.py): cpu-fft and the GPU engine
+// cross at about 4.6e8 samples at 131071 taps and 3.1e8 at 262143, a little earlier than on the
+// H100 machine; from 524287 taps the GPU wins on every file measured (the CPU engine's FFT
+// plans of millions of points take 0.15-0.2 s to make). 393215 taps was not measured here: its
+// row is the H100's. The GPU engines are the H100's choices (the same GH100 chip, its memory
+// faster): not re-measured.
 const std::vector<GpuCrossover>& crossover_tables() {
   static const std::vector<GpuCrossover> tables = {
       {"NVIDIA H100 80GB HBM3",
@@ -136,7 +138,7 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {131072, 5.0e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
            {262144, 3.5e8, {"cuda-fft", nullptr, nullptr}, true},
-           {393216, 1.8e8, {"cuda-fft", nullptr, nullptr}, true},
+           {393216, 1.6e8, {"cuda-fft", nullptr, nullptr}, true},
            {SIZE_MAX, 1.2e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
       {"NVIDIA H200",
@@ -146,7 +148,7 @@ const std::vector<GpuCrossover>& crossover_tables() {
            {65535, 1.0e9, {"cuda-fft-fused", "cuda-fft", nullptr}},
            {131072, 4.5e8, {"cuda-fft-fused", "cuda-fft", nullptr}, true},
            {262144, 3.0e8, {"cuda-fft", nullptr, nullptr}, true},
-           {393216, 1.8e8, {"cuda-fft", nullptr, nullptr}, true},  // the H100's: not measured here
+           {393216, 1.6e8, {"cuda-fft", nullptr, nullptr}, true},  // the H100's: not measured here
            {SIZE_MAX, 1.0e7, {"cuda-fft", nullptr, nullptr}, true},
        }},
   };
