@@ -24,6 +24,7 @@
 // Twiddles: one table per pass (make_twiddles), entry b s + n2 = exp(-2 pi i n2 2^b / N) for
 // b < 4, computed in double and rounded once (a warp reads consecutive n2: coalesced); the
 // other 11 powers are products of these (pass_twiddle).
+#include <cmath>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -99,21 +100,16 @@ HALO_HD constexpr int padded(int i) { return i + (i >> 4); }
 
 // ---------------------------------------------------------------- in registers
 
-// x exp(-+2 pi i j / 16) (sign by Inverse), j < 8; j is a constant once unrolled, so the
-// trivial rotations cost no multiply.
+// x exp(-+2 pi i j / 16) (sign by Inverse), j in {0, 2, 4, 6} (the roots of the 2-, 4- and
+// 8-point DFTs); j is a constant once unrolled, so the trivial rotations cost no multiply.
 template <bool Inverse>
 HALO_HD Complex rotate16(Complex x, int j) {
-  constexpr float c1 = 0.92387953251128675613f, s1 = 0.38268343236508977173f, r = 0.70710678118654752440f;
-  const float sign = Inverse ? -1.0f : 1.0f;  // conjugate roots for the inverse
+  constexpr float r = 0.70710678118654752440f;
   switch (j) {
     case 0: return x;
     case 2: return Inverse ? Complex{r * (x.re - x.im), r * (x.re + x.im)} : Complex{r * (x.re + x.im), r * (x.im - x.re)};
     case 4: return Inverse ? Complex{-x.im, x.re} : Complex{x.im, -x.re};
-    case 6: return Inverse ? Complex{-r * (x.re + x.im), r * (x.re - x.im)} : Complex{r * (x.im - x.re), -r * (x.re + x.im)};
-    case 1: return x * Complex{c1, -sign * s1};
-    case 3: return x * Complex{s1, -sign * c1};
-    case 5: return x * Complex{-s1, -sign * c1};
-    default: return x * Complex{-c1, -sign * s1};  // 7
+    default: return Inverse ? Complex{-r * (x.re + x.im), r * (x.re - x.im)} : Complex{r * (x.im - x.re), -r * (x.re + x.im)};  // 6
   }
 }
 
@@ -122,29 +118,120 @@ HALO_HD constexpr int reverse_bits(int i, int bits) {
   return (((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) | ((i & 8) >> 3)) >> (4 - bits);
 }
 
-// DFT of the R <= 16 points a[o, o + R) in registers, natural order in and out: radix-2
-// decimation in frequency with constant roots, the bit reversal being a renaming of
+// a b + c rounded once, on both sides (the host twins then round as the kernels do).
+HALO_HD float fused_multiply_add(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+HALO_HD Complex fused_multiply_add(float a, Complex b, Complex c) {
+  return {fused_multiply_add(a, b.re, c.re), fused_multiply_add(a, b.im, c.im)};
+}
+
+// A 4-point DFT in the shape the 16-point one below needs: inputs a0 and a2 = f2 p2, a1 = f13 p1, a3 = f13 p3, where the scale factors f are what is
+// left of the twiddles once each has been written as a real factor times a vector that takes
+// one instruction a component to make (an add, or an FMA with tan(pi/8)): the factors then
+// ride on the DFT's own adds as FMAs, and no multiply remains. Outputs X[k], k = 0..3,
+// forward (exp(-2 pi i n k / 4)).
+HALO_HD void scaled_dft4(Complex a0, float f2, Complex p2, float f13, Complex p1, Complex p3, Complex& x0,
+                         Complex& x1, Complex& x2, Complex& x3) {
+  const Complex t0 = fused_multiply_add(f2, p2, a0), t1 = fused_multiply_add(-f2, p2, a0);
+  const Complex sum = p1 + p3, difference = p1 - p3;  // a1 + a3 and a1 - a3, over f13
+  x0 = fused_multiply_add(f13, sum, t0);
+  x2 = fused_multiply_add(-f13, sum, t0);
+  // t1 -+ i f13 difference
+  x1 = {fused_multiply_add(f13, difference.im, t1.re), fused_multiply_add(-f13, difference.re, t1.im)};
+  x3 = {fused_multiply_add(-f13, difference.im, t1.re), fused_multiply_add(f13, difference.re, t1.im)};
+}
+
+HALO_HD void dft4(Complex a0, Complex a1, Complex a2, Complex a3, Complex& x0, Complex& x1, Complex& x2, Complex& x3) {
+  const Complex t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, t3 = a1 - a3;
+  x0 = t0 + t2;
+  x2 = t0 - t2;
+  x1 = {t1.re + t3.im, t1.im - t3.re};  // t1 - i t3
+  x3 = {t1.re - t3.im, t1.im + t3.re};  // t1 + i t3
+}
+
+// The forward 16-point DFT in natural order, as 4 x 4: 4-point DFTs over n1 of x[4 n1 + n2],
+// the twiddles W^(n2 k1) (W = exp(-2 pi i / 16)), 4-point DFTs over n2, X[k1 + 4 k2].
+// 144 instructions (64 adds, then 80 adds and FMAs), where the radix-2 form (small_dft) took
+// 168 and multiplies: W^2 and W^6 are sqrt(1/2) times a sum and a difference, W^1, W^3 and
+// W^9 cos(pi/8) times a vector made with one FMA with tan(pi/8) a component; W^4 is -i, a
+// renaming.
+HALO_HD void dft16_forward(Complex (&x)[16]) {
+  constexpr float c = 0.92387953251128675613f;  // cos(pi/8)
+  constexpr float t = 0.41421356237309504880f;  // tan(pi/8)
+  constexpr float r = 0.70710678118654752440f;  // sqrt(1/2)
+  Complex y[4][4];                              // y[n2][k1]
+  HALO_UNROLL
+  for (int n2 = 0; n2 < 4; ++n2) dft4(x[n2], x[4 + n2], x[8 + n2], x[12 + n2], y[n2][0], y[n2][1], y[n2][2], y[n2][3]);
+  // y W^2 = r (re + im, im - re); y W^6 = r (im - re, -(re + im)).
+  const auto w2 = [](Complex v) { return Complex{v.re + v.im, v.im - v.re}; };
+  const auto w6 = [](Complex v) { return Complex{v.im - v.re, -(v.re + v.im)}; };
+  // y W^1 = c (re + t im, im - t re); y W^3 = c (t re + im, t im - re); y W^9 = c (-re - t im, t re - im).
+  const auto w1 = [&](Complex v) { return Complex{fused_multiply_add(t, v.im, v.re), fused_multiply_add(-t, v.re, v.im)}; };
+  const auto w3 = [&](Complex v) { return Complex{fused_multiply_add(t, v.re, v.im), fused_multiply_add(t, v.im, -v.re)}; };
+  const auto w9 = [&](Complex v) { return Complex{fused_multiply_add(-t, v.im, -v.re), fused_multiply_add(t, v.re, -v.im)}; };
+  dft4(y[0][0], y[1][0], y[2][0], y[3][0], x[0], x[4], x[8], x[12]);
+  scaled_dft4(y[0][1], r, w2(y[2][1]), c, w1(y[1][1]), w3(y[3][1]), x[1], x[5], x[9], x[13]);
+  {  // k1 = 2: a2 = y W^4 = -i y, a1 and a3 both times r
+    const Complex a0 = y[0][2], a2{y[2][2].im, -y[2][2].re};
+    const Complex t0 = a0 + a2, t1 = a0 - a2;
+    const Complex p1 = w2(y[1][2]), p3 = w6(y[3][2]);
+    const Complex sum = p1 + p3, difference = p1 - p3;
+    x[2] = fused_multiply_add(r, sum, t0);
+    x[10] = fused_multiply_add(-r, sum, t0);
+    x[6] = {fused_multiply_add(r, difference.im, t1.re), fused_multiply_add(-r, difference.re, t1.im)};
+    x[14] = {fused_multiply_add(-r, difference.im, t1.re), fused_multiply_add(r, difference.re, t1.im)};
+  }
+  scaled_dft4(y[0][3], r, w6(y[2][3]), c, w3(y[1][3]), w9(y[3][3]), x[3], x[7], x[11], x[15]);
+}
+
+// The 16-point DFT both ways: the inverse (conjugate roots, unnormalised) is the forward of
+// the points with real and imaginary parts swapped, swapped back (swap(z) = i conj(z)), and a
+// swap is a renaming of registers.
+template <bool Inverse>
+HALO_HD void dft16(Complex (&a)[16]) {
+  if (Inverse) {
+    HALO_UNROLL
+    for (int i = 0; i < 16; ++i) a[i] = {a[i].im, a[i].re};
+  }
+  dft16_forward(a);
+  if (Inverse) {
+    HALO_UNROLL
+    for (int i = 0; i < 16; ++i) a[i] = {a[i].im, a[i].re};
+  }
+}
+
+// DFT of the R <= 16 points a[o, o + R) in registers, natural order in and out: dft16 for
+// R = 16, else radix-2 decimation in frequency with constant roots, the bit reversal being a renaming of
 // registers (o and every index are constants once unrolled: no local memory).
 // Forward: sum_n a[n] exp(-2 pi i n k / R); Inverse: the conjugate roots, unnormalised.
 template <int R, bool Inverse>
 HALO_HD void small_dft(Complex (&a)[16], int o) {
-  constexpr int bits = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
-  HALO_UNROLL
-  for (int stage = 0; stage < bits; ++stage) {
-    const int half = R >> (stage + 1);
+  if constexpr (R == 16) {  // o is 0
+    dft16<Inverse>(a);
+  } else {
+    constexpr int bits = R == 2 ? 1 : R == 4 ? 2 : 3;
     HALO_UNROLL
-    for (int i = 0; i < R; ++i) {
-      if ((i & half) != 0) continue;
-      const Complex u = a[o + i], w = a[o + i + half];
-      a[o + i] = u + w;
-      a[o + i + half] = rotate16<Inverse>(u - w, (i & (half - 1)) * (8 / half));  // exp(-+2 pi i k / (2 half))
+    for (int stage = 0; stage < bits; ++stage) {
+      const int half = R >> (stage + 1);
+      HALO_UNROLL
+      for (int i = 0; i < R; ++i) {
+        if ((i & half) != 0) continue;
+        const Complex u = a[o + i], w = a[o + i + half];
+        a[o + i] = u + w;
+        a[o + i + half] = rotate16<Inverse>(u - w, (i & (half - 1)) * (8 / half));  // exp(-+2 pi i k / (2 half))
+      }
     }
+    Complex b[R];
+    HALO_UNROLL
+    for (int i = 0; i < R; ++i) b[i] = a[o + reverse_bits(i, bits)];
+    HALO_UNROLL
+    for (int i = 0; i < R; ++i) a[o + i] = b[i];
   }
-  Complex b[R];
-  HALO_UNROLL
-  for (int i = 0; i < R; ++i) b[i] = a[o + reverse_bits(i, bits)];
-  HALO_UNROLL
-  for (int i = 0; i < R; ++i) a[o + i] = b[i];
 }
 
 // ---------------------------------------------------------------- one thread's share of a pass
