@@ -118,7 +118,7 @@ HALO_HD constexpr int reverse_bits(int i, int bits) {
   return (((i & 1) << 3) | ((i & 2) << 1) | ((i & 4) >> 1) | ((i & 8) >> 3)) >> (4 - bits);
 }
 
-// a b + c rounded once, on both sides (the host twins then round as the kernels do).
+// a b + c rounded once, in the kernels and in their host twins alike.
 HALO_HD float fused_multiply_add(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(a, b, c);
@@ -130,11 +130,11 @@ HALO_HD Complex fused_multiply_add(float a, Complex b, Complex c) {
   return {fused_multiply_add(a, b.re, c.re), fused_multiply_add(a, b.im, c.im)};
 }
 
-// A 4-point DFT in the shape the 16-point one below needs: inputs a0 and a2 = f2 p2, a1 = f13 p1, a3 = f13 p3, where the scale factors f are what is
-// left of the twiddles once each has been written as a real factor times a vector that takes
-// one instruction a component to make (an add, or an FMA with tan(pi/8)): the factors then
-// ride on the DFT's own adds as FMAs, and no multiply remains. Outputs X[k], k = 0..3,
-// forward (exp(-2 pi i n k / 4)).
+// A 4-point DFT in the shape the 16-point one below needs: inputs a0 and a2 = f2 p2,
+// a1 = f13 p1, a3 = f13 p3, where the scale factors f are what is left of the twiddles once
+// each has been written as a real factor times a vector that takes one instruction a component
+// to make (an add, or an FMA with tan(pi/8)): the factors then ride on the DFT's own adds as
+// FMAs, and no multiply remains. Outputs X[k], k = 0..3, forward (exp(-2 pi i n k / 4)).
 HALO_HD void scaled_dft4(Complex a0, float f2, Complex p2, float f13, Complex p1, Complex p3, Complex& x0,
                          Complex& x1, Complex& x2, Complex& x3) {
   const Complex t0 = fused_multiply_add(f2, p2, a0), t1 = fused_multiply_add(-f2, p2, a0);
@@ -206,8 +206,8 @@ HALO_HD void dft16(Complex (&a)[16]) {
 }
 
 // DFT of the R <= 16 points a[o, o + R) in registers, natural order in and out: dft16 for
-// R = 16, else radix-2 decimation in frequency with constant roots, the bit reversal being a renaming of
-// registers (o and every index are constants once unrolled: no local memory).
+// R = 16, else radix-2 decimation in frequency with constant roots, the bit reversal being a
+// renaming of registers (o and every index are constants once unrolled: no local memory).
 // Forward: sum_n a[n] exp(-2 pi i n k / R); Inverse: the conjugate roots, unnormalised.
 template <int R, bool Inverse>
 HALO_HD void small_dft(Complex (&a)[16], int o) {
