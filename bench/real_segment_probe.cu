@@ -9,7 +9,7 @@
 // piece of N samples resident on the device, no rings: the engine's step without its plumbing.
 // It checks its outputs against a direct convolution in double on the host, then times itself
 // (median of 5 CUDA-event timings) for the comparison with `halo_bench fft`'s 4095-tap row.
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/real_segment_probe.cu cuda/fft/block_fft.cpp -o probe && ./probe
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/real_segment_probe.cu cuda/fft/block_fft.cpp cuda/device/error.cu -o probe && ./probe
 // H100, fifteenth session: 0.570 ms for 2^26 outputs against the engine's 0.434, so the engine
 // keeps its two-segment steps (bench/FFT.md).
 #include <cuda_runtime.h>
@@ -17,16 +17,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
 #include <random>
 #include <vector>
 
+#include "cuda/device/error.hpp"
+#include "cuda/device/resources.hpp"
 #include "cuda/fft/block_fft.hpp"
 #include "cuda/fft/real_spectrum.hpp"
 
 namespace {
 
 using halo::cuda::Complex;
+using halo::cuda::DeviceBuffer;
 using halo::cuda::FusedShape;
 
 constexpr int log2_n = 13;                  // N = 8192 complex points = L / 2
@@ -37,15 +40,6 @@ constexpr int hop = l_reals - taps + 1;     // outputs a segment
 constexpr int block = 256;                  // two turns of the transform's 512 threads
 using S = FusedShape<log2_n>;
 constexpr int turns = S::threads / block;
-
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    const cudaError_t e = (call);                                                                \
-    if (e != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "probe: %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__);   \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
 
 // Where the forward passes leave bin k (the inverse of bin_at_position for N = 8192: passes of
 // 16, 16, 16 and 2 points, strides 512, 32 and 2).
@@ -133,9 +127,7 @@ __global__ void __launch_bounds__(block, 3)
   }
 }
 
-}  // namespace
-
-int main() {
+int run_probe() {
   const long long samples = 1LL << 26;
   const int segments = static_cast<int>((samples - l_reals) / hop + 1);
   const long long outputs = static_cast<long long>(segments) * hop;
@@ -166,29 +158,29 @@ int main() {
       return 1;
     }
 
-  float *d_in, *d_out;
-  Complex *d_mask, *d_w, *d_twiddles;
-  CHECK(cudaMalloc(&d_in, samples * sizeof(float)));
-  CHECK(cudaMalloc(&d_out, samples * sizeof(float)));
-  CHECK(cudaMalloc(&d_mask, mask.size() * sizeof(Complex)));
-  CHECK(cudaMalloc(&d_w, w.size() * sizeof(Complex)));
-  CHECK(cudaMalloc(&d_twiddles, twiddles.size() * sizeof(Complex)));
-  CHECK(cudaMemcpy(d_in, x.data(), samples * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_mask, mask.data(), mask.size() * sizeof(Complex), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_w, w.data(), w.size() * sizeof(Complex), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_twiddles, twiddles.data(), twiddles.size() * sizeof(Complex), cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(d_out, 0, samples * sizeof(float)));
+  const DeviceBuffer<float> d_in(samples), d_out(samples);
+  const DeviceBuffer<Complex> d_mask(mask.size()), d_w(w.size()), d_twiddles(twiddles.size());
+  HALO_CUDA_CHECK(cudaMemcpy(d_in.get(), x.data(), d_in.bytes(), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaMemcpy(d_mask.get(), mask.data(), d_mask.bytes(), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaMemcpy(d_w.get(), w.data(), d_w.bytes(), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaMemcpy(d_twiddles.get(), twiddles.data(), d_twiddles.bytes(), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaMemset(d_out.get(), 0, d_out.bytes()));
   const std::size_t shared = halo::cuda::fused_shared_points(n_points) * sizeof(Complex);
-  CHECK(cudaFuncSetAttribute(real_segment_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  HALO_CUDA_CHECK(
+      cudaFuncSetAttribute(real_segment_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   int resident = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, real_segment_kernel, block, shared));
+  HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, real_segment_kernel, block, shared));
+  const auto run = [&] {
+    real_segment_kernel<<<segments, block, shared>>>(d_in.get(), d_out.get() + (taps - 1), segments, d_mask.get(),
+                                                     d_w.get(), d_twiddles.get());
+    HALO_CUDA_CHECK_LAUNCH("real_segment_kernel");
+  };
 
   // out[i] = y[i + taps - 1] = sum_m h[m] x[i + taps - 1 - m]: checked at 4096 spread outputs.
-  real_segment_kernel<<<segments, block, shared>>>(d_in, d_out + (taps - 1), segments, d_mask, d_w, d_twiddles);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
+  run();
+  HALO_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> y(outputs);
-  CHECK(cudaMemcpy(y.data(), d_out + (taps - 1), outputs * sizeof(float), cudaMemcpyDeviceToHost));
+  HALO_CUDA_CHECK(cudaMemcpy(y.data(), d_out.get() + (taps - 1), outputs * sizeof(float), cudaMemcpyDeviceToHost));
   double error = 0, norm = 0;
   for (long long i = 0; i < outputs; i += outputs / 4096) {
     double reference = 0;
@@ -197,26 +189,35 @@ int main() {
     norm += reference * reference;
   }
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  const halo::cuda::Event start(true), stop(true);
   std::vector<float> times;
   for (int r = 0; r < 5; ++r) {
-    CHECK(cudaEventRecord(start));
-    real_segment_kernel<<<segments, block, shared>>>(d_in, d_out + (taps - 1), segments, d_mask, d_w, d_twiddles);
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
+    start.record(nullptr);
+    run();
+    stop.record(nullptr);
+    stop.synchronize();
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    HALO_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  HALO_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s; %d taps, L %d as %d complex points, %d segments of %d outputs, %d blocks an SM\n", prop.name,
               taps, l_reals, n_points, segments, hop, resident);
   std::printf("relative error against the direct convolution (4096 outputs): %.2e\n", std::sqrt(error / norm));
   std::printf("median %.4f ms (min %.4f, max %.4f) for %lld outputs; for N = 2^26 outputs %.4f ms\n", times[2], times[0],
               times[4], outputs, times[2] * static_cast<double>(samples) / static_cast<double>(outputs));
   return 0;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run_probe();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "probe: %s\n", e.what());
+    return 1;
+  }
 }

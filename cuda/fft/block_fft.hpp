@@ -130,20 +130,27 @@ HALO_HD Complex fused_multiply_add(float a, Complex b, Complex c) {
   return {fused_multiply_add(a, b.re, c.re), fused_multiply_add(a, b.im, c.im)};
 }
 
-// A 4-point DFT in the shape the 16-point one below needs: inputs a0 and a2 = f2 p2,
-// a1 = f13 p1, a3 = f13 p3, where the scale factors f are what is left of the twiddles once
-// each has been written as a real factor times a vector that takes one instruction a component
-// to make (an add, or an FMA with tan(pi/8)): the factors then ride on the DFT's own adds as
-// FMAs, and no multiply remains. Outputs X[k], k = 0..3, forward (exp(-2 pi i n k / 4)).
-HALO_HD void scaled_dft4(Complex a0, float f2, Complex p2, float f13, Complex p1, Complex p3, Complex& x0,
-                         Complex& x1, Complex& x2, Complex& x3) {
-  const Complex t0 = fused_multiply_add(f2, p2, a0), t1 = fused_multiply_add(-f2, p2, a0);
+// The second half of a 4-point DFT (outputs X[k], k = 0..3, forward: exp(-2 pi i n k / 4))
+// whose odd inputs a1 = f13 p1 and a3 = f13 p3 share a scale factor f13, from t0 = a0 + a2 and
+// t1 = a0 - a2: f13 rides on the outputs' adds as FMAs.
+HALO_HD void dft4_with_scaled_odd(Complex t0, Complex t1, float f13, Complex p1, Complex p3, Complex& x0,
+                                  Complex& x1, Complex& x2, Complex& x3) {
   const Complex sum = p1 + p3, difference = p1 - p3;  // a1 + a3 and a1 - a3, over f13
   x0 = fused_multiply_add(f13, sum, t0);
   x2 = fused_multiply_add(-f13, sum, t0);
   // t1 -+ i f13 difference
   x1 = {fused_multiply_add(f13, difference.im, t1.re), fused_multiply_add(-f13, difference.re, t1.im)};
   x3 = {fused_multiply_add(-f13, difference.im, t1.re), fused_multiply_add(f13, difference.re, t1.im)};
+}
+
+// A 4-point DFT in the shape the 16-point one below needs: inputs a0 and a2 = f2 p2,
+// a1 = f13 p1, a3 = f13 p3, where the scale factors f are what is left of the twiddles once
+// each has been written as a real factor times a vector that takes one instruction a component
+// to make (an add, or an FMA with tan(pi/8)): the factors then ride on the DFT's own adds as
+// FMAs, and no multiply remains.
+HALO_HD void scaled_dft4(Complex a0, float f2, Complex p2, float f13, Complex p1, Complex p3, Complex& x0,
+                         Complex& x1, Complex& x2, Complex& x3) {
+  dft4_with_scaled_odd(fused_multiply_add(f2, p2, a0), fused_multiply_add(-f2, p2, a0), f13, p1, p3, x0, x1, x2, x3);
 }
 
 HALO_HD void dft4(Complex a0, Complex a1, Complex a2, Complex a3, Complex& x0, Complex& x1, Complex& x2, Complex& x3) {
@@ -176,15 +183,9 @@ HALO_HD void dft16_forward(Complex (&x)[16]) {
   const auto w9 = [&](Complex v) { return Complex{fused_multiply_add(-t, v.im, -v.re), fused_multiply_add(t, v.re, -v.im)}; };
   dft4(y[0][0], y[1][0], y[2][0], y[3][0], x[0], x[4], x[8], x[12]);
   scaled_dft4(y[0][1], r, w2(y[2][1]), c, w1(y[1][1]), w3(y[3][1]), x[1], x[5], x[9], x[13]);
-  {  // k1 = 2: a2 = y W^4 = -i y, a1 and a3 both times r
+  {  // k1 = 2: a2 = y W^4 = -i y (a renaming), a1 and a3 both times r
     const Complex a0 = y[0][2], a2{y[2][2].im, -y[2][2].re};
-    const Complex t0 = a0 + a2, t1 = a0 - a2;
-    const Complex p1 = w2(y[1][2]), p3 = w6(y[3][2]);
-    const Complex sum = p1 + p3, difference = p1 - p3;
-    x[2] = fused_multiply_add(r, sum, t0);
-    x[10] = fused_multiply_add(-r, sum, t0);
-    x[6] = {fused_multiply_add(r, difference.im, t1.re), fused_multiply_add(-r, difference.re, t1.im)};
-    x[14] = {fused_multiply_add(-r, difference.im, t1.re), fused_multiply_add(r, difference.re, t1.im)};
+    dft4_with_scaled_odd(a0 + a2, a0 - a2, r, w2(y[1][2]), w6(y[3][2]), x[2], x[6], x[10], x[14]);
   }
   scaled_dft4(y[0][3], r, w6(y[2][3]), c, w3(y[1][3]), w9(y[3][3]), x[3], x[7], x[11], x[15]);
 }
