@@ -122,9 +122,10 @@ __global__ void crop_kernel(PieceSource piece, Geometry g, long long rows_per_ch
 // bytes + padding) only for the transposes between passes: passes - 1 round trips each way
 // (2 for L <= 4096, 3 above), one barrier each, against log2 L stages before.
 // Registers: left alone the compiler takes 128 a thread to keep more loads in flight, and
-// fewer blocks run (fused_min_blocks caps them). At L = 16384 a block of 1024 threads would
-// get 64 and spill: there each of 512 threads runs two of the transform's threads in turn,
-// phase by phase (block_fft.hpp's phases are independent per thread).
+// fewer blocks run (fused_min_blocks caps them). At L = 16384 each of 512 threads runs two of
+// the transform's threads in turn, phase by phase (block_fft.hpp's phases are independent per
+// thread): 1024 threads at 64 registers (no spills since the fifteenth session's 4 x 4 DFT)
+// were no faster there and 2-4 % slower in the 16-block cluster kernel (sixteenth session).
 template <int Log2>
 constexpr int fused_block_threads = FusedShape<Log2>::threads < 512 ? FusedShape<Log2>::threads : 512;
 // Blocks an SM should hold: 1024 threads (64 registers each) where shared memory allows, so
