@@ -1,6 +1,7 @@
 #pragma once
 // The fused engine's transforms: complex FFTs of L = 2^Log2 points (32 <= L <= 16384) by
-// one block of L/16 threads, each holding 16 points in registers. Written as functions of
+// one block of L/16 threads, each holding 16 points in registers (32 past pass 0 in the wide
+// 16 x 32 x 32 form of a 16384-point step, below). Written as functions of
 // (thread t) between barriers ("phases"), so the same code runs in the kernel (every thread
 // at once, a barrier between phases) and on the host, where the tests run it thread by thread
 // with no GPU (cuda_fft_fused's indexing is checked here against a plain DFT).
@@ -14,7 +15,9 @@
 // (bin_at_position); no permutation pass is needed: the mask's spectrum is made by the same
 // forward transform, so it sits in the same order, the product is taken element by element,
 // and the inverse (the passes in reverse, conjugated, unnormalised) takes that order back to
-// natural order.
+// natural order. (The wide form's passes 1 and 2 are the same with radix 32: 32-point DFTs
+// as 2 x 16, five twiddles a butterfly from the table and the other 26 powers as products,
+// rows of 32 points padded by one.)
 //
 // Thread t in pass p < last holds the 16 points of butterfly (prefix, n2) = (t / s, t % s):
 // positions prefix 16 s + j s + n2; in the last pass, the 16 consecutive points 16 t + j.
@@ -77,26 +80,77 @@ decltype(auto) with_fused_log2(long long fft_frames, F&& f, Otherwise&& otherwis
   }
 }
 
-// The pass structure of an L = 2^Log2 point transform.
-template <int Log2>
-struct FusedShape {
-  static_assert(Log2 >= min_fused_log2 && Log2 <= max_fused_log2, "fused FFT size out of range");
-  static constexpr int points = 1 << Log2;
-  static constexpr int threads = points / fused_points_per_thread;
-  static constexpr int passes = (Log2 + 3) / 4;                      // 16-point passes, then the last
-  static constexpr int last_radix = 1 << (Log2 - 4 * (passes - 1));  // 2, 4, 8 or 16
-  static constexpr int shared_points = points + points / 16;         // one pad point per row of 16
-};
-
-// Stride s of pass p (< passes - 1): its butterflies span 16 s points.
-HALO_HD constexpr int fused_pass_stride(int log2, int p) { return 1 << (log2 - 4 * (p + 1)); }
-// Where pass p's twiddles start in the table: 4 entries per butterfly of each earlier pass.
-HALO_HD constexpr int fused_twiddle_offset(int log2, int p) {
+// The pass structure of an L = 2^Log2 point transform, as functions the host (run-time sizes)
+// and the kernels (constants once unrolled) share. A transform comes in one of two forms: a
+// whole step (the one-block kernel) or a row of a split transform (split_fft.hpp). They differ
+// at 16384 points only: a whole step runs as 16 x 32 x 32 ("wide" passes: past pass 0 each
+// transform thread holds 32 points), a row as 16 x 16 x 16 x 4, like every other size (16 x 16
+// x ... x r). In four passes a 16384-point step spent 5-9 % of its time in each shared-memory
+// store phase between passes 1 and 3 (H100, bench/results/h100_fft_bench.md, sixteenth
+// session, run 2), and three passes have one such phase fewer each way: 4095 taps 0.433 ->
+// 0.393 ms. The cluster kernel's rows stay in four: holding more across their phases, it
+// spilled 416 bytes a thread with wide ones, and 65535 taps went 0.892 -> 1.17 ms.
+// The templates below take a shape: log2 L, plus fused_wide_form for the wide one.
+constexpr int fused_wide_form = 32;
+HALO_HD constexpr int fused_log2(int shape) { return shape % fused_wide_form; }
+HALO_HD constexpr bool fused_wide_passes(int shape) { return shape >= fused_wide_form; }
+// The shape of a whole step of 2^log2 points (the one-block kernel, its host twin, its mask's
+// spectrum and twiddles).
+HALO_HD constexpr int fused_step_shape(int log2) { return log2 == max_fused_log2 ? log2 + fused_wide_form : log2; }
+HALO_HD constexpr int fused_passes(int shape) {
+  return fused_wide_passes(shape) ? 3 : (fused_log2(shape) + 3) / 4;
+}
+// Pass p's radix: 16, the last pass's 2, 4, 8 or 16; 32 past pass 0 in the wide shape.
+HALO_HD constexpr int fused_radix(int shape, int p) {
+  if (fused_wide_passes(shape)) return p == 0 ? 16 : 32;
+  return p < fused_passes(shape) - 1 ? 16 : 1 << (fused_log2(shape) - 4 * (fused_passes(shape) - 1));
+}
+// Points a transform thread holds in pass p (16, or 32 past pass 0 in the wide shape); a last
+// pass of radix r < 16 runs 16 / r DFTs on its thread's 16 consecutive points.
+HALO_HD constexpr int fused_pass_points(int shape, int p) { return fused_wide_passes(shape) && p > 0 ? 32 : 16; }
+// log2 of a radix (2 .. 32): the twiddle table's entries per butterfly of a pass of that radix.
+HALO_HD constexpr int fused_radix_bits(int radix) { return radix >= 32 ? 5 : radix >= 16 ? 4 : radix >= 8 ? 3 : radix >= 4 ? 2 : 1; }
+// Stride s of pass p: its butterflies span radix(p) s points (1 for the last pass). Closed
+// forms, no loops: the kernels call these with a pass index that unrolling makes constant, and
+// a loop inside (over the earlier passes) was left a loop with run-time divisions, which made
+// every shared-memory index a division: the kernels ran 2-4x slower.
+HALO_HD constexpr int fused_pass_stride(int shape, int p) {
+  if (p >= fused_passes(shape) - 1) return 1;
+  const int log2 = fused_log2(shape);
+  return fused_wide_passes(shape) ? 1 << (log2 - 4 - 5 * p) : 1 << (log2 - 4 * (p + 1));
+}
+// Where pass p's twiddles start in the table: radix_bits entries per butterfly of each
+// earlier pass. (Written with a lambda for the terms, this cost the L = 2^17 cluster kernel
+// 348 bytes of spills a thread.)
+HALO_HD constexpr int fused_twiddle_offset(int shape, int p) {
   int offset = 0;
-  for (int q = 0; q < p; ++q) offset += 4 * fused_pass_stride(log2, q);
+  for (int q = 0; q < p; ++q) offset += fused_radix_bits(fused_radix(shape, q)) * fused_pass_stride(shape, q);
   return offset;
 }
+// Shared memory pads one point after every row of 16 (every row of 32 in the wide shape,
+// whose last pass reads 32 consecutive points a thread: rows of 16 would put lanes 8 apart on
+// the same banks).
+HALO_HD constexpr int fused_pad_shift(int shape) { return fused_wide_passes(shape) ? 5 : 4; }
 HALO_HD constexpr int padded(int i) { return i + (i >> 4); }
+template <int Shape>
+HALO_HD constexpr int padded_for(int i) {
+  return i + (i >> fused_pad_shift(Shape));
+}
+
+template <int Log2>  // a shape: log2 L, or the wide form's
+struct FusedShape {
+  static_assert(fused_log2(Log2) >= min_fused_log2 && fused_log2(Log2) <= max_fused_log2, "fused FFT size out of range");
+  static_assert(!fused_wide_passes(Log2) || fused_log2(Log2) == max_fused_log2, "the wide form is 16384 points");
+  static constexpr int points = 1 << fused_log2(Log2);
+  // Transform threads of pass 0, the phases that read a step's inputs and write its outputs.
+  static constexpr int threads = points / fused_points_per_thread;
+  static constexpr int passes = fused_passes(Log2);
+  static constexpr int last_radix = fused_radix(Log2, passes - 1);
+  static constexpr int last_points = fused_pass_points(Log2, passes - 1);  // a transform thread's, in the last pass
+  static constexpr int shared_points = points + points / 16;               // room for either padding
+  // Transform threads of pass p.
+  HALO_HD static constexpr int threads_of(int p) { return points / fused_pass_points(Log2, p); }
+};
 
 // ---------------------------------------------------------------- in registers
 
@@ -190,20 +244,67 @@ HALO_HD void dft16_forward(Complex (&x)[16]) {
   scaled_dft4(y[0][3], r, w6(y[2][3]), c, w3(y[1][3]), w9(y[3][3]), x[3], x[7], x[11], x[15]);
 }
 
+// Real and imaginary parts swapped (swap(z) = i conj(z)): a renaming of registers.
+template <int N>
+HALO_HD void swap_parts(Complex (&a)[N]) {
+  HALO_UNROLL
+  for (int i = 0; i < N; ++i) a[i] = {a[i].im, a[i].re};
+}
+
 // The 16-point DFT both ways: the inverse (conjugate roots, unnormalised) is the forward of
-// the points with real and imaginary parts swapped, swapped back (swap(z) = i conj(z)), and a
-// swap is a renaming of registers.
+// the points with real and imaginary parts swapped, swapped back.
 template <bool Inverse>
 HALO_HD void dft16(Complex (&a)[16]) {
-  if (Inverse) {
-    HALO_UNROLL
-    for (int i = 0; i < 16; ++i) a[i] = {a[i].im, a[i].re};
-  }
+  if (Inverse) swap_parts(a);
   dft16_forward(a);
-  if (Inverse) {
-    HALO_UNROLL
-    for (int i = 0; i < 16; ++i) a[i] = {a[i].im, a[i].re};
+  if (Inverse) swap_parts(a);
+}
+
+// x exp(-2 pi i n / 32), n < 16 a constant once unrolled: n = 0 and 8 (-i) are renamings, 4
+// and 12 the sqrt(1/2) forms of rotate16, the rest a complex product with constants.
+HALO_HD Complex times_w32(Complex v, int n) {
+  constexpr float c[16] = {1.0f, 0.98078528040323043f, 0.92387953251128674f, 0.83146961230254524f,
+                           0.70710678118654752f, 0.55557023301960222f, 0.38268343236508977f, 0.19509032201612826f,
+                           0.0f, -0.19509032201612826f, -0.38268343236508977f, -0.55557023301960222f,
+                           -0.70710678118654752f, -0.83146961230254524f, -0.92387953251128674f, -0.98078528040323043f};
+  constexpr float s[16] = {0.0f, 0.19509032201612826f, 0.38268343236508977f, 0.55557023301960222f,
+                           0.70710678118654752f, 0.83146961230254524f, 0.92387953251128674f, 0.98078528040323043f,
+                           1.0f, 0.98078528040323043f, 0.92387953251128674f, 0.83146961230254524f,
+                           0.70710678118654752f, 0.55557023301960222f, 0.38268343236508977f, 0.19509032201612826f};
+  switch (n) {
+    case 0: return v;
+    case 4: return rotate16<false>(v, 2);
+    case 8: return rotate16<false>(v, 4);
+    case 12: return rotate16<false>(v, 6);
+    default:  // (re + i im)(c - i s)
+      return {fused_multiply_add(v.re, c[n], v.im * s[n]), fused_multiply_add(v.im, c[n], -(v.re * s[n]))};
   }
+}
+
+// The forward 32-point DFT in natural order, as 2 x 16: X[2 m] is the 16-point DFT of
+// x[n] + x[n + 16], X[2 m + 1] that of (x[n] - x[n + 16]) exp(-2 pi i n / 32).
+HALO_HD void dft32_forward(Complex (&x)[32]) {
+  Complex even[16], odd[16];
+  HALO_UNROLL
+  for (int n = 0; n < 16; ++n) {
+    even[n] = x[n] + x[n + 16];
+    odd[n] = times_w32(x[n] - x[n + 16], n);
+  }
+  dft16_forward(even);
+  dft16_forward(odd);
+  HALO_UNROLL
+  for (int m = 0; m < 16; ++m) {
+    x[2 * m] = even[m];
+    x[2 * m + 1] = odd[m];
+  }
+}
+
+// Both ways, as dft16: the inverse is the forward of the swapped points, swapped back.
+template <bool Inverse>
+HALO_HD void dft32(Complex (&a)[32]) {
+  if (Inverse) swap_parts(a);
+  dft32_forward(a);
+  if (Inverse) swap_parts(a);
 }
 
 // DFT of the R <= 16 points a[o, o + R) in registers, natural order in and out: dft16 for
@@ -243,77 +344,95 @@ HALO_HD void small_dft(Complex (&a)[16], int o) {
 // the base (t / s) 16 s + t % s has base % 16 = t % s, and j s adds whole rows when s >= 16 or
 // stays within the row when s < 16 (t % s + (j s) % 16 < 16), so the pad of the sum is the
 // base's plus (j s) / 16. In the last pass, 16 t + j is row t.
+// The same holds with rows of 32 in the wide shape (its strides are 1024 and 32, and its last
+// pass's 32 consecutive points P t + j are row t).
 template <int Log2>
 HALO_HD int pass_index(int p, int t, int j) {
-  if (p == FusedShape<Log2>::passes - 1) return padded(16 * t) + j;
+  constexpr int shift = fused_pad_shift(Log2);
+  if (p == FusedShape<Log2>::passes - 1) return padded_for<Log2>(FusedShape<Log2>::last_points * t) + j;
   const int s = fused_pass_stride(Log2, p);
-  return padded((t / s) * 16 * s + t % s) + j * s + ((j * s) >> 4);
+  return padded_for<Log2>((t / s) * fused_radix(Log2, p) * s + t % s) + j * s + ((j * s) >> shift);
 }
 
-template <int Log2>
-HALO_HD void load_pass(const Complex* z, int p, int t, Complex (&v)[16]) {
+template <int Log2, int N>
+HALO_HD void load_pass(const Complex* z, int p, int t, Complex (&v)[N]) {
   HALO_UNROLL
-  for (int j = 0; j < 16; ++j) v[j] = z[pass_index<Log2>(p, t, j)];
+  for (int j = 0; j < N; ++j) v[j] = z[pass_index<Log2>(p, t, j)];
 }
 
-template <int Log2>
-HALO_HD void store_pass(Complex* z, int p, int t, const Complex (&v)[16]) {
+template <int Log2, int N>
+HALO_HD void store_pass(Complex* z, int p, int t, const Complex (&v)[N]) {
   HALO_UNROLL
-  for (int j = 0; j < 16; ++j) z[pass_index<Log2>(p, t, j)] = v[j];
+  for (int j = 0; j < N; ++j) z[pass_index<Log2>(p, t, j)] = v[j];
 }
 
 // Twiddle k (1 <= k < 16) of thread t in pass p, exp(-2 pi i n2 k / N), from the four the
 // table holds (k = 1, 2, 4, 8: w[b s] = exp(-2 pi i n2 2^b / N)): a product of at most four
 // correctly rounded values, so within a few float roundings; 4 loads a pass instead of 15.
 // k is a constant once unrolled.
-HALO_HD Complex pass_twiddle(const Complex (&w)[4], int k) {
-  Complex r = (k & 1) ? w[0] : Complex{1.0f, 0.0f};
-  if (k & 2) r = (k & 1) ? r * w[1] : w[1];
-  if (k & 4) r = (k & 3) ? r * w[2] : w[2];
-  if (k & 8) r = (k & 7) ? r * w[3] : w[3];
+// A radix-32 pass takes five (k = 1, 2, 4, 8, 16) and up to five factors.
+template <int B>
+HALO_HD Complex pass_twiddle(const Complex (&w)[B], int k) {
+  Complex r{1.0f, 0.0f};
+  HALO_UNROLL
+  for (int b = 0; b < B; ++b)
+    if (k & (1 << b)) r = (k & ((1 << b) - 1)) ? r * w[b] : w[b];
   return r;
 }
 
-template <int Log2>
-HALO_HD void load_twiddles(const Complex* twiddles, int p, int t, Complex (&w)[4]) {
+template <int Log2, int B>
+HALO_HD void load_twiddles(const Complex* twiddles, int p, int t, Complex (&w)[B]) {
   const int s = fused_pass_stride(Log2, p);
   const Complex* table = twiddles + fused_twiddle_offset(Log2, p) + t % s;
   HALO_UNROLL
-  for (int b = 0; b < 4; ++b) w[b] = read_only(table + b * s);
+  for (int b = 0; b < B; ++b) w[b] = read_only(table + b * s);
 }
 
-// Pass p < passes - 1, forward: the 16-point DFT, then the twiddles.
-template <int Log2>
-HALO_HD void forward_pass(Complex (&v)[16], int p, int t, const Complex* twiddles) {
-  Complex w[4];
+// The DFT of a pass's N points in registers: 16, or 32 in the wide shape's passes 1 and 2.
+template <bool Inverse, int N>
+HALO_HD void pass_dft(Complex (&v)[N]) {
+  if constexpr (N == 32)
+    dft32<Inverse>(v);
+  else
+    small_dft<16, Inverse>(v, 0);
+}
+
+// Pass p < passes - 1, forward: the N-point DFT, then the twiddles.
+template <int Log2, int N>
+HALO_HD void forward_pass(Complex (&v)[N], int p, int t, const Complex* twiddles) {
+  Complex w[fused_radix_bits(N)];
   load_twiddles<Log2>(twiddles, p, t, w);
-  small_dft<16, false>(v, 0);
+  pass_dft<false>(v);
   HALO_UNROLL
-  for (int k = 1; k < 16; ++k) v[k] = v[k] * pass_twiddle(w, k);
+  for (int k = 1; k < N; ++k) v[k] = v[k] * pass_twiddle(w, k);
 }
 
 // Its inverse (unnormalised): conjugate twiddles, then the conjugate DFT.
-template <int Log2>
-HALO_HD void inverse_pass(Complex (&v)[16], int p, int t, const Complex* twiddles) {
-  Complex w[4];
+template <int Log2, int N>
+HALO_HD void inverse_pass(Complex (&v)[N], int p, int t, const Complex* twiddles) {
+  Complex w[fused_radix_bits(N)];
   load_twiddles<Log2>(twiddles, p, t, w);
   HALO_UNROLL
-  for (int k = 1; k < 16; ++k) v[k] = v[k] * conjugate(pass_twiddle(w, k));
-  small_dft<16, true>(v, 0);
+  for (int k = 1; k < N; ++k) v[k] = v[k] * conjugate(pass_twiddle(w, k));
+  pass_dft<true>(v);
 }
 
-// The last pass: 16 / r DFTs of r consecutive points.
+// The last pass: 16 / r DFTs of r consecutive points, or the wide shape's one of 32.
 template <int Log2, bool Inverse>
-HALO_HD void last_pass(Complex (&v)[16]) {
+HALO_HD void last_pass(Complex (&v)[FusedShape<Log2>::last_points]) {
   constexpr int r = FusedShape<Log2>::last_radix;
-  HALO_UNROLL
-  for (int group = 0; group < 16 / r; ++group) small_dft<r, Inverse>(v, group * r);
+  if constexpr (r == 32) {
+    dft32<Inverse>(v);
+  } else {
+    HALO_UNROLL
+    for (int group = 0; group < 16 / r; ++group) small_dft<r, Inverse>(v, group * r);
+  }
 }
 
 // ---------------------------------------------------------------- the fused kernel's phases
 // One step (segments 2 step and 2 step + 1) of one channel, thread t; a barrier between
 // phases. z: FusedShape<Log2>::shared_points. The mask's spectrum is stored as the threads
-// hold it in the last pass: point j of thread t at mask[j threads + t] (coalesced).
+// hold it in the last pass: point j of thread t at mask[j threads_of(last) + t] (coalesced).
 
 // Calls f(stride) with the channel count as a compile-time constant for mono and stereo, else
 // as the run-time value. A thread's 16 points of a segment lie Threads x channels samples
@@ -382,33 +501,46 @@ HALO_HD void fused_first_pass(const Geometry& g, const PieceHeader& h, long long
   store_pass<Log2>(z, 0, t, v);
 }
 
-// Phases of passes 0 < p < passes - 1, forward and inverse.
-template <int Log2>
-HALO_HD void fused_forward_phase(Complex* z, int p, const Complex* twiddles, int t) {
-  Complex v[16];
+// Phases of passes 0 < p < passes - 1, forward and inverse (the host twins run pass 0's too),
+// thread t < FusedShape<Log2>::threads_of(p).
+template <int Log2, bool Inverse, int N>
+HALO_HD void fused_pass_phase(Complex* z, int p, const Complex* twiddles, int t) {
+  Complex v[N];
   load_pass<Log2>(z, p, t, v);
-  forward_pass<Log2>(v, p, t, twiddles);
+  if (Inverse)
+    inverse_pass<Log2>(v, p, t, twiddles);
+  else
+    forward_pass<Log2>(v, p, t, twiddles);
   store_pass<Log2>(z, p, t, v);
 }
 
 template <int Log2>
+HALO_HD void fused_forward_phase(Complex* z, int p, const Complex* twiddles, int t) {
+  if (fused_pass_points(Log2, p) == 32)  // a constant once unrolled
+    fused_pass_phase<Log2, false, 32>(z, p, twiddles, t);
+  else
+    fused_pass_phase<Log2, false, 16>(z, p, twiddles, t);
+}
+
+template <int Log2>
 HALO_HD void fused_inverse_phase(Complex* z, int p, const Complex* twiddles, int t) {
-  Complex v[16];
-  load_pass<Log2>(z, p, t, v);
-  inverse_pass<Log2>(v, p, t, twiddles);
-  store_pass<Log2>(z, p, t, v);
+  if (fused_pass_points(Log2, p) == 32)
+    fused_pass_phase<Log2, true, 32>(z, p, twiddles, t);
+  else
+    fused_pass_phase<Log2, true, 16>(z, p, twiddles, t);
 }
 
 // The middle phase: the forward's last pass, the product with the mask's spectrum and the
 // inverse's first pass, all in registers.
 template <int Log2>
 HALO_HD void fused_middle_phase(Complex* z, const Complex* mask, int t) {
-  constexpr int p = FusedShape<Log2>::passes - 1, threads = FusedShape<Log2>::threads;
-  Complex v[16];
+  using S = FusedShape<Log2>;
+  constexpr int p = S::passes - 1, threads = S::threads_of(p), n = S::last_points;
+  Complex v[n];
   load_pass<Log2>(z, p, t, v);
   last_pass<Log2, false>(v);
   HALO_UNROLL
-  for (int j = 0; j < 16; ++j) v[j] = v[j] * read_only(mask + j * threads + t);
+  for (int j = 0; j < n; ++j) v[j] = v[j] * read_only(mask + j * threads + t);
   last_pass<Log2, true>(v);
   store_pass<Log2>(z, p, t, v);
 }
@@ -459,20 +591,25 @@ HALO_HD void fused_last_pass(const Geometry& g, const PieceHeader& h, long long 
 
 // ---------------------------------------------------------------- host side
 
+// The two forms of a transform (see the top): a whole step, or a row of a split transform.
+enum class FusedForm { step, row };
+
 // Which bin of the DFT the forward transform leaves at position i (digit reversal: pass p's
-// digit of the position, weight s_p, is the bin's digit of weight 16^p).
-std::size_t bin_at_position(std::size_t position, std::size_t fft_frames);
+// digit of the position, weight s_p, is the bin's digit of weight radix_0 ... radix_(p-1)).
+std::size_t bin_at_position(std::size_t position, std::size_t fft_frames, FusedForm form = FusedForm::step);
 
 // Shared-memory points (padded) the fused kernel and the host twins use for L.
 std::size_t fused_shared_points(std::size_t fft_frames);
 
-// Every pass's twiddle table for L (see the top), computed in double, rounded once.
-std::vector<Complex> make_twiddles(std::size_t fft_frames);
+// Every pass's twiddle table for L in `form` (see the top), computed in double, rounded once.
+std::vector<Complex> make_twiddles(std::size_t fft_frames, FusedForm form = FusedForm::step);
 
 // Host twins of the whole transforms, through the same phase code (every thread of a pass,
 // then the next pass): natural order in, digit-reversed order out (forward), and back
 // (inverse, unnormalised). What the tests run.
-void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
-void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles);
+void forward_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles,
+                               FusedForm form = FusedForm::step);
+void inverse_transform_on_host(Complex* z, std::size_t fft_frames, const Complex* twiddles,
+                               FusedForm form = FusedForm::step);
 
 }  // namespace halo::cuda

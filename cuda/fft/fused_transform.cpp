@@ -27,10 +27,10 @@ void block_step(const Geometry& g, const PieceHeader& h, long long step, const C
   using S = FusedShape<Log2>;
   for (int t = 0; t < S::threads; ++t) fused_first_pass<Log2>(g, h, step, io, z, twiddles, t);
   for (int p = 1; p < S::passes - 1; ++p)
-    for (int t = 0; t < S::threads; ++t) fused_forward_phase<Log2>(z, p, twiddles, t);
-  for (int t = 0; t < S::threads; ++t) fused_middle_phase<Log2>(z, mask, t);
+    for (int t = 0; t < S::threads_of(p); ++t) fused_forward_phase<Log2>(z, p, twiddles, t);
+  for (int t = 0; t < S::threads_of(S::passes - 1); ++t) fused_middle_phase<Log2>(z, mask, t);
   for (int p = S::passes - 2; p >= 1; --p)
-    for (int t = 0; t < S::threads; ++t) fused_inverse_phase<Log2>(z, p, twiddles, t);
+    for (int t = 0; t < S::threads_of(p); ++t) fused_inverse_phase<Log2>(z, p, twiddles, t);
   for (int t = 0; t < S::threads; ++t) fused_last_pass<Log2>(g, h, step, z, io, twiddles, t);
 }
 
@@ -49,21 +49,23 @@ void split_step(const Geometry& g, const PieceHeader& h, long long step, const C
     Complex* row = rows + j * r;
     for (int t = 0; t < S::threads; ++t) split_row_first_pass<log_r>(row, z, twiddles, t);
     for (int p = 1; p < S::passes - 1; ++p)
-      for (int t = 0; t < S::threads; ++t) fused_forward_phase<log_r>(z, p, twiddles, t);
-    for (int t = 0; t < S::threads; ++t) fused_middle_phase<log_r>(z, mask + j * r, t);
+      for (int t = 0; t < S::threads_of(p); ++t) fused_forward_phase<log_r>(z, p, twiddles, t);
+    for (int t = 0; t < S::threads_of(S::passes - 1); ++t) fused_middle_phase<log_r>(z, mask + j * r, t);
     for (int p = S::passes - 2; p >= 1; --p)
-      for (int t = 0; t < S::threads; ++t) fused_inverse_phase<log_r>(z, p, twiddles, t);
+      for (int t = 0; t < S::threads_of(p); ++t) fused_inverse_phase<log_r>(z, p, twiddles, t);
     for (int t = 0; t < S::threads; ++t) split_row_last_pass<log_r>(z, row, twiddles, t);
   }
   for (int t = 0; t < r; ++t) split_columns_inverse<LogL>(g, h, step, rows, io, tables.column_twiddles.data(), t);
 }
 
-// The last pass leaves bin order position 16 t + j of a block transform of n points: into the
-// threads' order, point j of thread t at j n/16 + t.
-void to_thread_order(const Complex* z, std::size_t n, Complex* held) {
-  const std::size_t threads = n / fused_points_per_thread;
-  for (std::size_t t = 0; t < threads; ++t)
-    for (std::size_t j = 0; j < fused_points_per_thread; ++j) held[j * threads + t] = z[16 * t + j];
+// The last pass leaves bin order position P t + j of a block transform of n = 2^Log2 points
+// (P points a thread: FusedShape::last_points): into the threads' order, point j of thread t
+// at j n/P + t.
+template <int Log2>
+void to_thread_order(const Complex* z, Complex* held) {
+  constexpr int p = FusedShape<Log2>::last_points, threads = FusedShape<Log2>::points / p;
+  for (int t = 0; t < threads; ++t)
+    for (int j = 0; j < p; ++j) held[j * threads + t] = z[p * t + j];
 }
 
 }  // namespace
@@ -85,7 +87,7 @@ FusedTables make_fused_tables(std::size_t fft_frames) {
   FusedTables tables;
   tables.fft_frames = fft_frames;
   if (fused_split(static_cast<long long>(fft_frames))) {
-    tables.twiddles = make_twiddles(fft_frames / 16);
+    tables.twiddles = make_twiddles(fft_frames / 16, FusedForm::row);
     tables.column_twiddles = make_column_twiddles(fft_frames);
   } else {
     tables.twiddles = make_twiddles(fft_frames);
@@ -100,8 +102,11 @@ std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, const F
   for (std::size_t k = 0; k < taps.size() && k < l; ++k) z[k].re = taps[k] * scale;
   std::vector<Complex> held(l);
   if (!fused_split(static_cast<long long>(l))) {
-    forward_transform_on_host(z.data(), l, tables.twiddles.data());
-    to_thread_order(z.data(), l, held.data());
+    forward_transform_on_host(z.data(), l, tables.twiddles.data(), FusedForm::step);
+    with_log2(l, [&](auto shape) {
+      constexpr int log2 = decltype(shape)::value;
+      if constexpr (log2 <= max_fused_log2) to_thread_order<fused_step_shape(log2)>(z.data(), held.data());
+    });
     return held;
   }
   with_log2(l, [&](auto shape) {  // pass 0 over the columns, then each row's transform
@@ -115,8 +120,8 @@ std::vector<Complex> fused_mask_spectrum(const std::vector<float>& taps, const F
         for (int j = 0; j < 16; ++j) z[j * r + t] = v[j];
       }
       for (int j = 0; j < 16; ++j) {
-        forward_transform_on_host(z.data() + j * r, static_cast<std::size_t>(r), tables.twiddles.data());
-        to_thread_order(z.data() + j * r, static_cast<std::size_t>(r), held.data() + j * r);
+        forward_transform_on_host(z.data() + j * r, static_cast<std::size_t>(r), tables.twiddles.data(), FusedForm::row);
+        to_thread_order<log_l - 4>(z.data() + j * r, held.data() + j * r);
       }
     }
   });
@@ -133,7 +138,7 @@ void fused_step_on_host(const Geometry& g, const PieceHeader& h, long long step,
   with_log2(static_cast<std::size_t>(g.fft_frames), [&](auto shape) {
     constexpr int log2 = decltype(shape)::value;
     if constexpr (log2 <= max_fused_log2)
-      block_step<log2>(g, h, step, io, mask, tables.twiddles.data(), scratch);
+      block_step<fused_step_shape(log2)>(g, h, step, io, mask, tables.twiddles.data(), scratch);
     else
       split_step<log2>(g, h, step, io, mask, tables, scratch, scratch + g.fft_frames);
   });

@@ -120,12 +120,14 @@ __global__ void crop_kernel(PieceSource piece, Geometry g, long long rows_per_ch
 // by every block of a channel; stored in the threads' order, so coalesced) and the twiddles
 // (4 per butterfly and pass, about L/4 values, coalesced). Arithmetic: 16-point DFTs in registers; shared memory (8 L
 // bytes + padding) only for the transposes between passes: passes - 1 round trips each way
-// (2 for L <= 4096, 3 above), one barrier each, against log2 L stages before.
+// (2 for L <= 4096 and for the wide 16384-point form, 3 for L = 8192), one barrier each,
+// against log2 L stages before.
 // Registers: left alone the compiler takes 128 a thread to keep more loads in flight, and
 // fewer blocks run (fused_min_blocks caps them). At L = 16384 each of 512 threads runs two of
-// the transform's threads in turn, phase by phase (block_fft.hpp's phases are independent per
-// thread): 1024 threads at 64 registers (no spills since the fifteenth session's 4 x 4 DFT)
-// were no faster there and 2-4 % slower in the 16-block cluster kernel (sixteenth session).
+// pass 0's transform threads in turn, phase by phase (block_fft.hpp's phases are independent
+// per thread), and one of the wide passes' (127 registers): 1024 threads at 64 registers were
+// no faster in the four-pass form and 2-4 % slower in the 16-block cluster kernel (sixteenth
+// session).
 template <int Log2>
 constexpr int fused_block_threads = FusedShape<Log2>::threads < 512 ? FusedShape<Log2>::threads : 512;
 // Blocks an SM should hold: 1024 threads (64 registers each) where shared memory allows, so
@@ -134,7 +136,7 @@ constexpr int fused_block_threads = FusedShape<Log2>::threads < 512 ? FusedShape
 // its warps active, 19.0 us a 3.15 M-frame piece, at 64 with 38 %, 17.7 us. One block at
 // L = 16384 (139 KiB of shared memory a block).
 template <int Log2>
-constexpr int fused_min_blocks = Log2 >= 14 ? 1 : 1024 / fused_block_threads<Log2>;
+constexpr int fused_min_blocks = fused_log2(Log2) >= 14 ? 1 : 1024 / fused_block_threads<Log2>;
 
 // The piece's header, read where a phase needs it rather than held in registers across the
 // transform's phases: kept live from the first phase to the last, it and the pointers made from
@@ -157,10 +159,12 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
 // lie inside them; each such block is written and read by the s transform threads
 // t = b s .. b s + s - 1 alone, in both layouts. So only those s threads need to wait for one
 // another: a warp's own barrier where they are lanes of one warp (s <= 32: every pass past the
-// first at L <= 8192, and the last two at L = 16384), a named barrier for 64 threads (pass 1 at
-// L = 16384), the block's only between passes 0 and 1. With one or two blocks an SM (L >= 8192,
-// the cluster kernel's rows) a block-wide barrier leaves the SM idle while its slowest warp
-// finishes the phase; there it was 6 of them a step at L = 16384, now 2.
+// first at L <= 8192, the last two of a 16384-point row, pass 1 of the wide 16384-point step,
+// whose span of 32 x 32 points its 32 threads hold in both layouts), a named barrier for 64
+// threads (pass 1 of a 16384-point row), the block's only between passes 0 and 1. With one or
+// two blocks an SM (L >= 8192, the cluster kernel's rows) a block-wide barrier leaves the SM
+// idle while its slowest warp finishes the phase; there it was 6 of them a step at L = 16384,
+// now 2.
 template <int Log2, int Block>
 __device__ __forceinline__ void sync_pass_span(int q) {
   static_assert(Block % 32 == 0, "whole warps");
@@ -186,17 +190,17 @@ __device__ __forceinline__ void block_middle_phases(Complex* z, const Complex* t
 #pragma unroll
   for (int p = 1; p < S::passes - 1; ++p) {
 #pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += Block) fused_forward_phase<Log2>(z, p, twiddles, t);
+    for (int t = threadIdx.x; t < S::threads_of(p); t += Block) fused_forward_phase<Log2>(z, p, twiddles, t);
     sync_pass_span<Log2, Block>(p);  // pass p's layout -> pass p + 1's
   }
   const Complex* m = mask();
 #pragma unroll
-  for (int t = threadIdx.x; t < S::threads; t += Block) fused_middle_phase<Log2>(z, m, t);
+  for (int t = threadIdx.x; t < S::threads_of(S::passes - 1); t += Block) fused_middle_phase<Log2>(z, m, t);
   sync_pass_span<Log2, Block>(S::passes - 2);  // the last pass's layout -> the one before
 #pragma unroll
   for (int p = S::passes - 2; p >= 1; --p) {
 #pragma unroll
-    for (int t = threadIdx.x; t < S::threads; t += Block) fused_inverse_phase<Log2>(z, p, twiddles, t);
+    for (int t = threadIdx.x; t < S::threads_of(p); t += Block) fused_inverse_phase<Log2>(z, p, twiddles, t);
     sync_pass_span<Log2, Block>(p - 1);  // pass p's layout -> pass p - 1's (block-wide for p = 1)
   }
 }
@@ -287,7 +291,8 @@ FusedLaunch fused_launch() {
 }
 FusedLaunch fused_launch_for(long long fft_frames) {
   return with_fused_log2<9, 14>(
-      fft_frames, [](auto log2) { return fused_launch<decltype(log2)::value>(); }, [] { return FusedLaunch{}; });
+      fft_frames, [](auto log2) { return fused_launch<fused_step_shape(decltype(log2)::value)>(); },
+      [] { return FusedLaunch{}; });
 }
 
 std::size_t fused_shared_bytes(const Geometry& g) {

@@ -91,8 +91,8 @@ std::vector<Complex> random_points(std::size_t n, std::uint64_t seed) {
   return z;
 }
 
-double relative_error(const std::vector<Complex>& got, const std::vector<std::complex<double>>& want,
-                      std::size_t (*order)(std::size_t, std::size_t)) {
+template <class Order>  // order(i, n): the bin at position i
+double relative_error(const std::vector<Complex>& got, const std::vector<std::complex<double>>& want, Order order) {
   double diff = 0, norm = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const std::complex<double> w = want[order(i, got.size())];
@@ -106,21 +106,23 @@ std::size_t natural(std::size_t i, std::size_t) { return i; }
 
 // The forward passes leave bin bin_at_position(i) at position i; the inverse passes take that
 // order back to natural order; both equal the plain DFT, for every pass structure (last
-// radix 2, 4, 8, 16; two to four passes).
+// radix 2, 4, 8, 16; two to four passes; the wide 16 x 32 x 32 of a 16384-point step).
 TEST(FftHost, BlockTransformsMatchAPlainDft) {
-  for (std::size_t l = 32; l <= max_fused_block_fft_frames; l *= 2) {
-    const auto twiddles = make_twiddles(l);
-    const auto x = random_points(l, 10 * l);
-    auto z = x;
-    forward_transform_on_host(z.data(), l, twiddles.data());
-    EXPECT_LE(relative_error(z, plain_dft(x, -1), bin_at_position), 1e-6) << "forward, L " << l;
+  for (const FusedForm form : {FusedForm::step, FusedForm::row})
+    for (std::size_t l = 32; l <= max_fused_block_fft_frames; l *= 2) {
+      const auto twiddles = make_twiddles(l, form);
+      const auto x = random_points(l, 10 * l);
+      auto z = x;
+      forward_transform_on_host(z.data(), l, twiddles.data(), form);
+      const auto bin = [form](std::size_t i, std::size_t n) { return bin_at_position(i, n, form); };
+      EXPECT_LE(relative_error(z, plain_dft(x, -1), bin), 1e-6) << "forward, L " << l;
 
-    // Inverse: from a spectrum in the forward's order to L x the signal, in natural order.
-    std::vector<Complex> spectrum(l);
-    for (std::size_t i = 0; i < l; ++i) spectrum[i] = x[bin_at_position(i, l)];
-    inverse_transform_on_host(spectrum.data(), l, twiddles.data());
-    EXPECT_LE(relative_error(spectrum, plain_dft(x, +1), natural), 1e-6) << "inverse, L " << l;
-  }
+      // Inverse: from a spectrum in the forward's order to L x the signal, in natural order.
+      std::vector<Complex> spectrum(l);
+      for (std::size_t i = 0; i < l; ++i) spectrum[i] = x[bin(i, l)];
+      inverse_transform_on_host(spectrum.data(), l, twiddles.data(), form);
+      EXPECT_LE(relative_error(spectrum, plain_dft(x, +1), natural), 1e-6) << "inverse, L " << l;
+    }
 }
 
 // Between the shared-memory layouts of passes q and q + 1 the fused kernels wait only for the
@@ -134,11 +136,11 @@ void expect_each_span_exchanges_within_itself() {
   for (int q = 0; q + 1 < S::passes; ++q) {
     const int s = fused_pass_stride(Log2, q);
     std::vector<int> holder(S::shared_points, -1);  // thread holding each padded position in layout q
-    for (int t = 0; t < S::threads; ++t)
-      for (int j = 0; j < 16; ++j) holder[pass_index<Log2>(q, t, j)] = t;
+    for (int t = 0; t < S::threads_of(q); ++t)
+      for (int j = 0; j < fused_pass_points(Log2, q); ++j) holder[pass_index<Log2>(q, t, j)] = t;
     int held = 0, outside = 0;
-    for (int t = 0; t < S::threads; ++t)
-      for (int j = 0; j < 16; ++j) {
+    for (int t = 0; t < S::threads_of(q + 1); ++t)
+      for (int j = 0; j < fused_pass_points(Log2, q + 1); ++j) {
         const int other = holder[pass_index<Log2>(q + 1, t, j)];
         held += other >= 0;
         outside += other < 0 || other / s != t / s;
@@ -151,7 +153,11 @@ void expect_each_span_exchanges_within_itself() {
 TEST(FftHost, AdjacentPassesExchangePointsWithinOneSpan) {
   for (long long l = 1LL << min_fused_log2; l <= static_cast<long long>(max_fused_block_fft_frames); l *= 2)
     with_fused_log2<min_fused_log2, max_fused_log2>(
-        l, [](auto log2) { expect_each_span_exchanges_within_itself<decltype(log2)::value>(); },
+        l,
+        [](auto log2) {
+          expect_each_span_exchanges_within_itself<decltype(log2)::value>();
+          expect_each_span_exchanges_within_itself<fused_step_shape(decltype(log2)::value)>();
+        },
         [l] { ADD_FAILURE() << "no transform of " << l << " points"; });
 }
 
@@ -205,11 +211,15 @@ TEST(FftHost, DigitReversal) {
   EXPECT_EQ(bin_at_position(2 * 5 + 1, 32), 5u + 16u);
   EXPECT_EQ(bin_at_position(32 * 3 + 2 * 7 + 1, 512), 3u + 16u * 7 + 256u);
   EXPECT_EQ(bin_at_position(256 * 9 + 16 * 4 + 11, 4096), 9u + 16u * 4 + 256u * 11);
-  for (std::size_t l = 32; l <= max_fused_block_fft_frames; l *= 2) {
-    std::vector<bool> seen(l, false);
-    for (std::size_t i = 0; i < l; ++i) seen[bin_at_position(i, l)] = true;
-    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; })) << "L " << l;
-  }
+  // The wide step: position 1024 d0 + 32 d1 + d2 (radices 16, 32, 32) holds bin d0 + 16 d1 + 512 d2.
+  EXPECT_EQ(bin_at_position(1024 * 7 + 32 * 21 + 30, 16384), 7u + 16u * 21 + 512u * 30);
+  EXPECT_EQ(bin_at_position(1024 * 7 + 64 * 5 + 4 * 2 + 3, 16384, FusedForm::row), 7u + 16u * 5 + 256u * 2 + 4096u * 3);
+  for (const FusedForm form : {FusedForm::step, FusedForm::row})
+    for (std::size_t l = 32; l <= max_fused_block_fft_frames; l *= 2) {
+      std::vector<bool> seen(l, false);
+      for (std::size_t i = 0; i < l; ++i) seen[bin_at_position(i, l, form)] = true;
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; })) << "L " << l;
+    }
 }
 
 // ------------------------------------------------------------------ geometry
