@@ -87,10 +87,11 @@ decltype(auto) with_fused_log2(long long fft_frames, F&& f, Otherwise&& otherwis
 // transform thread holds 32 points), a row as 16 x 16 x 16 x 4, like every other size (16 x 16
 // x ... x r). In four passes a 16384-point step spent 5-9 % of its time in each shared-memory
 // store phase between passes 1 and 3 (H100, bench/results/h100_fft_bench.md, sixteenth
-// session, run 2), and three passes have one such phase fewer each way: 4095 taps 0.433 ->
-// 0.393 ms. The cluster kernel's rows stay in four: holding more across their phases, it
-// spilled 416 bytes a thread with wide ones, and 65535 taps went 0.892 -> 1.17 ms.
-// The templates below take a shape: log2 L, plus fused_wide_form for the wide one.
+// session, run 2), and three passes have one such phase fewer each way: 4095 taps 0.434-0.436
+// -> 0.391-0.399 ms (runs 4 and 5). The cluster kernel's rows stay in four: holding more
+// across their phases, it spilled 416 bytes a thread with wide ones, and 65535 taps went 0.892
+// -> 1.17 ms. The templates here and in split_fft.hpp take a shape as their Log2 parameter:
+// log2 L, plus fused_wide_form for the wide one (FusedShape<46> is a 16384-point step).
 constexpr int fused_wide_form = 32;
 HALO_HD constexpr int fused_log2(int shape) { return shape % fused_wide_form; }
 HALO_HD constexpr bool fused_wide_passes(int shape) { return shape >= fused_wide_form; }
