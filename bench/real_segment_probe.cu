@@ -96,7 +96,8 @@ __global__ void __launch_bounds__(block, 3)
   for (int i = threadIdx.x; i <= n_points / 2; i += block) {
     const int k = i < n_points / 2 ? ((i & 15) << 4 | (i >> 4 & 15) | (i & ~255)) : i;
     const int j = (n_points - k) & (n_points - 1);
-    const int at_k = halo::cuda::padded(position_of_bin(k)), at_j = halo::cuda::padded(position_of_bin(j));
+    const int at_k = halo::cuda::padded_for<log2_n>(position_of_bin(k)),
+              at_j = halo::cuda::padded_for<log2_n>(position_of_bin(j));
     const halo::cuda::SpectralPair v = halo::cuda::spectral_product(
         z[at_k], z[at_j], halo::cuda::read_only(w + k), halo::cuda::read_only(mask + k),
         halo::cuda::read_only(mask + n_points - k));

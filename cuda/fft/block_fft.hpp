@@ -22,7 +22,7 @@
 // Thread t in pass p < last holds the 16 points of butterfly (prefix, n2) = (t / s, t % s):
 // positions prefix 16 s + j s + n2; in the last pass, the 16 consecutive points 16 t + j.
 // Between passes the points go through shared memory, one row of 16 points padded by one
-// (padded(i) = i + i / 16): the strided reads of the later passes then hit 16 different
+// (padded_for(i) = i + i / 16): the strided reads of the later passes then hit 16 different
 // bank pairs per half-warp, as the contiguous ones of the early passes do.
 // Twiddles: one table per pass (make_twiddles), entry b s + n2 = exp(-2 pi i n2 2^b / N) for
 // b < 4, computed in double and rounded once (a warp reads consecutive n2: coalesced); the
@@ -63,7 +63,6 @@ HALO_HD Complex read_only(const Complex* p) {
 #endif
 }
 
-constexpr int fused_points_per_thread = 16;
 constexpr int min_fused_log2 = 5;   // two passes at least: 16 x 2
 constexpr int max_fused_log2 = 14;  // 16384 (max_fused_block_fft_frames)
 
@@ -132,7 +131,6 @@ HALO_HD constexpr int fused_twiddle_offset(int shape, int p) {
 // whose last pass reads 32 consecutive points a thread: rows of 16 would put lanes 8 apart on
 // the same banks).
 HALO_HD constexpr int fused_pad_shift(int shape) { return fused_wide_passes(shape) ? 5 : 4; }
-HALO_HD constexpr int padded(int i) { return i + (i >> 4); }
 template <int Shape>
 HALO_HD constexpr int padded_for(int i) {
   return i + (i >> fused_pad_shift(Shape));
@@ -144,7 +142,7 @@ struct FusedShape {
   static_assert(!fused_wide_passes(Log2) || fused_log2(Log2) == max_fused_log2, "the wide form is 16384 points");
   static constexpr int points = 1 << fused_log2(Log2);
   // Transform threads of pass 0, the phases that read a step's inputs and write its outputs.
-  static constexpr int threads = points / fused_points_per_thread;
+  static constexpr int threads = points / fused_pass_points(Log2, 0);
   static constexpr int passes = fused_passes(Log2);
   static constexpr int last_radix = fused_radix(Log2, passes - 1);
   static constexpr int last_points = fused_pass_points(Log2, passes - 1);  // a transform thread's, in the last pass
@@ -268,17 +266,15 @@ HALO_HD Complex times_w32(Complex v, int n) {
                            0.70710678118654752f, 0.55557023301960222f, 0.38268343236508977f, 0.19509032201612826f,
                            0.0f, -0.19509032201612826f, -0.38268343236508977f, -0.55557023301960222f,
                            -0.70710678118654752f, -0.83146961230254524f, -0.92387953251128674f, -0.98078528040323043f};
-  constexpr float s[16] = {0.0f, 0.19509032201612826f, 0.38268343236508977f, 0.55557023301960222f,
-                           0.70710678118654752f, 0.83146961230254524f, 0.92387953251128674f, 0.98078528040323043f,
-                           1.0f, 0.98078528040323043f, 0.92387953251128674f, 0.83146961230254524f,
-                           0.70710678118654752f, 0.55557023301960222f, 0.38268343236508977f, 0.19509032201612826f};
   switch (n) {
     case 0: return v;
     case 4: return rotate16<false>(v, 2);
     case 8: return rotate16<false>(v, 4);
     case 12: return rotate16<false>(v, 6);
-    default:  // (re + i im)(c - i s)
-      return {fused_multiply_add(v.re, c[n], v.im * s[n]), fused_multiply_add(v.im, c[n], -(v.re * s[n]))};
+    default: {  // (re + i im)(c - i s), sin(pi n / 16) = cos(pi (8 - n) / 16) = c[|8 - n|]
+      const float s = c[n < 8 ? 8 - n : n - 8];
+      return {fused_multiply_add(v.re, c[n], v.im * s), fused_multiply_add(v.im, c[n], -(v.re * s))};
+    }
   }
 }
 
@@ -508,7 +504,7 @@ template <int Log2, bool Inverse, int N>
 HALO_HD void fused_pass_phase(Complex* z, int p, const Complex* twiddles, int t) {
   Complex v[N];
   load_pass<Log2>(z, p, t, v);
-  if (Inverse)
+  if constexpr (Inverse)
     inverse_pass<Log2>(v, p, t, twiddles);
   else
     forward_pass<Log2>(v, p, t, twiddles);
