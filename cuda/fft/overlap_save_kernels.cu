@@ -162,7 +162,7 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
 // first at L <= 8192, the last two of a 16384-point row, pass 1 of the wide 16384-point step,
 // whose span of 32 x 32 points its 32 threads hold in both layouts), a named barrier for 64
 // threads (pass 1 of a 16384-point row), the block's only between passes 0 and 1. With one or
-// two blocks an SM (L >= 8192, the cluster kernel's rows) a block-wide barrier leaves the SM
+// two blocks an SM (L >= 8192, the cluster kernel's rows of 16384) a block-wide barrier leaves the SM
 // idle while its slowest warp finishes the phase; there it was 6 of them a step at L = 16384,
 // now 2.
 template <int Log2, int Block>
@@ -377,18 +377,29 @@ __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<Lo
 // the other blocks have read it. Against the three kernels: the scratch's four crossings of
 // device memory (4 x 8 L bytes a step, 64 MiB each way a piece) become 2 x 8 L bytes of
 // cluster traffic, and two launches go. A thread runs `turns` of the row transform's threads
-// (2 at R = 16384), holding both turns' points across the barriers of the in-place phases.
+// (2 at R = 8192 and 16384), holding both turns' points across the barriers of the in-place
+// phases.
 // The grid holds as many clusters as the GPU runs at once, each looping over the piece's
 // steps, so that a step's last barrier is the next one's first.
 constexpr int split_cluster_blocks = 16;
 // Half the one-block kernel's blocks an SM where it runs more than two (R = 2048, 4096): at
 // 64 registers this kernel, which holds more across its barriers, spilled 168-172 bytes a
 // thread there (ptxas -v); none at 111 and 127.
+// At R = 8192, three blocks of 256 threads an SM (80 registers, 108 bytes of spills a
+// thread) rather than two of 512 (64, none): a cluster of 16 blocks then spans fewer SMs.
+// With two an SM the H100 held 14 clusters (Nsight Compute: 224 blocks on 112 of its 132
+// SMs, as at R = 16384, 7 clusters of one block an SM); with three, 16383 taps 0.677-0.683
+// -> 0.631-0.638 ms (seventeenth session, runs 4 to 7 in bench/results/h100_fft_bench.md).
+// Reading the thread index afresh where used and rolling the turns, which cut the spills to
+// 4-12 bytes, made it 0.91-0.94 ms.
 template <int LogR>
-constexpr int split_cluster_min_blocks = fused_min_blocks<LogR> > 2 ? fused_min_blocks<LogR> / 2 : fused_min_blocks<LogR>;
+constexpr int split_cluster_min_blocks =
+    LogR == 13 ? 3 : fused_min_blocks<LogR> > 2 ? fused_min_blocks<LogR> / 2 : fused_min_blocks<LogR>;
+template <int LogR>
+constexpr int split_cluster_threads = LogR == 13 ? 256 : fused_block_threads<LogR>;
 
 template <int LogL>
-__global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_min_blocks<LogL - 4>)
+__global__ void __launch_bounds__(split_cluster_threads<LogL - 4>, split_cluster_min_blocks<LogL - 4>)
     split_cluster_kernel(PieceSource piece, Geometry g, const float* __restrict__ in, float* __restrict__ out,
                          const float* __restrict__ ring, float* __restrict__ out_ring, const Complex* __restrict__ masks,
                          const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles,
@@ -398,7 +409,7 @@ __global__ void __launch_bounds__(fused_block_threads<LogL - 4>, split_cluster_m
 #else
   constexpr int log_r = LogL - 4;
   using S = FusedShape<log_r>;
-  constexpr int block = fused_block_threads<log_r>, turns = S::threads / block;
+  constexpr int block = split_cluster_threads<log_r>, turns = S::threads / block;
   extern __shared__ Complex z[];
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int row = static_cast<int>(cluster.block_rank());
@@ -491,17 +502,19 @@ struct SplitLaunch {
   SplitRows rows = nullptr;
   SplitColumnsInverse inverse = nullptr;
   SplitCluster cluster = nullptr;
-  unsigned row_threads = 0;  // the rows kernel's and the cluster kernel's blocks
+  unsigned row_threads = 0;      // the rows kernel's blocks
+  unsigned cluster_threads = 0;  // the cluster kernel's
 };
 template <int LogL>
 SplitLaunch split_launch() {
   return {split_columns_forward_kernel<LogL>, split_rows_kernel<LogL - 4>, split_columns_inverse_kernel<LogL>,
-          split_cluster_kernel<LogL>, static_cast<unsigned>(fused_block_threads<LogL - 4>)};
+          split_cluster_kernel<LogL>, static_cast<unsigned>(fused_block_threads<LogL - 4>),
+          static_cast<unsigned>(split_cluster_threads<LogL - 4>)};
 }
 
 // The cluster kernel's launch: 16 blocks (a step's rows) a cluster, `clusters` clusters, each
 // looping over every clusters-th step and channel.
-cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned row_threads, unsigned clusters, cudaStream_t stream,
+cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned block_threads, unsigned clusters, cudaStream_t stream,
                                         cudaLaunchAttribute& cluster_dimension) {
   cluster_dimension.id = cudaLaunchAttributeClusterDimension;
   cluster_dimension.val.clusterDim.x = split_cluster_blocks;
@@ -509,7 +522,7 @@ cudaLaunchConfig_t split_cluster_config(const Geometry& g, unsigned row_threads,
   cluster_dimension.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(split_cluster_blocks, clusters);
-  config.blockDim = dim3(row_threads);
+  config.blockDim = dim3(block_threads);
   config.dynamicSmemBytes = split_row_shared_bytes(g);
   config.stream = stream;
   config.attrs = &cluster_dimension;
@@ -607,7 +620,7 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
   if (clusters > 0) {
     cudaLaunchAttribute cluster_dimension;
     const unsigned resident = std::min(steps, static_cast<unsigned>(clusters));
-    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, resident, stream, cluster_dimension);
+    const cudaLaunchConfig_t config = split_cluster_config(g, launch.cluster_threads, resident, stream, cluster_dimension);
     return cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
                               mask_of_channel, row_twiddles, column_twiddles, steps);
   }
@@ -638,7 +651,7 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
         cudaFuncSetAttribute(cluster, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
     device.allow_dynamic_smem(cluster, split_row_shared_bytes(g));
     cudaLaunchAttribute cluster_dimension;
-    const cudaLaunchConfig_t config = split_cluster_config(g, launch.row_threads, 1, nullptr, cluster_dimension);
+    const cudaLaunchConfig_t config = split_cluster_config(g, launch.cluster_threads, 1, nullptr, cluster_dimension);
     int clusters = 0;
     HALO_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, launch.cluster, &config));
     return clusters;
