@@ -386,12 +386,14 @@ constexpr int split_cluster_blocks = 16;
 // 64 registers this kernel, which holds more across its barriers, spilled 168-172 bytes a
 // thread there (ptxas -v); none at 111 and 127.
 // At R = 8192, three blocks of 256 threads an SM (80 registers, 108 bytes of spills a
-// thread) rather than two of 512 (64, none): a cluster of 16 blocks then spans fewer SMs.
-// With two an SM the H100 held 14 clusters (Nsight Compute: 224 blocks on 112 of its 132
-// SMs, as at R = 16384, 7 clusters of one block an SM); with three, 16383 taps 0.677-0.683
-// -> 0.631-0.638 ms (seventeenth session, runs 4 to 7 in bench/results/h100_fft_bench.md).
-// Reading the thread index afresh where used and rolling the turns, which cut the spills to
-// 4-12 bytes, made it 0.91-0.94 ms.
+// thread) rather than two of 512 (64, none): 21 clusters resident instead of 14, on the
+// same 112 of the H100's 132 SMs (Nsight Compute: clusters of 16 never reach the other 20,
+// nor at R = 16384, 7 clusters of one block an SM), and the waits at the barriers of one
+// block overlap the work of two others: 16383 taps 0.677-0.687 -> 0.631-0.638 ms, cycles
+// between a warp's instructions 14.9 -> 10.4, of them at barriers 2.11 -> 1.33 and at the
+// cluster barrier's fence (membar) 2.00 -> 0.88 (seventeenth session, runs 4 to 8 in
+// bench/results/h100_fft_bench.md). Reading the thread index afresh where used and rolling
+// the turns, which cut the spills to 4-12 bytes, made it 0.91-0.94 ms.
 template <int LogR>
 constexpr int split_cluster_min_blocks =
     LogR == 13 ? 3 : fused_min_blocks<LogR> > 2 ? fused_min_blocks<LogR> / 2 : fused_min_blocks<LogR>;
