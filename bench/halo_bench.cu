@@ -383,10 +383,12 @@ struct FftTiming {
 };
 FftTiming time_fft_engine(FftMethod method, std::size_t fft_frames, std::size_t m, const float* in, float* out,
                        std::size_t n, std::size_t batch_samples = 0, long long hop_multiple = 0,
-                       bool split_in_three = false, int prefetch_waves = -1, int channels = 1) {
+                       bool split_in_three = false, int prefetch_waves = -1, int channels = 1,
+                       long long helper_steps = -1) {
   halo::filters::Mask mask;
   mask.taps = random_taps(m, static_cast<unsigned>(m));
-  auto engine = make_fft_engine(method, {}, FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three, prefetch_waves});
+  auto engine = make_fft_engine(method, {},
+                                FftTuning{batch_samples, fft_frames, hop_multiple, split_in_three, prefetch_waves, helper_steps});
   const std::size_t largest_block = std::size_t{1} << 24;
   const std::size_t frames = n / static_cast<std::size_t>(channels);
   const auto preparing = std::chrono::steady_clock::now();
@@ -437,6 +439,7 @@ void experiment_fft() {
       bool split_in_three = false;  // a split L as three kernels rather than one cluster kernel
       int prefetch_waves = -1;      // FftTuning's; -1: the engine's choice
       int channels = 1;             // 2: the same N samples as N/2 stereo frames (interleaved)
+      long long helper_steps = -1;  // FftTuning's: the three kernels' steps beside the cluster kernel; -1: the engine's
     };
     std::vector<Run> runs;
     if (!std::getenv("HALO_BENCH_FUSED_ONLY")) {
@@ -448,7 +451,13 @@ void experiment_fft() {
     if (m <= max_fused_mask_frames) {
       runs.push_back({FftMethod::fused, 0});
       runs.push_back({FftMethod::fused, 0, 1});
-      if (fused_split(static_cast<long long>(fused_fft_frames(m)))) runs.push_back({FftMethod::fused, 0, 0, true});
+      if (fused_split(static_cast<long long>(fused_fft_frames(m)))) {
+        runs.push_back({FftMethod::fused, 0, 0, true});
+        // What the three kernels beside the cluster kernel gain (0: the cluster kernel alone),
+        // and other counts of their steps (HALO_BENCH_HELPER) against the engine's choice.
+        for (std::size_t helper : env_list("HALO_BENCH_HELPER", {0}))
+          for (int channels : {1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, -1, channels, static_cast<long long>(helper)});
+      }
       for (int waves : {0, 1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, waves});  // the L2 prefetch's reach
       runs.push_back({FftMethod::fused, 0, 0, false, -1, 2});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
@@ -457,11 +466,12 @@ void experiment_fft() {
     for (const Run& run : runs) {
       const FftTiming t =
           time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three,
-                          run.prefetch_waves, run.channels);
+                          run.prefetch_waves, run.channels, run.helper_steps);
       add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") +
                       (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : "") +
                       (run.prefetch_waves >= 0 ? " prefetch " + std::to_string(run.prefetch_waves) + " waves" : "") +
-                      (run.channels == 2 ? " stereo" : ""),
+                      (run.channels == 2 ? " stereo" : "") +
+                      (run.helper_steps >= 0 ? " helper " + std::to_string(run.helper_steps) : ""),
            m, n, 0, t.ms, true});
     }
   }

@@ -87,9 +87,16 @@ class PinnedBuffer {
 };
 
 // A non-blocking stream: it never synchronises implicitly with the legacy default stream.
+// Priority::highest: the GPU dispatches its kernels' blocks ahead of those of streams of the
+// default (lowest) priority that are ready at the same time.
 class Stream {
  public:
-  Stream() { HALO_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  enum class Priority { normal, highest };
+  explicit Stream(Priority priority = Priority::normal) {
+    int least = 0, greatest = 0;
+    if (priority == Priority::highest) HALO_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    HALO_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+  }
   ~Stream() {
     if (stream_) cudaStreamDestroy(stream_);
   }

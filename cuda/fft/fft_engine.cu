@@ -116,6 +116,22 @@ class FftEngine final : public Engine {
         whole_waves.batch_samples = whole_wave_batch_samples(g_, clusters);
         g_ = plan_geometry(method_, spec, whole_waves);
       }
+      // Steps beside the cluster kernel, on the SMs its clusters leave idle: added to the
+      // piece, so the cluster kernel keeps its whole waves. Not on the graph path, whose pieces
+      // complete a step at most.
+      cluster_steps_ = 0;
+      const long long helper_steps =
+          clusters == 0 || spec.max_block_frames <= graph_max_block_frames ? 0
+          : tuning_.helper_steps >= 0                                      ? tuning_.helper_steps
+          : tuning_.batch_samples == 0                                     ? split_helper_steps(device_, g_, clusters)
+                                                                           : 0;
+      if (helper_steps > 0) {
+        cluster_steps_ = g_.batch_steps;
+        FftTuning with_helper = tuning_;
+        with_helper.batch_samples =
+            static_cast<std::size_t>((g_.batch_steps + helper_steps) * g_.segments_per_step * g_.fft_frames * g_.channels);
+        g_ = plan_geometry(method_, spec, with_helper);
+      }
       const int waves = tuning_.prefetch_waves >= 0 ? tuning_.prefetch_waves : default_prefetch_waves(g_);
       g_.prefetch_steps = waves * fused_steps_at_once(device_, g_, clusters);
     }
@@ -158,7 +174,8 @@ class FftEngine final : public Engine {
         d->column_twiddles = DeviceBuffer<Complex>(tables_.column_twiddles.size());
         HALO_CUDA_CHECK(cudaMemcpyAsync(d->column_twiddles.get(), tables_.column_twiddles.data(),
                                         d->column_twiddles.bytes(), cudaMemcpyHostToDevice, s));
-        if (split_clusters_ == 0) d->split_rows = DeviceBuffer<Complex>(g_.batch_steps * channels * g_.fft_frames);
+        if (split_clusters_ == 0 || cluster_steps_ > 0)  // every step's scratch, or the helper's steps'
+          d->split_rows = DeviceBuffer<Complex>((g_.batch_steps - cluster_steps_) * channels * g_.fft_frames);
       }
     }
     HALO_CUDA_CHECK(cudaMemsetAsync(d->in_dev.get(), 0, d->in_dev.bytes(), s));
@@ -355,6 +372,8 @@ class FftEngine final : public Engine {
       HALO_CUDA_TRY(launch_split(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.split_rows.get(),
                                  d.fused_masks.get(), d.mask_of_channel.get(), d.twiddles.get(),
                                  d.column_twiddles.get(), grid_segments / g_.segments_per_step, split_clusters_,
+                                 SplitHelper{cluster_steps_, d.cluster_stream.get(), d.helper_stream.get(), d.split_fork.get(),
+                                             d.cluster_done.get(), d.three_done.get()},
                                  stream));
     } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
@@ -423,7 +442,11 @@ class FftEngine final : public Engine {
     // cuda-fft-fused:
     DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles; of the rows when split)
     DeviceBuffer<Complex> column_twiddles;  // split: pass 0 over the columns (4 L/16)
-    DeviceBuffer<Complex> split_rows;    // split: batch_steps x C x L, each step's transform between the kernels
+    DeviceBuffer<Complex> split_rows;    // split: the three kernels' steps x C x L, each step's transform between them
+    // Split with clusters and steps beside them (launch_split's SplitHelper):
+    Stream cluster_stream{Stream::Priority::highest};  // the cluster kernel
+    Stream helper_stream;                // the three kernels beside it
+    Event split_fork, cluster_done, three_done;
     DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
     // The small-block path (Geometry::graph), captured by set_taps:
     GraphExec graph_with_transform, graph_without_transform;
@@ -433,6 +456,7 @@ class FftEngine final : public Engine {
   GpuDevice& device_;
   const FftTuning tuning_;
   int split_clusters_ = 0;  // a split L's steps as one cluster kernel in this many clusters (allow_fused_kernel), else three
+  long long cluster_steps_ = 0;  // with clusters: the cluster kernel's steps a piece, the three kernels' past them; 0: all
   Geometry g_;                       // fixed by prepare
   FusedTables tables_;               // fused: the host copy of the tables, for the masks' spectra
   std::unique_ptr<DeviceState> state_;

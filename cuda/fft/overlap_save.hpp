@@ -165,6 +165,8 @@ struct FftTuning {
   long long hop_multiple = 0;     // the hop rounded down to a multiple of this; 0: aligned_hop_frames
   bool split_in_three = false;    // cuda-fft-fused past one block: three kernels even where a cluster kernel runs
   int prefetch_waves = -1;        // cuda-fft-fused: Geometry::prefetch_steps in waves of steps; -1: the engine's choice
+  long long helper_steps = -1;    // cuda-fft-fused with clusters: steps a piece the three kernels take beside the
+                                  // cluster kernel (split_helper_steps); -1: the engine's choice, 0: none
 };
 
 // The whole geometry. Throws halo::Error where fft_accepts would refuse the spec.

@@ -315,43 +315,44 @@ constexpr int split_column_threads = 256;
 
 template <int LogL>
 __global__ void __launch_bounds__(split_column_threads)
-    split_columns_forward_kernel(PieceSource piece, Geometry g, const float* __restrict__ in, const float* ring,
-                                 Complex* __restrict__ rows, const Complex* __restrict__ column_twiddles) {
+    split_columns_forward_kernel(PieceSource piece, Geometry g, long long first_step, const float* __restrict__ in,
+                                 const float* ring, Complex* __restrict__ rows, const Complex* __restrict__ column_twiddles) {
   const PieceHeader h = read_piece(piece);
-  const long long step = blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  const long long step = first_step + blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y % g.channels);
   if (2 * step >= h.segments) return;
   const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
   split_columns_forward<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
-                              rows + (step * g.channels + c) * (1LL << LogL), column_twiddles, t);
+                              rows + static_cast<long long>(blockIdx.y) * (1LL << LogL), column_twiddles, t);
 }
 
 template <int LogL>
 __global__ void __launch_bounds__(split_column_threads)
-    split_columns_inverse_kernel(PieceSource piece, Geometry g, const Complex* __restrict__ rows,
+    split_columns_inverse_kernel(PieceSource piece, Geometry g, long long first_step, const Complex* __restrict__ rows,
                                  float* __restrict__ out, float* __restrict__ out_ring,
                                  const Complex* __restrict__ column_twiddles) {
   const PieceHeader h = read_piece(piece);
-  const long long step = blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  const long long step = first_step + blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y % g.channels);
   if (2 * step >= h.segments) return;
   const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
-  split_columns_inverse<LogL>(g, h, h.first_segment / 2 + step, rows + (step * g.channels + c) * (1LL << LogL),
+  split_columns_inverse<LogL>(g, h, h.first_segment / 2 + step, rows + static_cast<long long>(blockIdx.y) * (1LL << LogL),
                               channel_io(g, c, nullptr, out, nullptr, out_ring), column_twiddles, t);
 }
 
 // blockIdx.x: the row (16 a step).
 template <int LogR>
 __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<LogR>)
-    split_rows_kernel(PieceSource piece, Geometry g, Complex* __restrict__ rows, const Complex* __restrict__ masks,
-                      const int* __restrict__ mask_of_channel, const Complex* __restrict__ twiddles) {
+    split_rows_kernel(PieceSource piece, Geometry g, long long first_step, Complex* __restrict__ rows,
+                      const Complex* __restrict__ masks, const int* __restrict__ mask_of_channel,
+                      const Complex* __restrict__ twiddles) {
   using S = FusedShape<LogR>;
   constexpr int block = fused_block_threads<LogR>;
   extern __shared__ Complex z[];
-  const long long step = blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y - step * g.channels);
+  const long long step = first_step + blockIdx.y / g.channels;
+  const int c = static_cast<int>(blockIdx.y % g.channels);
   if (2 * step >= read_piece(piece).segments) return;  // the whole block: before any barrier
-  Complex* row = rows + (step * g.channels + c) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
+  Complex* row = rows + static_cast<long long>(blockIdx.y) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) split_row_first_pass<LogR>(row, z, twiddles, t);
   __syncthreads();
@@ -494,9 +495,9 @@ std::size_t split_row_shared_bytes(const Geometry& g) {
 }
 
 // The kernels of a split L (null kernels for any other L).
-using SplitColumnsForward = void (*)(PieceSource, Geometry, const float*, const float*, Complex*, const Complex*);
-using SplitColumnsInverse = void (*)(PieceSource, Geometry, const Complex*, float*, float*, const Complex*);
-using SplitRows = void (*)(PieceSource, Geometry, Complex*, const Complex*, const int*, const Complex*);
+using SplitColumnsForward = void (*)(PieceSource, Geometry, long long, const float*, const float*, Complex*, const Complex*);
+using SplitColumnsInverse = void (*)(PieceSource, Geometry, long long, const Complex*, float*, float*, const Complex*);
+using SplitRows = void (*)(PieceSource, Geometry, long long, Complex*, const Complex*, const int*, const Complex*);
 using SplitCluster = void (*)(PieceSource, Geometry, const float*, float*, const float*, float*, const Complex*,
                               const int*, const Complex*, const Complex*, unsigned);
 struct SplitLaunch {
@@ -615,23 +616,44 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         int clusters, cudaStream_t stream) noexcept {
+                         int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept {
   const SplitLaunch launch = split_launch_for(g.fft_frames);
   if (!launch.forward) return cudaErrorInvalidValue;
-  const unsigned steps = static_cast<unsigned>(std::max(1LL, grid_steps) * g.channels);
-  if (clusters > 0) {
-    cudaLaunchAttribute cluster_dimension;
-    const unsigned resident = std::min(steps, static_cast<unsigned>(clusters));
-    const cudaLaunchConfig_t config = split_cluster_config(g, launch.cluster_threads, resident, stream, cluster_dimension);
-    return cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
-                              mask_of_channel, row_twiddles, column_twiddles, steps);
-  }
-  const dim3 columns(static_cast<unsigned>(g.fft_frames / 16 / split_column_threads), steps);
-  launch.forward<<<columns, split_column_threads, 0, stream>>>(piece, g, in, ring, rows, column_twiddles);
-  launch.rows<<<dim3(16, steps), launch.row_threads, split_row_shared_bytes(g), stream>>>(piece, g, rows, masks,
-                                                                                       mask_of_channel, row_twiddles);
-  launch.inverse<<<columns, split_column_threads, 0, stream>>>(piece, g, rows, out, out_ring, column_twiddles);
-  return cudaGetLastError();
+  // The three kernels for `count` steps from `first` (piece-relative), `rows` holding theirs.
+  const auto three_kernels = [&](long long first, long long count, cudaStream_t on) {
+    const unsigned items = static_cast<unsigned>(count * g.channels);
+    const dim3 columns(static_cast<unsigned>(g.fft_frames / 16 / split_column_threads), items);
+    launch.forward<<<columns, split_column_threads, 0, on>>>(piece, g, first, in, ring, rows, column_twiddles);
+    launch.rows<<<dim3(16, items), launch.row_threads, split_row_shared_bytes(g), on>>>(piece, g, first, rows, masks,
+                                                                                      mask_of_channel, row_twiddles);
+    launch.inverse<<<columns, split_column_threads, 0, on>>>(piece, g, first, rows, out, out_ring, column_twiddles);
+    return cudaGetLastError();
+  };
+  const long long steps = std::max(1LL, grid_steps);
+  if (clusters == 0) return three_kernels(0, steps, stream);
+  const bool beside = helper.stream != nullptr && helper.cluster_stream != nullptr && helper.cluster_steps > 0 &&
+                      steps > helper.cluster_steps;
+  const long long cluster_steps = beside ? helper.cluster_steps : steps;
+  const cudaStream_t cluster_stream = beside ? helper.cluster_stream : stream;
+  cudaError_t e = cudaSuccess;
+  if (beside && ((e = cudaEventRecord(helper.fork, stream)) != cudaSuccess ||
+                 (e = cudaStreamWaitEvent(cluster_stream, helper.fork, 0)) != cudaSuccess ||
+                 (e = cudaStreamWaitEvent(helper.stream, helper.fork, 0)) != cudaSuccess))
+    return e;
+  cudaLaunchAttribute cluster_dimension;
+  const auto items = static_cast<unsigned>(cluster_steps * g.channels);
+  const cudaLaunchConfig_t config = split_cluster_config(g, launch.cluster_threads,
+                                                         std::min(items, static_cast<unsigned>(clusters)), cluster_stream,
+                                                         cluster_dimension);
+  e = cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
+                         mask_of_channel, row_twiddles, column_twiddles, items);
+  if (e != cudaSuccess || !beside) return e;
+  if ((e = three_kernels(cluster_steps, steps - cluster_steps, helper.stream)) != cudaSuccess ||
+      (e = cudaEventRecord(helper.cluster_done, cluster_stream)) != cudaSuccess ||
+      (e = cudaEventRecord(helper.three_done, helper.stream)) != cudaSuccess ||
+      (e = cudaStreamWaitEvent(stream, helper.cluster_done, 0)) != cudaSuccess)
+    return e;
+  return cudaStreamWaitEvent(stream, helper.three_done, 0);
 }
 
 int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted) {
@@ -662,6 +684,34 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
   if (!kernel) throw Error("cuda-fft-fused: no kernel for " + std::to_string(g.fft_frames) + "-point transforms");
   device.allow_dynamic_smem(reinterpret_cast<const void*>(kernel), fused_shared_bytes(g));
   return 0;
+}
+
+// What a step costs the three kernels in SM time, against what it costs the cluster kernel:
+// the same row transforms, but through device memory, and the column passes as two more
+// kernels. Fitted to the H100 (seventeenth session, run 10 in bench/results/h100_fft_bench.md:
+// 0 to 12 steps beside the cluster kernel, two rounds): the fastest counts correspond to 0.7 at
+// L = 2^18 and 0.94 at 2^17, where the three kernels alone cost 1.3 and 1.5 times the cluster
+// kernel's SM time (they run at once beside it, on SMs of their own, and the cluster kernel's
+// SMs wait at its barriers, which the formula counts as work).
+constexpr double helper_step_cost = 0.75;
+
+long long split_helper_steps(GpuDevice& device, const Geometry& g, int clusters) {
+  if (clusters <= 0 || !fused_split(g.fft_frames)) return 0;
+  const SplitLaunch launch = split_launch_for(g.fft_frames);
+  device.make_current();
+  int blocks_an_sm = 0;
+  HALO_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_an_sm, launch.cluster, static_cast<int>(launch.cluster_threads), split_row_shared_bytes(g)));
+  if (blocks_an_sm <= 0) return 0;
+  const long long cluster_sms = (static_cast<long long>(clusters) * split_cluster_blocks + blocks_an_sm - 1) / blocks_an_sm;
+  const long long idle_sms = device.sm_count() - cluster_sms;
+  if (idle_sms <= 0) return 0;
+  // A wave (each cluster one step of one channel) takes a time T and costs the cluster kernel
+  // cluster_sms T of SM time, 16 T / blocks_an_sm a step; the piece's waves give the idle SMs
+  // idle_sms x waves x T, which buys the three kernels this many steps of one channel:
+  const double waves = static_cast<double>(g.batch_steps * g.channels) / clusters;
+  const double items = idle_sms * waves * blocks_an_sm / (split_cluster_blocks * helper_step_cost);
+  return static_cast<long long>(items) / g.channels;
 }
 
 long long fused_steps_at_once(GpuDevice& device, const Geometry& g, int clusters) {

@@ -74,10 +74,29 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 // (`clusters` of them, what allow_fused_kernel says the GPU holds at once, each looping over
 // the steps) or, where `clusters` is 0, as three kernels through `rows` (grid_steps x channels
 // x L complex). The ring traffic is launch_to_ring's and launch_from_ring's.
+// With clusters, steps past helper.cluster_steps (when the helper's streams are set) run as
+// the three kernels on helper.stream, beside the cluster kernel, which runs on
+// helper.cluster_stream (of the highest priority, so that the GPU places every cluster before
+// the three kernels' blocks take SMs a cluster needs), both forked from `stream` and joined
+// back into it; the three kernels go through `rows` (steps past cluster_steps x channels x L
+// complex), on the SMs no cluster of 16 reaches (split_helper_steps).
+struct SplitHelper {
+  long long cluster_steps = 0;            // steps a piece the cluster kernel takes; 0: all of them
+  cudaStream_t cluster_stream = nullptr;  // where the cluster kernel runs then
+  cudaStream_t stream = nullptr;          // where the three kernels run beside it
+  cudaEvent_t fork = nullptr;             // recorded on the caller's stream; both streams wait for it
+  cudaEvent_t cluster_done = nullptr;     // recorded on each of the two streams at its end; the
+  cudaEvent_t three_done = nullptr;       // caller's stream waits for both
+};
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
                          const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         int clusters, cudaStream_t stream) noexcept;
+                         int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept;
+// Steps a piece of g's batch (whole waves of `clusters`) the three kernels can take beside the
+// cluster kernel in the time it runs its waves, on the SMs its clusters leave idle: clusters of
+// 16 blocks never reached 20 of the H100's 132 SMs (Nsight Compute, bench/FFT.md). 0 where
+// every SM holds a cluster's block or the GPU runs no clusters.
+long long split_helper_steps(GpuDevice& device, const Geometry& g, int clusters);
 // Lets the fused kernel (or a split L's kernels) take the shared memory of its transform on
 // `device` (above 48 KiB a kernel must opt in). Returns, for a split L whose steps run as one
 // kernel in clusters of 16 blocks (when `cluster_wanted` and the GPU can hold such a cluster;

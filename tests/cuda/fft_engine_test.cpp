@@ -639,6 +639,41 @@ TEST(CudaFft, SplitTransformInOneClusterOrThreeKernels) {
   }
 }
 
+// Where clusters of 16 leave SMs idle, the three kernels take a piece's last steps beside the
+// cluster kernel (split_helper_steps): the same bits as the cluster kernel taking them all, and
+// the reference, whole and in chunks that cut pieces short of the helper's steps. (On a GPU
+// without clusters both runs are the three kernels: the test still holds.)
+TEST(CudaFft, ThreeKernelsBesideTheClusterKernel) {
+  SKIP_WITHOUT_DEVICE();
+  std::uint64_t seed = 5800;
+  for (const std::size_t taps : {std::size_t{20000}, std::size_t{65535}}) {
+    const int channels = taps == 65535 ? 1 : 2;
+    const std::size_t frames = taps == 20000 ? 130001 : 40011;
+    const filters::MaskSet masks = masks_for(taps, channels, channels > 1, ++seed);
+    const auto in = test::random_signal(frames * channels, ++seed);
+    const Geometry g = plan_geometry(FftMethod::fused, {channels, 1 << 18, taps, 48000});
+    ASSERT_TRUE(fused_split(g.fft_frames));
+    const auto steps = [&](long long n) { return static_cast<std::size_t>(n * g.fft_frames * g.segments_per_step * channels); };
+    FftTuning alone, beside;
+    alone.batch_samples = steps(3);  // the cluster kernel takes all three steps
+    alone.helper_steps = 0;
+    beside.batch_samples = steps(1);  // it takes one, the three kernels two
+    beside.helper_steps = 2;
+    const std::string what = describe(FftMethod::fused, taps, channels, channels > 1, frames);
+    std::vector<float> alone_out, beside_out;
+    auto one = prepared(FftMethod::fused, masks, channels, 1 << 18, alone);
+    expect_matches_reference(*one, in, channels, masks, {1 << 18}, what + ", cluster kernel alone", &alone_out);
+    auto two = prepared(FftMethod::fused, masks, channels, 1 << 18, beside);
+    EXPECT_EQ(geometry_of(*two).batch_steps, 3) << what;
+    expect_matches_reference(*two, in, channels, masks, {1 << 18}, what + ", three kernels beside it", &beside_out);
+    EXPECT_TRUE(test::same_bits(alone_out, beside_out)) << what;
+    const auto sizes = test::random_chunks(taps, 4 * taps, seed);
+    auto chunked = prepared(FftMethod::fused, masks, channels, 4 * taps, beside);
+    expect_matches_reference(*chunked, in, channels, masks, sizes,
+                             what + ", three kernels beside it, " + test::describe_chunks(sizes, seed));
+  }
+}
+
 // Small blocks run as one CUDA graph per call; the bits equal the direct launches'.
 TEST(CudaFft, GraphPathGivesTheSameBits) {
   SKIP_WITHOUT_DEVICE();
