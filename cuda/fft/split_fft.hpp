@@ -3,7 +3,8 @@
 // 2^14, so L = 2^15 .. 2^18) over 16 rows, still reading each input and writing each output
 // once. Three steps, run as one kernel in a cluster of 16 blocks where the GPU holds one (the
 // rows in the blocks' shared memory, split_cluster_kernel in overlap_save_kernels.cu) and as
-// three kernels through a scratch in device memory elsewhere:
+// three kernels through a scratch in device memory elsewhere, and for a piece's last steps
+// beside the cluster kernel on the SMs its clusters leave idle (launch_split):
 //   columns forward: thread t takes points j R + t (j < 16) of a step's two segments straight
 //       from the piece (load_step_points, as the fused kernel does), runs the L-point
 //       transform's pass 0 in registers (a 16-point DFT and its twiddles) and writes the 16
