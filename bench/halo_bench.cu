@@ -354,7 +354,9 @@ void experiment_large(const cudaDeviceProp& prop, DeviceBuffer<float>& gtaps) {
 
 // A comma list of numbers from environment variable `name`, or `all` when it is unset: narrows
 // a benchmark's rows (for ncu). HALO_BENCH_TAPS (fft, fft-batch), HALO_BENCH_BATCH_LOG2 (fft-batch);
-// HALO_BENCH_FUSED_ONLY (set: fft leaves cuda-fft's rows out).
+// HALO_BENCH_FUSED_ONLY (set: fft leaves cuda-fft's rows out); HALO_BENCH_HELPER (fft: the
+// counts of steps beside the cluster kernel timed as `helper N` rows; default 0, the cluster
+// kernel alone).
 std::vector<std::size_t> env_list(const char* name, std::vector<std::size_t> all) {
   const char* text = std::getenv(name);
   if (!text) return all;

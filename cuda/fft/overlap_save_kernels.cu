@@ -162,9 +162,9 @@ __device__ __forceinline__ PieceHeader reload_piece(const PieceSource& piece) {
 // first at L <= 8192, the last two of a 16384-point row, pass 1 of the wide 16384-point step,
 // whose span of 32 x 32 points its 32 threads hold in both layouts), a named barrier for 64
 // threads (pass 1 of a 16384-point row), the block's only between passes 0 and 1. With one or
-// two blocks an SM (L >= 8192, the cluster kernel's rows of 16384) a block-wide barrier leaves the SM
-// idle while its slowest warp finishes the phase; there it was 6 of them a step at L = 16384,
-// now 2.
+// two blocks an SM (the one-block kernel at L >= 8192, the cluster kernel's rows of 16384) a
+// block-wide barrier leaves the SM idle while its slowest warp finishes the phase; there it
+// was 6 of them a step at L = 16384, now 2.
 template <int Log2, int Block>
 __device__ __forceinline__ void sync_pass_span(int q) {
   static_assert(Block % 32 == 0, "whole warps");
