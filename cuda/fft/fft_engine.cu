@@ -368,13 +368,18 @@ class FftEngine final : public Engine {
                                             grid_segments, stream));
       HALO_CUFFT_TRY(cufftExecC2C(d.pairs_plan.get(), d.spectra.get(), pairs, CUFFT_INVERSE));
       HALO_CUDA_TRY(launch_crop(piece, g_, d.segments.get(), out, d.out_ring.get(), grid_segments, stream));
-    } else if (transform && fused_split(g_.fft_frames)) {  // one cluster kernel or three; the ring traffic below
+    } else if (transform && fused_split(g_.fft_frames)) {  // one cluster kernel or three, and the ring traffic
+      // The ring traffic and any steps past the cluster kernel's beside it, on streams of
+      // their own; not inside a captured graph (one piece of a step or less).
+      SplitHelper beside;
+      if (!g_.graph)
+        beside = {cluster_steps_,      d.cluster_stream.get(), d.helper_stream.get(),
+                  d.split_fork.get(), d.cluster_done.get(),   d.three_done.get()};
       HALO_CUDA_TRY(launch_split(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.split_rows.get(),
                                  d.fused_masks.get(), d.mask_of_channel.get(), d.twiddles.get(),
-                                 d.column_twiddles.get(), grid_segments / g_.segments_per_step, split_clusters_,
-                                 SplitHelper{cluster_steps_, d.cluster_stream.get(), d.helper_stream.get(), d.split_fork.get(),
-                                             d.cluster_done.get(), d.three_done.get()},
-                                 stream));
+                                 d.column_twiddles.get(), grid_frames, grid_segments / g_.segments_per_step,
+                                 split_clusters_, beside, stream));
+      return Status::ok;
     } else if (transform) {  // the fused kernel moves the ring traffic too
       HALO_CUDA_TRY(launch_fused(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.fused_masks.get(),
                                  d.mask_of_channel.get(), d.twiddles.get(), grid_frames,
@@ -443,9 +448,9 @@ class FftEngine final : public Engine {
     DeviceBuffer<Complex> twiddles;      // about L/4: every pass's table (make_twiddles; of the rows when split)
     DeviceBuffer<Complex> column_twiddles;  // split: pass 0 over the columns (4 L/16)
     DeviceBuffer<Complex> split_rows;    // split: the three kernels' steps x C x L, each step's transform between them
-    // Split with clusters and steps beside them (launch_split's SplitHelper):
+    // Split with clusters (launch_split's SplitHelper):
     Stream cluster_stream{Stream::Priority::highest};  // the cluster kernel
-    Stream helper_stream;                // the three kernels beside it
+    Stream helper_stream;                // beside it: the ring traffic and the steps past cluster_steps_
     Event split_fork, cluster_done, three_done;
     DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
     // The small-block path (Geometry::graph), captured by set_taps:

@@ -613,10 +613,10 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
   return cudaGetLastError();
 }
 
-cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
-                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept {
+                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_frames,
+                         long long grid_steps, int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept {
   const SplitLaunch launch = split_launch_for(g.fft_frames);
   if (!launch.forward) return cudaErrorInvalidValue;
   // The three kernels for `count` steps from `first` (piece-relative), `rows` holding theirs.
@@ -629,14 +629,17 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
     launch.inverse<<<columns, split_column_threads, 0, on>>>(piece, g, first, rows, out, out_ring, column_twiddles);
     return cudaGetLastError();
   };
+  const auto ring_traffic = [&](cudaStream_t on) {
+    const cudaError_t e = launch_to_ring(piece, g, in, ring, grid_frames, on);
+    return e != cudaSuccess ? e : launch_from_ring(piece, g, out_ring, out, grid_frames, on);
+  };
   const long long steps = std::max(1LL, grid_steps);
-  if (clusters == 0) return three_kernels(0, steps, stream);
-  const bool beside = helper.stream != nullptr && helper.cluster_stream != nullptr && helper.cluster_steps > 0 &&
-                      steps > helper.cluster_steps;
-  const long long cluster_steps = beside ? helper.cluster_steps : steps;
-  const cudaStream_t cluster_stream = beside ? helper.cluster_stream : stream;
   cudaError_t e = cudaSuccess;
-  if (beside && ((e = cudaEventRecord(helper.fork, stream)) != cudaSuccess ||
+  if (clusters == 0) return (e = three_kernels(0, steps, stream)) != cudaSuccess ? e : ring_traffic(stream);
+  const bool forked = helper.stream != nullptr && helper.cluster_stream != nullptr;
+  const long long cluster_steps = forked && helper.cluster_steps > 0 ? std::min(steps, helper.cluster_steps) : steps;
+  const cudaStream_t cluster_stream = forked ? helper.cluster_stream : stream;
+  if (forked && ((e = cudaEventRecord(helper.fork, stream)) != cudaSuccess ||
                  (e = cudaStreamWaitEvent(cluster_stream, helper.fork, 0)) != cudaSuccess ||
                  (e = cudaStreamWaitEvent(helper.stream, helper.fork, 0)) != cudaSuccess))
     return e;
@@ -645,10 +648,12 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
   const cudaLaunchConfig_t config = split_cluster_config(g, launch.cluster_threads,
                                                          std::min(items, static_cast<unsigned>(clusters)), cluster_stream,
                                                          cluster_dimension);
-  e = cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, ring, out_ring, static_cast<const Complex*>(masks),
-                         mask_of_channel, row_twiddles, column_twiddles, items);
-  if (e != cudaSuccess || !beside) return e;
-  if ((e = three_kernels(cluster_steps, steps - cluster_steps, helper.stream)) != cudaSuccess ||
+  e = cudaLaunchKernelEx(&config, launch.cluster, piece, g, in, out, static_cast<const float*>(ring), out_ring,
+                         static_cast<const Complex*>(masks), mask_of_channel, row_twiddles, column_twiddles, items);
+  if (e != cudaSuccess) return e;
+  if (!forked) return ring_traffic(stream);
+  if ((e = ring_traffic(helper.stream)) != cudaSuccess ||
+      (steps > cluster_steps && (e = three_kernels(cluster_steps, steps - cluster_steps, helper.stream)) != cudaSuccess) ||
       (e = cudaEventRecord(helper.cluster_done, cluster_stream)) != cudaSuccess ||
       (e = cudaEventRecord(helper.three_done, helper.stream)) != cudaSuccess ||
       (e = cudaStreamWaitEvent(stream, helper.cluster_done, 0)) != cudaSuccess)
@@ -688,12 +693,12 @@ int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted
 
 // What a step costs the three kernels in SM time, against what it costs the cluster kernel:
 // the same row transforms, but through device memory, and the column passes as two more
-// kernels. Fitted to the H100 (seventeenth session, run 10 in bench/results/h100_fft_bench.md:
-// 0 to 12 steps beside the cluster kernel, two rounds): the fastest counts correspond to 0.7 at
-// L = 2^18 and 0.94 at 2^17, where the three kernels alone cost 1.3 and 1.5 times the cluster
-// kernel's SM time (they run at once beside it, on SMs of their own, and the cluster kernel's
-// SMs wait at its barriers, which the formula counts as work).
-constexpr double helper_step_cost = 0.75;
+// kernels. From the H100's figures at 65535 taps (the three kernels alone 1.01 ms on 132 SMs,
+// the cluster kernel 0.90 ms on 112): 1.01 x 132 / (0.90 x 112) = 1.3. With the ring traffic
+// beside the cluster kernel too, the counts this gives ran within 0-5 % of the fastest of 0 to
+// 8 steps at 16383, 65535 and 131071 taps, mono and stereo (seventeenth session, run 14 in
+// bench/results/h100_fft_bench.md; before the ring traffic moved there, 0.75 had fitted).
+constexpr double helper_step_cost = 1.3;
 
 long long split_helper_steps(GpuDevice& device, const Geometry& g, int clusters) {
   if (clusters <= 0 || !fused_split(g.fft_frames)) return 0;

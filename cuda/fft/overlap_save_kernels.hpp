@@ -73,25 +73,26 @@ cudaError_t launch_fused(const PieceSource& piece, const Geometry& g, const floa
 // the piece's output (and the output ring), either as one kernel in clusters of 16 blocks
 // (`clusters` of them, what allow_fused_kernel says the GPU holds at once, each looping over
 // the steps) or, where `clusters` is 0, as three kernels through `rows` (grid_steps x channels
-// x L complex). The ring traffic is launch_to_ring's and launch_from_ring's.
-// With clusters, steps past helper.cluster_steps (when the helper's streams are set) run as
-// the three kernels on helper.stream, beside the cluster kernel, which runs on
-// helper.cluster_stream (of the highest priority, so that the GPU places every cluster before
-// the three kernels' blocks take SMs a cluster needs), both forked from `stream` and joined
-// back into it; the three kernels go through `rows` (steps past cluster_steps x channels x L
-// complex), on the SMs no cluster of 16 reaches (split_helper_steps).
+// x L complex); and, in the same call, what launch_to_ring and launch_from_ring do (their
+// frames and slots are none the transforms touch).
+// With clusters and the helper's streams set, the cluster kernel runs on helper.cluster_stream
+// (of the highest priority, so that the GPU places every cluster before other blocks take SMs
+// a cluster needs) and, beside it on helper.stream, the ring traffic and the steps past
+// helper.cluster_steps as the three kernels (through `rows`: steps past cluster_steps x
+// channels x L complex), on the SMs no cluster of 16 reaches (split_helper_steps); both
+// streams forked from `stream` and joined back into it.
 struct SplitHelper {
   long long cluster_steps = 0;            // steps a piece the cluster kernel takes; 0: all of them
   cudaStream_t cluster_stream = nullptr;  // where the cluster kernel runs then
-  cudaStream_t stream = nullptr;          // where the three kernels run beside it
+  cudaStream_t stream = nullptr;          // where the ring traffic and the three kernels run beside it
   cudaEvent_t fork = nullptr;             // recorded on the caller's stream; both streams wait for it
   cudaEvent_t cluster_done = nullptr;     // recorded on each of the two streams at its end; the
   cudaEvent_t three_done = nullptr;       // caller's stream waits for both
 };
-cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, const float* ring,
+cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
-                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_steps,
-                         int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept;
+                         const Complex* row_twiddles, const Complex* column_twiddles, long long grid_frames,
+                         long long grid_steps, int clusters, const SplitHelper& helper, cudaStream_t stream) noexcept;
 // Steps a piece of g's batch (whole waves of `clusters`) the three kernels can take beside the
 // cluster kernel in the time it runs its waves, on the SMs its clusters leave idle: clusters of
 // 16 blocks never reached 20 of the H100's 132 SMs (Nsight Compute, bench/FFT.md). 0 where
