@@ -374,7 +374,7 @@ class FftEngine final : public Engine {
       SplitHelper beside;
       if (!g_.graph)
         beside = {cluster_steps_,      d.cluster_stream.get(), d.helper_stream.get(),
-                  d.split_fork.get(), d.cluster_done.get(),   d.three_done.get()};
+                  d.split_fork.get(), d.cluster_done.get(),   d.beside_done.get()};
       HALO_CUDA_TRY(launch_split(piece, g_, in, out, d.ring.get(), d.out_ring.get(), d.split_rows.get(),
                                  d.fused_masks.get(), d.mask_of_channel.get(), d.twiddles.get(),
                                  d.column_twiddles.get(), grid_frames, grid_segments / g_.segments_per_step,
@@ -451,7 +451,7 @@ class FftEngine final : public Engine {
     // Split with clusters (launch_split's SplitHelper):
     Stream cluster_stream{Stream::Priority::highest};  // the cluster kernel
     Stream helper_stream;                // beside it: the ring traffic and the steps past cluster_steps_
-    Event split_fork, cluster_done, three_done;
+    Event split_fork, cluster_done, beside_done;
     DeviceBuffer<Complex> fused_masks;   // distinct masks x L, in the kernel's order, scaled by 1/L (set_taps)
     // The small-block path (Geometry::graph), captured by set_taps:
     GraphExec graph_with_transform, graph_without_transform;

@@ -655,10 +655,10 @@ cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const floa
   if ((e = ring_traffic(helper.stream)) != cudaSuccess ||
       (steps > cluster_steps && (e = three_kernels(cluster_steps, steps - cluster_steps, helper.stream)) != cudaSuccess) ||
       (e = cudaEventRecord(helper.cluster_done, cluster_stream)) != cudaSuccess ||
-      (e = cudaEventRecord(helper.three_done, helper.stream)) != cudaSuccess ||
+      (e = cudaEventRecord(helper.beside_done, helper.stream)) != cudaSuccess ||
       (e = cudaStreamWaitEvent(stream, helper.cluster_done, 0)) != cudaSuccess)
     return e;
-  return cudaStreamWaitEvent(stream, helper.three_done, 0);
+  return cudaStreamWaitEvent(stream, helper.beside_done, 0);
 }
 
 int allow_fused_kernel(GpuDevice& device, const Geometry& g, bool cluster_wanted) {

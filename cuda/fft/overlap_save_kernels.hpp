@@ -87,7 +87,7 @@ struct SplitHelper {
   cudaStream_t stream = nullptr;          // where the ring traffic and the three kernels run beside it
   cudaEvent_t fork = nullptr;             // recorded on the caller's stream; both streams wait for it
   cudaEvent_t cluster_done = nullptr;     // recorded on each of the two streams at its end; the
-  cudaEvent_t three_done = nullptr;       // caller's stream waits for both
+  cudaEvent_t beside_done = nullptr;      // caller's stream waits for both
 };
 cudaError_t launch_split(const PieceSource& piece, const Geometry& g, const float* in, float* out, float* ring,
                          float* out_ring, Complex* rows, const Complex* masks, const int* mask_of_channel,
