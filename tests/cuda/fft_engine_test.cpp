@@ -695,6 +695,16 @@ TEST(CudaFft, GraphPathGivesTheSameBits) {
   }
 }
 
+// `host` in device memory, landed: a copy from pageable memory may return before its DMA
+// does, and the engines' non-blocking streams do not wait for the legacy stream's work
+// (without the wait, ProcessOnDeviceEqualsProcess failed 9 times in 40 repeats on the H100).
+DeviceBuffer<float> uploaded(const std::vector<float>& host) {
+  DeviceBuffer<float> device(host.size());
+  HALO_CUDA_CHECK(cudaMemcpy(device.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  HALO_CUDA_CHECK(cudaDeviceSynchronize());
+  return device;
+}
+
 // The benchmark's entry point (device buffers in and out) gives process()'s bits.
 TEST(CudaFft, ProcessOnDeviceEqualsProcess) {
   SKIP_WITHOUT_DEVICE();
@@ -707,12 +717,8 @@ TEST(CudaFft, ProcessOnDeviceEqualsProcess) {
     const auto want = test::run_in_chunks(*host, in, channels, {frames});
 
     auto device = prepared(method, masks, channels, frames);
-    DeviceBuffer<float> in_dev(in.size()), out_dev(in.size());
-    HALO_CUDA_CHECK(cudaMemcpy(in_dev.get(), in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
-    // A copy from pageable memory may return before its DMA lands, and the non-blocking
-    // streams below do not wait for the legacy stream's work: wait here (without it,
-    // ProcessOnDeviceEqualsProcess failed 9 times in 40 repeats on the H100, none since).
-    HALO_CUDA_CHECK(cudaDeviceSynchronize());
+    const DeviceBuffer<float> in_dev = uploaded(in);
+    DeviceBuffer<float> out_dev(in.size());
     Stream stream;
     ASSERT_EQ(process_on_device(*device, in_dev.get(), out_dev.get(), frames, stream.get()), Status::ok)
         << device->failure();
@@ -739,12 +745,8 @@ TEST(CudaFft, PassesOnSeveralStreamsKeepTheirOrder) {
 
     auto engine = prepared(method, masks, channels, block);
     const std::size_t samples = block * channels;
-    DeviceBuffer<float> in_dev(in.size()), out_dev(in.size());
-    HALO_CUDA_CHECK(cudaMemcpy(in_dev.get(), in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
-    // A copy from pageable memory may return before its DMA lands, and the non-blocking
-    // streams below do not wait for the legacy stream's work: wait here (without it,
-    // ProcessOnDeviceEqualsProcess failed 9 times in 40 repeats on the H100, none since).
-    HALO_CUDA_CHECK(cudaDeviceSynchronize());
+    const DeviceBuffer<float> in_dev = uploaded(in);
+    DeviceBuffer<float> out_dev(in.size());
     std::vector<float> got(in.size(), std::nanf(""));
     Stream a, b;
     const auto through_process = [](std::size_t k) { return k == 3; };
