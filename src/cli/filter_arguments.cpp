@@ -36,8 +36,8 @@ cxxopts::Options filter_options() {
       ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<std::string>()->default_value("256"), "N")
       ("threads", "threads of the CPU FFT engine (cpu-fft), 1 to 256 (default: one per core); never changes the "
                   "result", cxxopts::value<std::string>(), "N")
-      ("chunk", "frames per engine block (never changes the result; default 262144, or as many as cpu-fft needs to "
-                "give every thread a block, up to 2^23 samples a buffer); fewer where channels x frames would pass "
+      ("chunk", "frames per engine block (never changes the result; default 262144, for cpu-fft whole multiples of "
+                "what gives every thread a block, up to 2^23 samples a buffer); fewer where channels x frames would pass "
                 "2^20 samples (4 MiB a buffer); files are read and written 65536 frames or more at a time",
        cxxopts::value<std::string>(), "FRAMES")
       ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",

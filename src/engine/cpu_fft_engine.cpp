@@ -25,11 +25,20 @@ int CpuFftEngine::pool_threads_for(int threads) {
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, ThreadPool::max_threads);
 }
 
+int CpuFftEngine::channels_per_task(const ProcessSpec& spec) {
+  return spec.channels >= 2 && fft_frames_for(spec.max_mask_frames) <= pair_fft_frames ? 2 : 1;
+}
+
+std::size_t CpuFftEngine::tasks_per_block(const ProcessSpec& spec) {
+  const std::size_t per_task = static_cast<std::size_t>(channels_per_task(spec));
+  return (static_cast<std::size_t>(std::max(spec.channels, 1)) + per_task - 1) / per_task;
+}
+
 std::size_t CpuFftEngine::parallel_block_frames(const ProcessSpec& spec, int threads) {
-  const std::size_t channels = static_cast<std::size_t>(std::max(spec.channels, 1));
+  const std::size_t tasks = tasks_per_block(spec);
   const std::size_t pool = static_cast<std::size_t>(pool_threads_for(threads));
   const std::size_t hop = latency_frames_for(spec);
-  const std::size_t for_every_thread = (pool + channels - 1) / channels;
+  const std::size_t for_every_thread = (pool + tasks - 1) / tasks;
   const std::size_t for_the_hand_over = (pool * min_call_frames_per_thread + hop - 1) / hop;
   return std::max(for_every_thread, for_the_hand_over) * hop;
 }
@@ -40,16 +49,20 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   fft_frames_ = fft_frames_for(spec.max_mask_frames);
   bins_ = fft_frames_ / 2 + 1;
   hop_frames_ = fft_frames_ - halo_frames_;
+  channels_per_task_ = channels_per_task(spec);
+  groups_ = static_cast<int>(tasks_per_block(spec));
   const int threads = pool_threads_for(requested_threads_);
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));
   for (auto& scratch : scratch_) {
-    scratch.time = fftw::allocate<float>(fft_frames_);
+    for (int k = 0; k < channels_per_task_; ++k) {
+      scratch.time[k] = fftw::allocate<float>(fft_frames_);
+      if (!scratch.time[k]) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+    }
     scratch.spectrum = fftw::allocate<fftwf_complex>(bins_);
-    if (!scratch.time || !scratch.spectrum)
-      throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+    if (!scratch.spectrum) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
   }
-  fft_ = std::make_unique<PackedRealFft>(fft_frames_, scratch_[0].time.get(), scratch_[0].spectrum.get());
+  fft_ = std::make_unique<PackedRealFft>(fft_frames_, scratch_[0].time[0].get(), scratch_[0].spectrum.get());
 
   mask_spectra_.clear();
   for (int c = 0; c < spec.channels; ++c) {
@@ -76,9 +89,10 @@ void CpuFftEngine::do_set_taps(const TapSet& taps) {
   Scratch& scratch = scratch_[0];
   for (std::size_t mask = 0; mask < taps.distinct_masks(); ++mask) {
     const auto& h = taps.taps(mask);
-    std::fill_n(scratch.time.get(), fft_frames_, 0.0f);
-    for (std::size_t k = 0; k < h.size(); ++k) scratch.time[k] = h[k] * scale;
-    fft_->forward(scratch.time.get(), scratch.spectrum.get());
+    float* time = scratch.time[0].get();
+    std::fill_n(time, fft_frames_, 0.0f);
+    for (std::size_t k = 0; k < h.size(); ++k) time[k] = h[k] * scale;
+    fft_->forward(time, scratch.spectrum.get());
     fft_->untangle(scratch.spectrum.get(), mask_spectra_[mask].get());
   }
   for (int c = 0; c < taps.channels(); ++c) mask_of_channel_[c] = taps.mask_of(c);
@@ -97,79 +111,121 @@ Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames)
   const std::size_t received = pending_frames_ + frames;  // frames of this call's blocks, the first partial
   const Call call{in, out, frames, halo_frames_ + pending_frames_, received / hop_frames_};
   if (call.blocks == 0) {  // the call ends inside the current block: carry it on (frames < hop)
-    for (int c = 0; c < channels(); ++c) {
-      scatter(c, call, carried_outputs(c) + pending_frames_, 0, frames);
-      gather(c, call, call.carried, frames, carry_in_[current_][c].data() + call.carried);
+    for (int g = 0; g < groups_; ++g) {
+      const ChannelGroup channels = group(g);
+      const float* carried[2] = {carried_outputs(channels.first), nullptr};
+      float* carry[2] = {carry_in_[current_][channels.first].data() + call.carried, nullptr};
+      if (channels.count == 2) {
+        carried[1] = carried_outputs(channels.first + 1);
+        carry[1] = carry_in_[current_][channels.first + 1].data() + call.carried;
+      }
+      for (auto& outputs : carried)
+        if (outputs) outputs += pending_frames_;
+      scatter(channels, call, carried, 0, frames);
+      gather(channels, call, call.carried, frames, carry);
     }
   } else {
     auto task = [this, &call](std::size_t index, int thread) noexcept {
-      transform_block(static_cast<int>(index / call.blocks), index % call.blocks, call,
+      transform_block(group(static_cast<int>(index / call.blocks)), index % call.blocks, call,
                       scratch_[static_cast<std::size_t>(thread)]);
     };
-    pool_->run(call.blocks * static_cast<std::size_t>(channels()), task);
+    pool_->run(call.blocks * static_cast<std::size_t>(groups_), task);
     current_ = 1 - current_;
   }
   pending_frames_ = received % hop_frames_;
   return Status::ok;
 }
 
-void CpuFftEngine::gather(int channel, const Call& call, std::size_t frame, std::size_t count,
-                          float* dst) const noexcept {
+CpuFftEngine::ChannelGroup CpuFftEngine::group(int index) const noexcept {
+  const int first = index * channels_per_task_;
+  return {first, std::min(channels_per_task_, channels() - first), index};
+}
+
+void CpuFftEngine::gather(const ChannelGroup& group, const Call& call, std::size_t frame, std::size_t count,
+                          float* const dst[2]) const noexcept {
   const std::size_t last = frame + count;
+  std::size_t done = 0;  // of dst's
   if (frame < call.carried) {
-    const std::size_t from_carry = std::min(last, call.carried) - frame;
-    std::copy_n(carry_in_[current_][channel].data() + frame, from_carry, dst);
-    dst += from_carry;
-    frame += from_carry;
+    done = std::min(last, call.carried) - frame;
+    for (int k = 0; k < group.count; ++k)
+      std::copy_n(carry_in_[current_][group.first + k].data() + frame, done, dst[k]);
+    frame += done;
     if (frame == last) return;
   }
   const std::size_t stride = static_cast<std::size_t>(channels());
-  const float* in = call.in + (frame - call.carried) * stride + static_cast<std::size_t>(channel);
+  const float* in = call.in + (frame - call.carried) * stride + static_cast<std::size_t>(group.first);
   const std::size_t n = last - frame;
-  // A constant stride for mono and stereo, so that the compiler vectorises the loop.
-  if (stride == 1)
-    std::copy_n(in, n, dst);
-  else if (stride == 2)
-    for (std::size_t i = 0; i < n; ++i) dst[i] = in[2 * i];
-  else
-    for (std::size_t i = 0; i < n; ++i) dst[i] = in[i * stride];
+  float* first = dst[0] + done;
+  // A constant stride for mono and stereo, so that the compiler vectorises the loops.
+  if (group.count == 2) {
+    float* second = dst[1] + done;
+    if (stride == 2)
+      for (std::size_t i = 0; i < n; ++i) first[i] = in[2 * i], second[i] = in[2 * i + 1];
+    else
+      for (std::size_t i = 0; i < n; ++i) first[i] = in[i * stride], second[i] = in[i * stride + 1];
+  } else if (stride == 1) {
+    std::copy_n(in, n, first);
+  } else if (stride == 2) {
+    for (std::size_t i = 0; i < n; ++i) first[i] = in[2 * i];
+  } else {
+    for (std::size_t i = 0; i < n; ++i) first[i] = in[i * stride];
+  }
 }
 
-void CpuFftEngine::scatter(int channel, const Call& call, const float* src, std::size_t frame,
-                           std::size_t count) const noexcept {
+void CpuFftEngine::scatter(const ChannelGroup& group, const Call& call, const float* const src[2],
+                           std::size_t frame, std::size_t count) const noexcept {
   const std::size_t stride = static_cast<std::size_t>(channels());
-  float* out = call.out + frame * stride + static_cast<std::size_t>(channel);
-  // Channel c starts c/C of the way along (see the class comment: the channels' tasks of one
+  float* out = call.out + frame * stride + static_cast<std::size_t>(group.first);
+  const float* first = src[0];
+  const float* second = src[1];
+  const auto put = [&](std::size_t from, std::size_t to) {
+    if (group.count == 2 && stride == 2)
+      for (std::size_t i = from; i < to; ++i) out[2 * i] = first[i], out[2 * i + 1] = second[i];
+    else if (group.count == 2)
+      for (std::size_t i = from; i < to; ++i) out[i * stride] = first[i], out[i * stride + 1] = second[i];
+    else
+      for (std::size_t i = from; i < to; ++i) out[i * stride] = first[i];
+  };
+  // Group g starts g/G of the way along (see the class comment: the groups' tasks of one
   // block run side by side and would otherwise write the same cache lines at the same time).
-  const std::size_t start = count * static_cast<std::size_t>(channel) / stride;
-  for (std::size_t i = start; i < count; ++i) out[i * stride] = src[i];
-  for (std::size_t i = 0; i < start; ++i) out[i * stride] = src[i];
+  const std::size_t start = count * static_cast<std::size_t>(group.index) / static_cast<std::size_t>(groups_);
+  put(start, count);
+  put(0, start);
 }
 
 // Block `block`: the call's frames [block hop, block hop + N) counted from the first that
 // carry_in_ holds (the block with its halo); its hop of outputs is the call's output frames
 // from (block + 1) hop - pending_frames_ (the hop before it is the carried block's).
-void CpuFftEngine::transform_block(int channel, std::size_t block, const Call& call, Scratch& scratch) noexcept {
-  float* time = scratch.time.get();
+void CpuFftEngine::transform_block(const ChannelGroup& group, std::size_t block, const Call& call,
+                                   Scratch& scratch) noexcept {
+  float* const time[2] = {scratch.time[0].get(), scratch.time[1].get()};
   fftwf_complex* spectrum = scratch.spectrum.get();
-  gather(channel, call, block * hop_frames_, fft_frames_, time);
-  fft_->forward(time, spectrum);
-  fft_->multiply(spectrum, mask_spectra_[mask_of_channel_[channel]].get());
-  // The last block transforms back straight into the other carry buffer: its outputs that
+  gather(group, call, block * hop_frames_, fft_frames_, time);
+  // The last block transforms back straight into the other carry buffers: its outputs that
   // this call does not emit are the next call's first (in whole-hop calls, all of them).
   const bool last = block + 1 == call.blocks;
   const int next = 1 - current_;  // the carries the last block fills for the next call
-  float* result = last ? carry_out_[next][channel].get() : time;
-  fft_->inverse(spectrum, result);
-  // Circular wrap spoils the first Mmax-1 results; the rest are the block's outputs.
-  const float* outputs = result + halo_frames_;
+  const float* outputs[2] = {nullptr, nullptr};
+  for (int k = 0; k < group.count; ++k) {
+    const int channel = group.first + k;
+    fft_->forward(time[k], spectrum);
+    fft_->multiply(spectrum, mask_spectra_[mask_of_channel_[channel]].get());
+    float* result = last ? carry_out_[next][channel].get() : time[k];
+    fft_->inverse(spectrum, result);
+    outputs[k] = result + halo_frames_;  // circular wrap spoils the first Mmax-1 results
+  }
   const std::size_t first = (block + 1) * hop_frames_ - pending_frames_;  // <= call.frames
-  scatter(channel, call, outputs, first, std::min(hop_frames_, call.frames - first));
-  if (block == 0)  // the rest of the carried block's outputs come first
-    scatter(channel, call, carried_outputs(channel) + pending_frames_, 0, hop_frames_ - pending_frames_);
+  scatter(group, call, outputs, first, std::min(hop_frames_, call.frames - first));
+  if (block == 0) {  // the rest of the carried block's outputs come first
+    const float* carried[2] = {carried_outputs(group.first) + pending_frames_, nullptr};
+    if (group.count == 2) carried[1] = carried_outputs(group.first + 1) + pending_frames_;
+    scatter(group, call, carried, 0, hop_frames_ - pending_frames_);
+  }
   if (last) {  // the next call's input carry
     const std::size_t consumed = call.blocks * hop_frames_;
-    gather(channel, call, consumed, call.carried + call.frames - consumed, carry_in_[next][channel].data());
+    float* carry[2] = {carry_in_[next][group.first].data(), nullptr};
+    if (group.count == 2) carry[1] = carry_in_[next][group.first + 1].data();
+    gather(group, call, consumed, call.carried + call.frames - consumed, carry);
   }
 }
 

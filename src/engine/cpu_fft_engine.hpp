@@ -26,9 +26,9 @@ namespace halo {
 // a block is transformed once its hop of input is complete, so the output lags the causal
 // convolution by hop_frames_ (latency_frames()), and the pipeline trims that.
 //
-// Threads. A process() call that completes q blocks on C channels has q x C independent
-// tasks (one block of one channel: gather its frames, forward FFT, multiply, inverse FFT,
-// scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
+// Threads. A process() call that completes q blocks on C channels has q x G independent
+// tasks, G the channel groups (one block of a group: gather its frames, then for each of its
+// channels forward FFT, multiply, inverse FFT, then scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
 // included, and process() returns when all are done. One pair of FFTW plans, complex
 // transforms of half the length that carry the real block packed two samples a value
 // (packed_real_fft.hpp; from the machine's wisdom where `halo wisdom` measured this length,
@@ -42,9 +42,15 @@ namespace halo {
 // (and the carry, for frames before the call) into its FFT buffer, and scatters its outputs
 // straight into the caller's interleaved output: a sample crosses memory once each way
 // outside the FFTs (per-channel staging buffers had cost two passes more, about a sixth of
-// the whole process's CPU at 65535 taps on a 2-core VM: bench/FFT.md). The C tasks of one
-// block write the same output cache lines, so each starts its scatter at its own offset,
-// 1/C of the hop further along per channel, and the threads keep out of each other's lines.
+// the whole process's CPU at 65535 taps on a 2-core VM: bench/FFT.md). A group is two
+// neighbouring channels (channels_per_task) where the FFT is at most pair_fft_frames, so that
+// one pass reads each interleaved input line and one writes each output line for both: with a
+// task per channel, each task read the block's lines and each wrote them (a read for
+// ownership) for its one sample a frame. Past pair_fft_frames the tasks take one channel, so
+// that the second buffer a thread (and the larger calls a pipeline makes for fewer tasks) does
+// not grow with the longest masks. The G tasks of one block write the same output cache
+// lines, so each starts its scatter at its own offset, 1/G of the hop further along per
+// group, and the threads keep out of each other's lines.
 //
 // Carried state, per channel, in two buffers each (current_ and 1 - current_): a call's last
 // block writes the next call's carry into the other buffer while earlier blocks may still be
@@ -73,6 +79,11 @@ class CpuFftEngine final : public Engine {
   static std::size_t latency_frames_for(const ProcessSpec& spec);
   // The threads an engine made with `threads` runs (0: one per core).
   static int pool_threads_for(int threads);
+  // The channels one task transforms (see "Memory traffic" above): 2 for two or more channels
+  // where fft_frames_for(Mmax) <= pair_fft_frames, else 1; and the tasks a block makes.
+  static constexpr std::size_t pair_fft_frames = std::size_t{1} << 19;
+  static int channels_per_task(const ProcessSpec& spec);
+  static std::size_t tasks_per_block(const ProcessSpec& spec);
   // Frames a process() call must bring for every one of `threads` (0: one per core) to get a
   // task, a block of each channel per thread (ceil(threads / channels) hops), and at least
   // min_call_frames_per_thread frames a thread, in whole hops: handing a call over to the pool
@@ -100,9 +111,16 @@ class CpuFftEngine final : public Engine {
 
   // One pool thread's FFT workspace; it holds nothing from one task to the next.
   struct Scratch {
-    RealBuffer time;         // fft_frames_: the block in, its convolution out
-    ComplexBuffer spectrum;  // bins_: the block's packed spectrum (fft_frames_ / 2 of them), or a mask's
+    RealBuffer time[2];      // fft_frames_ each: a group's blocks in, their convolutions out ([1]: pairs only)
+    ComplexBuffer spectrum;  // bins_: a block's packed spectrum (fft_frames_ / 2 of them), or a mask's
   };
+  // Channels [first, first + count) (count 1 or 2), task group `index` of a block.
+  struct ChannelGroup {
+    int first;
+    int count;
+    int index;
+  };
+  ChannelGroup group(int index) const noexcept;
 
   // One process() call as its block tasks see it.
   struct Call {
@@ -112,16 +130,18 @@ class CpuFftEngine final : public Engine {
     std::size_t carried;  // input frames before the call held in carry_in_: Mmax-1 + pending_frames_
     std::size_t blocks;   // blocks the call completes
   };
-  // Block `block` (0: the first completed by this call) of `channel`: its outputs into the
-  // call's, and, from the last block, the next call's carry.
-  void transform_block(int channel, std::size_t block, const Call& call, Scratch& scratch) noexcept;
-  // The stream's input frame `frame` of the call's frames (counted from the first frame
-  // carry_in_ holds) into dst[0, count) for `channel`.
-  void gather(int channel, const Call& call, std::size_t frame, std::size_t count, float* dst) const noexcept;
+  // Block `block` (0: the first completed by this call) of the channels of `group`: its
+  // outputs into the call's, and, from the last block, the next call's carry.
+  void transform_block(const ChannelGroup& group, std::size_t block, const Call& call, Scratch& scratch) noexcept;
+  // The stream's input frames [frame, frame + count) of the call's (counted from the first
+  // frame carry_in_ holds) into dst[k][0, count) for the group's k-th channel.
+  void gather(const ChannelGroup& group, const Call& call, std::size_t frame, std::size_t count,
+              float* const dst[2]) const noexcept;
   // The carried block's hop of outputs (carry_out_ past its spoilt frames) for `channel`.
   const float* carried_outputs(int channel) const noexcept;
-  // src[0, count) into the call's output frames [frame, frame + count) of `channel`.
-  void scatter(int channel, const Call& call, const float* src, std::size_t frame, std::size_t count) const noexcept;
+  // src[k][0, count) into the call's output frames [frame, frame + count) of the group's k-th channel.
+  void scatter(const ChannelGroup& group, const Call& call, const float* const src[2], std::size_t frame,
+               std::size_t count) const noexcept;
 
   int requested_threads_;            // the constructor's; 0: one per core
   std::size_t halo_frames_ = 0;      // Mmax - 1
@@ -129,6 +149,8 @@ class CpuFftEngine final : public Engine {
   std::size_t bins_ = 0;             // fft_frames_ / 2 + 1
   std::size_t hop_frames_ = 0;       // fft_frames_ - (Mmax-1): new frames, and outputs, per block
   std::size_t pending_frames_ = 0;   // frames of the current block received (and outputs emitted)
+  int channels_per_task_ = 1;        // channels_per_task(spec)
+  int groups_ = 0;                   // tasks a block makes: ceil(channels / channels_per_task_)
   std::vector<ComplexBuffer> mask_spectra_;   // per distinct mask (room for one per channel)
   std::vector<std::size_t> mask_of_channel_;  // the distinct mask each channel uses
   std::vector<std::vector<float>> carry_in_[2];   // per channel: Mmax-1 + hop frames (see above)

@@ -116,7 +116,12 @@ std::size_t engine_block_frames(const StreamOptions& options, int channels) {
   const std::size_t budget = max_buffer_samples / width;
   if (options.chunk_frames) return std::max<std::size_t>(1, std::min(*options.chunk_frames, budget));
   const std::size_t automatic = std::min(default_chunk_frames, budget);
-  return std::max<std::size_t>({1, automatic, std::min(options.parallel_frames, max_parallel_buffer_samples / width)});
+  if (options.parallel_frames == 0) return std::max<std::size_t>(1, automatic);
+  const std::size_t parallel = std::min(options.parallel_frames, max_parallel_buffer_samples / width);
+  // Whole parallel blocks, as many as the default holds (at least one): cpu-fft's tasks are
+  // whole FFT blocks, and a call of 2.67 of its parallel blocks (262144 frames at 65535 taps
+  // on two threads, stereo) left a thread idle at the end of every other call.
+  return std::max<std::size_t>(1, parallel * std::max<std::size_t>(1, automatic / parallel));
 }
 
 std::size_t io_chunk_frames(const StreamOptions& options, int channels) {

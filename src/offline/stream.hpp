@@ -19,7 +19,8 @@ enum class Alignment {
 
 struct StreamOptions {
   // [1, 1 << 24] frames per engine block (--chunk); never changes the result. Unset: the
-  // automatic block (default_chunk_frames, raised to parallel_frames).
+  // automatic block (default_chunk_frames, or whole multiples of parallel_frames: as many as
+  // default_chunk_frames holds, at least one).
   std::optional<std::size_t> chunk_frames;
   // Frames one engine call must bring for the engine to give every thread work
   // (EngineEntry::parallel_block_frames, cpu-fft's; 0: no wish). cpu-fft runs one task per complete block

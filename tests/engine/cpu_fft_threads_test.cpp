@@ -123,24 +123,65 @@ TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
         const std::size_t hop = CpuFftEngine::latency_frames_for(spec);
         const std::size_t block = CpuFftEngine::parallel_block_frames(spec, threads);
         ASSERT_EQ(block % hop, 0u);
-        const std::size_t tasks = block / hop * static_cast<std::size_t>(channels);
+        const std::size_t per_block = CpuFftEngine::tasks_per_block(spec);
+        const std::size_t tasks = block / hop * per_block;
         const std::size_t enough = static_cast<std::size_t>(threads) * CpuFftEngine::min_call_frames_per_thread;
         EXPECT_GE(tasks, static_cast<std::size_t>(threads)) << taps << " taps, " << channels << " ch";
         EXPECT_GE(block, enough) << taps << " taps, " << channels << " ch";
         const bool one_hop_less_falls_short =
-            (tasks - static_cast<std::size_t>(channels) < static_cast<std::size_t>(threads)) || block - hop < enough;
+            (tasks - per_block < static_cast<std::size_t>(threads)) || block - hop < enough;
         EXPECT_TRUE(one_hop_less_falls_short) << taps << " taps, " << channels << " ch, " << threads << " threads";
       }
-  // Two worked cases (the hops follow fft_size.cpp's table: 393218 and 65538 frames now):
-  // at 262143 taps the 16 threads' tasks set the size, 8 hops of 2 channels; at 16383 taps
-  // the 16 x 65536 frames the threads should each bring, in whole hops (16).
-  const ProcessSpec long_mask{2, 1, 262143, 48000}, shorter_mask{2, 1, 16383, 48000};
+  // Three worked cases (the hops follow fft_size.cpp's table: 393218, 98305 and 65538 frames
+  // now): at 262143 taps (an FFT past pair_fft_frames: a task a channel) the 16 threads'
+  // tasks set the size, 8 hops of 2 channels; at 65535 taps (a task a pair of channels) 16
+  // hops of one pair; at 16383 taps the 16 x 65536 frames the threads should each bring, in
+  // whole hops (16).
+  const ProcessSpec long_mask{2, 1, 262143, 48000}, paired{2, 1, 65535, 48000}, shorter_mask{2, 1, 16383, 48000};
+  EXPECT_EQ(CpuFftEngine::channels_per_task(long_mask), 1);
+  EXPECT_EQ(CpuFftEngine::channels_per_task(paired), 2);
+  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{6, 1, 65535, 48000}), 3u);
+  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{3, 1, 65535, 48000}), 2u);
+  EXPECT_EQ(CpuFftEngine::parallel_block_frames(paired, 16), 16 * CpuFftEngine::latency_frames_for(paired));
   const std::size_t long_hop = CpuFftEngine::latency_frames_for(long_mask);
   const std::size_t shorter_hop = CpuFftEngine::latency_frames_for(shorter_mask);
   ASSERT_GT(long_hop, 16u * 65536u / 8);  // so that the tasks, not the frames, set it
   EXPECT_EQ(CpuFftEngine::parallel_block_frames(long_mask, 16), 8 * long_hop);
   EXPECT_EQ(CpuFftEngine::parallel_block_frames(shorter_mask, 16),
             (16u * 65536u + shorter_hop - 1) / shorter_hop * shorter_hop);
+}
+
+// A task that takes two channels (channels_per_task) transforms each as a task of one would:
+// every channel of a 2-, 3- and 6-channel run, each with its own mask, has the bits of that
+// channel run alone through a mono engine with the same longest mask (so the same FFT), in
+// blocks of many hops and blocks cut small.
+TEST(CpuFftThreadsCarry, ChannelsTakenInPairsKeepTheBitsOfEachChannelAlone) {
+  for (const int channels : {2, 3, 6}) {
+    const std::size_t taps = 1000, frames = 20011;
+    const ProcessSpec spec{channels, 1, taps, 48000};
+    ASSERT_EQ(CpuFftEngine::channels_per_task(spec), 2);
+    filters::MaskSet masks;
+    for (int c = 0; c < channels; ++c) masks.push_back(mask_of(random_taps(taps - 97 * c, 500 + c)));
+    const auto in = random_signal(frames * static_cast<std::size_t>(channels), 600 + channels);
+    const std::size_t hop = CpuFftEngine::latency_frames_for(spec);
+    for (const std::size_t block : {4 * hop + 3, std::size_t{333}}) {
+      CpuFftEngine together(2);
+      prepare_with(together, masks, channels, block, taps);
+      const auto all = run_aligned(together, in, channels, {block});
+      const std::size_t out_frames = all.size() / static_cast<std::size_t>(channels);  // frames + taps - 1
+      for (int c = 0; c < channels; ++c) {
+        std::vector<float> mono(frames);
+        for (std::size_t i = 0; i < frames; ++i) mono[i] = in[i * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)];
+        CpuFftEngine alone(1);
+        prepare_with(alone, {masks[static_cast<std::size_t>(c)]}, 1, block, taps);
+        const auto single = run_aligned(alone, mono, 1, {block});
+        ASSERT_LE(single.size(), out_frames);  // the run alone ends with its own, shorter mask's tail
+        std::vector<float> channel(single.size());
+        for (std::size_t i = 0; i < single.size(); ++i) channel[i] = all[i * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)];
+        EXPECT_TRUE(same_bits(channel, single)) << channels << " channels, channel " << c << ", blocks of " << block;
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- the pool

@@ -332,8 +332,9 @@ TEST(Stream, OutputFramesAndDelay) {
 }
 
 // The engine block: --chunk as given (within the 4 MiB budget) whatever the engine wants; left
-// unset, 262144 frames, or the frames an engine needs to feed its threads (parallel_frames)
-// within the 32 MiB parallel budget; I/O chunks at least as large.
+// unset, 262144 frames, or for an engine that feeds threads as many whole blocks of the frames
+// it needs (parallel_frames) as 262144 frames hold, at least one, within the 32 MiB parallel
+// budget; I/O chunks at least as large.
 TEST(Stream, TheAutomaticBlockGrowsForTheEnginesThreadsWithinItsBudget) {
   StreamOptions options;
   EXPECT_EQ(engine_block_frames(options, 2), default_chunk_frames);
@@ -341,8 +342,10 @@ TEST(Stream, TheAutomaticBlockGrowsForTheEnginesThreadsWithinItsBudget) {
   options.parallel_frames = 8 * 262146;  // 16 threads, stereo, 65535 taps
   EXPECT_EQ(engine_block_frames(options, 2), 8u * 262146u);
   EXPECT_EQ(io_chunk_frames(options, 2), 8u * 262146u);
-  options.parallel_frames = 1000;  // short masks: the default stands
-  EXPECT_EQ(engine_block_frames(options, 2), default_chunk_frames);
+  options.parallel_frames = 1000;  // short masks: whole blocks, as many as the default holds
+  EXPECT_EQ(engine_block_frames(options, 2), default_chunk_frames / 1000 * 1000);
+  options.parallel_frames = 2 * 98305;  // 2 threads, stereo pairs, 65535 taps: one block, not 2.67
+  EXPECT_EQ(engine_block_frames(options, 2), 2u * 98305u);
   options.parallel_frames = std::size_t{1} << 30;
   EXPECT_EQ(engine_block_frames(options, 2), max_parallel_buffer_samples / 2);
   EXPECT_EQ(engine_block_frames(options, 6), max_parallel_buffer_samples / 6);
