@@ -25,22 +25,27 @@ int CpuFftEngine::pool_threads_for(int threads) {
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, ThreadPool::max_threads);
 }
 
-int CpuFftEngine::channels_per_task(const ProcessSpec& spec) {
-  return spec.channels >= 2 && fft_frames_for(spec.max_mask_frames) <= pair_fft_frames ? 2 : 1;
+std::size_t CpuFftEngine::hops_a_call(const ProcessSpec& spec, int threads, int per_task) {
+  const std::size_t groups = (static_cast<std::size_t>(std::max(spec.channels, 1)) + per_task - 1) / per_task;
+  const std::size_t pool = static_cast<std::size_t>(pool_threads_for(threads));
+  const std::size_t hop = latency_frames_for(spec);
+  const std::size_t for_every_thread = (pool + groups - 1) / groups;
+  const std::size_t for_the_hand_over = (pool * min_call_frames_per_thread + hop - 1) / hop;
+  return std::max(for_every_thread, for_the_hand_over);
 }
 
-std::size_t CpuFftEngine::tasks_per_block(const ProcessSpec& spec) {
-  const std::size_t per_task = static_cast<std::size_t>(channels_per_task(spec));
+int CpuFftEngine::channels_per_task(const ProcessSpec& spec, int threads) {
+  if (spec.channels < 2 || fft_frames_for(spec.max_mask_frames) > pair_fft_frames) return 1;
+  return hops_a_call(spec, threads, 2) <= hops_a_call(spec, threads, 1) ? 2 : 1;
+}
+
+std::size_t CpuFftEngine::tasks_per_block(const ProcessSpec& spec, int threads) {
+  const std::size_t per_task = static_cast<std::size_t>(channels_per_task(spec, threads));
   return (static_cast<std::size_t>(std::max(spec.channels, 1)) + per_task - 1) / per_task;
 }
 
 std::size_t CpuFftEngine::parallel_block_frames(const ProcessSpec& spec, int threads) {
-  const std::size_t tasks = tasks_per_block(spec);
-  const std::size_t pool = static_cast<std::size_t>(pool_threads_for(threads));
-  const std::size_t hop = latency_frames_for(spec);
-  const std::size_t for_every_thread = (pool + tasks - 1) / tasks;
-  const std::size_t for_the_hand_over = (pool * min_call_frames_per_thread + hop - 1) / hop;
-  return std::max(for_every_thread, for_the_hand_over) * hop;
+  return hops_a_call(spec, threads, channels_per_task(spec, threads)) * latency_frames_for(spec);
 }
 
 void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
@@ -49,8 +54,8 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   fft_frames_ = fft_frames_for(spec.max_mask_frames);
   bins_ = fft_frames_ / 2 + 1;
   hop_frames_ = fft_frames_ - halo_frames_;
-  channels_per_task_ = channels_per_task(spec);
-  groups_ = static_cast<int>(tasks_per_block(spec));
+  channels_per_task_ = channels_per_task(spec, requested_threads_);
+  groups_ = static_cast<int>(tasks_per_block(spec, requested_threads_));
   const int threads = pool_threads_for(requested_threads_);
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));

@@ -123,7 +123,7 @@ TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
         const std::size_t hop = CpuFftEngine::latency_frames_for(spec);
         const std::size_t block = CpuFftEngine::parallel_block_frames(spec, threads);
         ASSERT_EQ(block % hop, 0u);
-        const std::size_t per_block = CpuFftEngine::tasks_per_block(spec);
+        const std::size_t per_block = CpuFftEngine::tasks_per_block(spec, threads);
         const std::size_t tasks = block / hop * per_block;
         const std::size_t enough = static_cast<std::size_t>(threads) * CpuFftEngine::min_call_frames_per_thread;
         EXPECT_GE(tasks, static_cast<std::size_t>(threads)) << taps << " taps, " << channels << " ch";
@@ -132,17 +132,22 @@ TEST(CpuFftThreadsCarry, AParallelBlockHasATaskForEveryThread) {
             (tasks - per_block < static_cast<std::size_t>(threads)) || block - hop < enough;
         EXPECT_TRUE(one_hop_less_falls_short) << taps << " taps, " << channels << " ch, " << threads << " threads";
       }
-  // Three worked cases (the hops follow fft_size.cpp's table: 393218, 98305 and 65538 frames
-  // now): at 262143 taps (an FFT past pair_fft_frames: a task a channel) the 16 threads'
-  // tasks set the size, 8 hops of 2 channels; at 65535 taps (a task a pair of channels) 16
-  // hops of one pair; at 16383 taps the 16 x 65536 frames the threads should each bring, in
-  // whole hops (16).
-  const ProcessSpec long_mask{2, 1, 262143, 48000}, paired{2, 1, 65535, 48000}, shorter_mask{2, 1, 16383, 48000};
-  EXPECT_EQ(CpuFftEngine::channels_per_task(long_mask), 1);
-  EXPECT_EQ(CpuFftEngine::channels_per_task(paired), 2);
-  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{6, 1, 65535, 48000}), 3u);
-  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{3, 1, 65535, 48000}), 2u);
-  EXPECT_EQ(CpuFftEngine::parallel_block_frames(paired, 16), 16 * CpuFftEngine::latency_frames_for(paired));
+  // Worked cases (the hops follow fft_size.cpp's table: 393218, 98305 and 65538 frames now):
+  // at 262143 taps (an FFT past pair_fft_frames: a task a channel) the 16 threads' tasks set
+  // the size, 8 hops of 2 channels; at 65535 taps on 2 threads a task takes both channels (2
+  // hops a call either way), on 16 one (pairs would need 16 hops a call, a task a channel 11:
+  // the 16 x 65536 frames the threads should each bring); at 16383 taps those frames, in
+  // whole hops (16), with pairs.
+  const ProcessSpec long_mask{2, 1, 262143, 48000}, stereo{2, 1, 65535, 48000}, shorter_mask{2, 1, 16383, 48000};
+  const std::size_t stereo_hop = CpuFftEngine::latency_frames_for(stereo);
+  EXPECT_EQ(CpuFftEngine::channels_per_task(long_mask, 2), 1);
+  EXPECT_EQ(CpuFftEngine::channels_per_task(stereo, 2), 2);
+  EXPECT_EQ(CpuFftEngine::parallel_block_frames(stereo, 2), 2 * stereo_hop);
+  EXPECT_EQ(CpuFftEngine::channels_per_task(stereo, 16), 1);
+  EXPECT_EQ(CpuFftEngine::parallel_block_frames(stereo, 16), 11 * stereo_hop);
+  EXPECT_EQ(CpuFftEngine::channels_per_task(shorter_mask, 16), 2);
+  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{6, 1, 65535, 48000}, 2), 3u);
+  EXPECT_EQ(CpuFftEngine::tasks_per_block(ProcessSpec{3, 1, 65535, 48000}, 2), 2u);
   const std::size_t long_hop = CpuFftEngine::latency_frames_for(long_mask);
   const std::size_t shorter_hop = CpuFftEngine::latency_frames_for(shorter_mask);
   ASSERT_GT(long_hop, 16u * 65536u / 8);  // so that the tasks, not the frames, set it
@@ -159,7 +164,7 @@ TEST(CpuFftThreadsCarry, ChannelsTakenInPairsKeepTheBitsOfEachChannelAlone) {
   for (const int channels : {2, 3, 6}) {
     const std::size_t taps = 1000, frames = 20011;
     const ProcessSpec spec{channels, 1, taps, 48000};
-    ASSERT_EQ(CpuFftEngine::channels_per_task(spec), 2);
+    ASSERT_EQ(CpuFftEngine::channels_per_task(spec, 2), 2);
     filters::MaskSet masks;
     for (int c = 0; c < channels; ++c) masks.push_back(mask_of(random_taps(taps - 97 * c, 500 + c)));
     const auto in = random_signal(frames * static_cast<std::size_t>(channels), 600 + channels);
