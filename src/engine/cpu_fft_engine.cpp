@@ -118,16 +118,8 @@ Status CpuFftEngine::do_process(const float* in, float* out, std::size_t frames)
   if (call.blocks == 0) {  // the call ends inside the current block: carry it on (frames < hop)
     for (int g = 0; g < groups_; ++g) {
       const ChannelGroup channels = group(g);
-      const float* carried[2] = {carried_outputs(channels.first), nullptr};
-      float* carry[2] = {carry_in_[current_][channels.first].data() + call.carried, nullptr};
-      if (channels.count == 2) {
-        carried[1] = carried_outputs(channels.first + 1);
-        carry[1] = carry_in_[current_][channels.first + 1].data() + call.carried;
-      }
-      for (auto& outputs : carried)
-        if (outputs) outputs += pending_frames_;
-      scatter(channels, call, carried, 0, frames);
-      gather(channels, call, call.carried, frames, carry);
+      scatter(channels, call, carried_outputs(channels, pending_frames_), 0, frames);
+      gather(channels, call, call.carried, frames, carry_in(channels, current_, call.carried));
     }
   } else {
     auto task = [this, &call](std::size_t index, int thread) noexcept {
@@ -146,8 +138,21 @@ CpuFftEngine::ChannelGroup CpuFftEngine::group(int index) const noexcept {
   return {first, std::min(channels_per_task_, channels() - first), index};
 }
 
+CpuFftEngine::Pointers<float> CpuFftEngine::carry_in(const ChannelGroup& group, int which, std::size_t from) noexcept {
+  Pointers<float> carries{};
+  for (int k = 0; k < group.count; ++k) carries[k] = carry_in_[which][group.first + k].data() + from;
+  return carries;
+}
+
+CpuFftEngine::Pointers<const float> CpuFftEngine::carried_outputs(const ChannelGroup& group,
+                                                                  std::size_t from) const noexcept {
+  Pointers<const float> outputs{};
+  for (int k = 0; k < group.count; ++k) outputs[k] = carry_out_[current_][group.first + k].get() + halo_frames_ + from;
+  return outputs;
+}
+
 void CpuFftEngine::gather(const ChannelGroup& group, const Call& call, std::size_t frame, std::size_t count,
-                          float* const dst[2]) const noexcept {
+                          const Pointers<float>& dst) const noexcept {
   const std::size_t last = frame + count;
   std::size_t done = 0;  // of dst's
   if (frame < call.carried) {
@@ -177,7 +182,7 @@ void CpuFftEngine::gather(const ChannelGroup& group, const Call& call, std::size
   }
 }
 
-void CpuFftEngine::scatter(const ChannelGroup& group, const Call& call, const float* const src[2],
+void CpuFftEngine::scatter(const ChannelGroup& group, const Call& call, const Pointers<const float>& src,
                            std::size_t frame, std::size_t count) const noexcept {
   const std::size_t stride = static_cast<std::size_t>(channels());
   float* out = call.out + frame * stride + static_cast<std::size_t>(group.first);
@@ -203,14 +208,14 @@ void CpuFftEngine::scatter(const ChannelGroup& group, const Call& call, const fl
 // from (block + 1) hop - pending_frames_ (the hop before it is the carried block's).
 void CpuFftEngine::transform_block(const ChannelGroup& group, std::size_t block, const Call& call,
                                    Scratch& scratch) noexcept {
-  float* const time[2] = {scratch.time[0].get(), scratch.time[1].get()};
+  const Pointers<float> time{scratch.time[0].get(), scratch.time[1].get()};
   fftwf_complex* spectrum = scratch.spectrum.get();
   gather(group, call, block * hop_frames_, fft_frames_, time);
   // The last block transforms back straight into the other carry buffers: its outputs that
   // this call does not emit are the next call's first (in whole-hop calls, all of them).
   const bool last = block + 1 == call.blocks;
   const int next = 1 - current_;  // the carries the last block fills for the next call
-  const float* outputs[2] = {nullptr, nullptr};
+  Pointers<const float> outputs{};
   for (int k = 0; k < group.count; ++k) {
     const int channel = group.first + k;
     fft_->forward(time[k], spectrum);
@@ -221,21 +226,13 @@ void CpuFftEngine::transform_block(const ChannelGroup& group, std::size_t block,
   }
   const std::size_t first = (block + 1) * hop_frames_ - pending_frames_;  // <= call.frames
   scatter(group, call, outputs, first, std::min(hop_frames_, call.frames - first));
-  if (block == 0) {  // the rest of the carried block's outputs come first
-    const float* carried[2] = {carried_outputs(group.first) + pending_frames_, nullptr};
-    if (group.count == 2) carried[1] = carried_outputs(group.first + 1) + pending_frames_;
-    scatter(group, call, carried, 0, hop_frames_ - pending_frames_);
-  }
+  if (block == 0)  // the rest of the carried block's outputs come first
+    scatter(group, call, carried_outputs(group, pending_frames_), 0, hop_frames_ - pending_frames_);
   if (last) {  // the next call's input carry
     const std::size_t consumed = call.blocks * hop_frames_;
-    float* carry[2] = {carry_in_[next][group.first].data(), nullptr};
-    if (group.count == 2) carry[1] = carry_in_[next][group.first + 1].data();
-    gather(group, call, consumed, call.carried + call.frames - consumed, carry);
+    gather(group, call, consumed, call.carried + call.frames - consumed, carry_in(group, next, 0));
   }
 }
 
-const float* CpuFftEngine::carried_outputs(int channel) const noexcept {
-  return carry_out_[current_][channel].get() + halo_frames_;
-}
 
 }  // namespace halo

@@ -1,6 +1,7 @@
 #pragma once
 #include <fftw3.h>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -127,6 +128,9 @@ class CpuFftEngine final : public Engine {
     int index;
   };
   ChannelGroup group(int index) const noexcept;
+  // One pointer for each of a group's channels (the second null for a group of one).
+  template <class T>
+  using Pointers = std::array<T*, 2>;
 
   // One process() call as its block tasks see it.
   struct Call {
@@ -142,12 +146,15 @@ class CpuFftEngine final : public Engine {
   // The stream's input frames [frame, frame + count) of the call's (counted from the first
   // frame carry_in_ holds) into dst[k][0, count) for the group's k-th channel.
   void gather(const ChannelGroup& group, const Call& call, std::size_t frame, std::size_t count,
-              float* const dst[2]) const noexcept;
-  // The carried block's hop of outputs (carry_out_ past its spoilt frames) for `channel`.
-  const float* carried_outputs(int channel) const noexcept;
+              const Pointers<float>& dst) const noexcept;
   // src[k][0, count) into the call's output frames [frame, frame + count) of the group's k-th channel.
-  void scatter(const ChannelGroup& group, const Call& call, const float* const src[2], std::size_t frame,
+  void scatter(const ChannelGroup& group, const Call& call, const Pointers<const float>& src, std::size_t frame,
                std::size_t count) const noexcept;
+  // The group's input carries carry_in_[which], from frame `from`.
+  Pointers<float> carry_in(const ChannelGroup& group, int which, std::size_t from) noexcept;
+  // The carried block's hop of outputs for the group's channels (the current carry_out_ past
+  // its spoilt frames), from output `from` of the hop.
+  Pointers<const float> carried_outputs(const ChannelGroup& group, std::size_t from) const noexcept;
 
   int requested_threads_;            // the constructor's; 0: one per core
   std::size_t halo_frames_ = 0;      // Mmax - 1
