@@ -29,8 +29,9 @@ namespace halo {
 //
 // Threads. A process() call that completes q blocks on C channels has q x G independent
 // tasks, G the channel groups (one block of a group: gather its frames, then for each of its
-// channels forward FFT, multiply, inverse FFT, then scatter its outputs); a ThreadPool made in prepare() runs them on every core, the caller
-// included, and process() returns when all are done. One pair of FFTW plans, complex
+// channels forward FFT, multiply, inverse FFT, then scatter its outputs); a ThreadPool made
+// in prepare() runs them on every core, the caller included, and process() returns when all
+// are done. One pair of FFTW plans, complex
 // transforms of half the length that carry the real block packed two samples a value
 // (packed_real_fft.hpp; from the machine's wisdom where `halo wisdom` measured this length,
 // else FFTW_ESTIMATE: fftw.hpp; either way the same plan in every engine of a process, so two
@@ -47,13 +48,14 @@ namespace halo {
 // neighbouring channels (channels_per_task) where the FFT is at most pair_fft_frames, so that
 // one pass reads each interleaved input line and one writes each output line for both: with a
 // task per channel, each task read the block's lines and each wrote them (a read for
-// ownership) for its one sample a frame. Past pair_fft_frames the tasks take one channel, so
-// that the second buffer a thread does not grow with the longest masks, and so they do where
-// pairs, half the tasks a block, would need longer calls to feed every thread: on 16 cores at
-// 65535 taps, stereo, 16 hops a call instead of 11 made the 10-minute file 6-8 % slower (the
-// first call waits for its whole input, the last output for the whole last call). The G tasks of one block write the same output cache
-// lines, so each starts its scatter at its own offset, 1/G of the hop further along per
-// group, and the threads keep out of each other's lines.
+// ownership) for its one sample a frame (on 2 cores at 65535 taps, stereo: 8 % less time for
+// the whole process). Past pair_fft_frames the tasks take one channel, so that the second
+// buffer a thread does not grow with the longest masks, and so they do where pairs, half the
+// tasks a block, would need longer calls to feed every thread (on 16 cores at 65535 taps,
+// stereo, 16 hops a call instead of 11: no faster end to end, and the first output waits for
+// a whole call). The G tasks of one block write the same output cache lines, so each starts
+// its scatter at its own offset, 1/G of the hop further along per group, and the threads keep
+// out of each other's lines.
 //
 // Carried state, per channel, in two buffers each (current_ and 1 - current_): a call's last
 // block writes the next call's carry into the other buffer while earlier blocks may still be
@@ -89,8 +91,8 @@ class CpuFftEngine final : public Engine {
   static int channels_per_task(const ProcessSpec& spec, int threads);
   static std::size_t tasks_per_block(const ProcessSpec& spec, int threads);
   // Frames a process() call must bring for every one of `threads` (0: one per core) to get a
-  // task, a block of each channel per thread (ceil(threads / channels) hops), and at least
-  // min_call_frames_per_thread frames a thread, in whole hops: handing a call over to the pool
+  // task (ceil(threads / tasks_per_block) hops), and at least min_call_frames_per_thread
+  // frames a thread, in whole hops: handing a call over to the pool
   // costs about a millisecond where a sleeping thread wakes slowly (thread_pool.cpp), and at
   // 16383 taps on 16 cores calls of 8 hops (360000 frames) spent 0.85 s of engine time on an
   // hour of stereo against 0.45 s at 4095 taps. What a pipeline should give this engine (the
@@ -162,7 +164,7 @@ class CpuFftEngine final : public Engine {
   std::size_t bins_ = 0;             // fft_frames_ / 2 + 1
   std::size_t hop_frames_ = 0;       // fft_frames_ - (Mmax-1): new frames, and outputs, per block
   std::size_t pending_frames_ = 0;   // frames of the current block received (and outputs emitted)
-  int channels_per_task_ = 1;        // channels_per_task(spec)
+  int channels_per_task_ = 1;        // channels_per_task(spec, the constructor's threads)
   int groups_ = 0;                   // tasks a block makes: ceil(channels / channels_per_task_)
   std::vector<ComplexBuffer> mask_spectra_;   // per distinct mask (room for one per channel)
   std::vector<std::size_t> mask_of_channel_;  // the distinct mask each channel uses

@@ -167,22 +167,23 @@ TEST(CpuFftThreadsCarry, ChannelsTakenInPairsKeepTheBitsOfEachChannelAlone) {
     ASSERT_EQ(CpuFftEngine::channels_per_task(spec, 2), 2);
     filters::MaskSet masks;
     for (int c = 0; c < channels; ++c) masks.push_back(mask_of(random_taps(taps - 97 * c, 500 + c)));
-    const auto in = random_signal(frames * static_cast<std::size_t>(channels), 600 + channels);
+    const std::size_t width = static_cast<std::size_t>(channels);
+    const auto in = random_signal(frames * width, 600 + channels);
     const std::size_t hop = CpuFftEngine::latency_frames_for(spec);
     for (const std::size_t block : {4 * hop + 3, std::size_t{333}}) {
       CpuFftEngine together(2);
       prepare_with(together, masks, channels, block, taps);
       const auto all = run_aligned(together, in, channels, {block});
-      const std::size_t out_frames = all.size() / static_cast<std::size_t>(channels);  // frames + taps - 1
-      for (int c = 0; c < channels; ++c) {
+      const std::size_t out_frames = all.size() / width;  // frames + taps - 1
+      for (std::size_t c = 0; c < width; ++c) {
         std::vector<float> mono(frames);
-        for (std::size_t i = 0; i < frames; ++i) mono[i] = in[i * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)];
+        for (std::size_t i = 0; i < frames; ++i) mono[i] = in[i * width + c];
         CpuFftEngine alone(1);
-        prepare_with(alone, {masks[static_cast<std::size_t>(c)]}, 1, block, taps);
+        prepare_with(alone, {masks[c]}, 1, block, taps);
         const auto single = run_aligned(alone, mono, 1, {block});
         ASSERT_LE(single.size(), out_frames);  // the run alone ends with its own, shorter mask's tail
         std::vector<float> channel(single.size());
-        for (std::size_t i = 0; i < single.size(); ++i) channel[i] = all[i * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)];
+        for (std::size_t i = 0; i < single.size(); ++i) channel[i] = all[i * width + c];
         EXPECT_TRUE(same_bits(channel, single)) << channels << " channels, channel " << c << ", blocks of " << block;
       }
     }
