@@ -25,8 +25,13 @@ int CpuFftEngine::pool_threads_for(int threads) {
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, ThreadPool::max_threads);
 }
 
+std::size_t CpuFftEngine::groups_of(const ProcessSpec& spec, int per_task) {
+  const std::size_t per = static_cast<std::size_t>(per_task);
+  return (static_cast<std::size_t>(std::max(spec.channels, 1)) + per - 1) / per;
+}
+
 std::size_t CpuFftEngine::hops_a_call(const ProcessSpec& spec, int threads, int per_task) {
-  const std::size_t groups = (static_cast<std::size_t>(std::max(spec.channels, 1)) + per_task - 1) / per_task;
+  const std::size_t groups = groups_of(spec, per_task);
   const std::size_t pool = static_cast<std::size_t>(pool_threads_for(threads));
   const std::size_t hop = latency_frames_for(spec);
   const std::size_t for_every_thread = (pool + groups - 1) / groups;
@@ -40,8 +45,7 @@ int CpuFftEngine::channels_per_task(const ProcessSpec& spec, int threads) {
 }
 
 std::size_t CpuFftEngine::tasks_per_block(const ProcessSpec& spec, int threads) {
-  const std::size_t per_task = static_cast<std::size_t>(channels_per_task(spec, threads));
-  return (static_cast<std::size_t>(std::max(spec.channels, 1)) + per_task - 1) / per_task;
+  return groups_of(spec, channels_per_task(spec, threads));
 }
 
 std::size_t CpuFftEngine::parallel_block_frames(const ProcessSpec& spec, int threads) {

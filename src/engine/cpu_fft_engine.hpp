@@ -112,7 +112,9 @@ class CpuFftEngine final : public Engine {
   std::size_t do_preferred_block_frames() const override { return hop_frames_; }
 
  private:
-  // The hops parallel_block_frames asks for where a task takes `per_task` channels.
+  // The channel groups (tasks a block) where a task takes `per_task` channels, and the hops
+  // parallel_block_frames asks for then.
+  static std::size_t groups_of(const ProcessSpec& spec, int per_task);
   static std::size_t hops_a_call(const ProcessSpec& spec, int threads, int per_task);
 
   using RealBuffer = fftw::Array<float>;
