@@ -479,7 +479,8 @@ class FftEngine final : public Engine {
 const char* summary(FftMethod method) {
   return method == FftMethod::cufft
              ? "overlap-save with cuFFT: masks of any length up to 4 Mi taps; wins over the direct kernels past a few hundred taps"
-             : "overlap-save with the FFTs in shared memory, one kernel up to 8192 taps, three (columns, rows, columns) up to 131072";
+             : "overlap-save with the FFTs in shared memory: a block a step up to 8192 taps, a cluster of 16 blocks a step "
+               "(three kernels where the GPU has no clusters) up to 131072";
 }
 
 FftEngine* as_fft_engine(Engine& engine) { return dynamic_cast<FftEngine*>(&engine); }
