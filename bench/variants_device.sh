@@ -23,8 +23,12 @@ wait
 for round in ${ROUNDS:-1 2}; do
   for variant in "$@"; do
     name=${variant%%:*}
-    HALO_BENCH_FUSED_ONLY=1 HALO_BENCH_TAPS=${TAPS:-255,1023,4095,65535} timeout 100 "/tmp/halo_variant_$name/bench/halo_bench" fft 2>&1 |
-      grep -E "^\| fft \| cuda-fft-fused (\||stereo)" |
+    # A variant that fails (a refused block, a launch error) says so in a row of its own
+    # rather than leaving only a gap; its output is in run_NAME_rROUND.log.
+    log="$results/run_${name}_r$round.log"
+    HALO_BENCH_FUSED_ONLY=1 HALO_BENCH_TAPS=${TAPS:-255,1023,4095,65535} timeout 100 "/tmp/halo_variant_$name/bench/halo_bench" fft > "$log" 2>&1 ||
+      echo "$name r$round failed (rc $?): $(grep -m1 -E 'halo_bench:|error' "$log")"
+    grep -E "^\| fft \| cuda-fft-fused (\||stereo)" "$log" |
       awk -F'|' -v n="$name" -v r="$round" '{ printf "%s r%s %s %s %s\n", n, r, $3, $4, $7 }'
   done
 done | tee "$results/variants.txt"
