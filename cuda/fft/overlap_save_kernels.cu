@@ -313,16 +313,25 @@ std::size_t fused_shared_bytes(const Geometry& g) {
 // blockIdx.y = step in the piece x channels + channel.
 constexpr int split_column_threads = 256;
 
+// The three kernels' blockIdx.y: item y is step first_step + y / channels (piece-relative) of
+// channel y % channels, and its transform is row y of their scratch.
+struct SplitItem {
+  long long step;
+  int channel;
+};
+__device__ __forceinline__ SplitItem split_item(const Geometry& g, long long first_step) {
+  return {first_step + blockIdx.y / g.channels, static_cast<int>(blockIdx.y % g.channels)};
+}
+
 template <int LogL>
 __global__ void __launch_bounds__(split_column_threads)
     split_columns_forward_kernel(PieceSource piece, Geometry g, long long first_step, const float* __restrict__ in,
                                  const float* ring, Complex* __restrict__ rows, const Complex* __restrict__ column_twiddles) {
   const PieceHeader h = read_piece(piece);
-  const long long step = first_step + blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y % g.channels);
-  if (2 * step >= h.segments) return;
+  const SplitItem item = split_item(g, first_step);
+  if (2 * item.step >= h.segments) return;
   const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
-  split_columns_forward<LogL>(g, h, h.first_segment / 2 + step, channel_io(g, c, in, nullptr, ring, nullptr),
+  split_columns_forward<LogL>(g, h, h.first_segment / 2 + item.step, channel_io(g, item.channel, in, nullptr, ring, nullptr),
                               rows + static_cast<long long>(blockIdx.y) * (1LL << LogL), column_twiddles, t);
 }
 
@@ -332,12 +341,11 @@ __global__ void __launch_bounds__(split_column_threads)
                                  float* __restrict__ out, float* __restrict__ out_ring,
                                  const Complex* __restrict__ column_twiddles) {
   const PieceHeader h = read_piece(piece);
-  const long long step = first_step + blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y % g.channels);
-  if (2 * step >= h.segments) return;
+  const SplitItem item = split_item(g, first_step);
+  if (2 * item.step >= h.segments) return;
   const int t = static_cast<int>(blockIdx.x) * split_column_threads + static_cast<int>(threadIdx.x);
-  split_columns_inverse<LogL>(g, h, h.first_segment / 2 + step, rows + static_cast<long long>(blockIdx.y) * (1LL << LogL),
-                              channel_io(g, c, nullptr, out, nullptr, out_ring), column_twiddles, t);
+  split_columns_inverse<LogL>(g, h, h.first_segment / 2 + item.step, rows + static_cast<long long>(blockIdx.y) * (1LL << LogL),
+                              channel_io(g, item.channel, nullptr, out, nullptr, out_ring), column_twiddles, t);
 }
 
 // blockIdx.x: the row (16 a step).
@@ -349,15 +357,15 @@ __global__ void __launch_bounds__(fused_block_threads<LogR>, fused_min_blocks<Lo
   using S = FusedShape<LogR>;
   constexpr int block = fused_block_threads<LogR>;
   extern __shared__ Complex z[];
-  const long long step = first_step + blockIdx.y / g.channels;
-  const int c = static_cast<int>(blockIdx.y % g.channels);
-  if (2 * step >= read_piece(piece).segments) return;  // the whole block: before any barrier
+  const SplitItem item = split_item(g, first_step);
+  if (2 * item.step >= read_piece(piece).segments) return;  // the whole block: before any barrier
   Complex* row = rows + static_cast<long long>(blockIdx.y) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) split_row_first_pass<LogR>(row, z, twiddles, t);
   __syncthreads();
   block_middle_phases<LogR, block>(z, twiddles, [&] {
-    return masks + static_cast<long long>(mask_of_channel[c]) * (16LL << LogR) + (static_cast<long long>(blockIdx.x) << LogR);
+    return masks + static_cast<long long>(mask_of_channel[item.channel]) * (16LL << LogR) +
+           (static_cast<long long>(blockIdx.x) << LogR);
   });
 #pragma unroll
   for (int t = threadIdx.x; t < S::threads; t += block) split_row_last_pass<LogR>(z, row, twiddles, t);

@@ -61,15 +61,18 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   channels_per_task_ = channels_per_task(spec, requested_threads_);
   groups_ = static_cast<int>(tasks_per_block(spec, requested_threads_));
   const int threads = pool_threads_for(requested_threads_);
+  const auto check_allocated = [this](bool allocated) {
+    if (!allocated) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+  };
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));
   for (auto& scratch : scratch_) {
     for (int k = 0; k < channels_per_task_; ++k) {
       scratch.time[k] = fftw::allocate<float>(fft_frames_);
-      if (!scratch.time[k]) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+      check_allocated(scratch.time[k] != nullptr);
     }
     scratch.spectrum = fftw::allocate<fftwf_complex>(bins_);
-    if (!scratch.spectrum) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+    check_allocated(scratch.spectrum != nullptr);
   }
   fft_ = std::make_unique<PackedRealFft>(fft_frames_, scratch_[0].time[0].get(), scratch_[0].spectrum.get());
 
@@ -84,7 +87,7 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
     carry_out_[k].clear();
     for (int c = 0; c < spec.channels; ++c) {
       carry_out_[k].push_back(fftw::allocate<float>(fft_frames_));
-      if (!carry_out_[k].back()) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+      check_allocated(carry_out_[k].back() != nullptr);
       std::fill_n(carry_out_[k].back().get(), fft_frames_, 0.0f);
     }
   }
