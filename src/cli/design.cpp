@@ -7,6 +7,7 @@
 #include <cxxopts.hpp>
 
 #include "audio/mask_file.hpp"
+#include "audio/same_file.hpp"
 #include "filters/design_report.hpp"
 #include "filters/response.hpp"
 #include "src/cli/command.hpp"
@@ -115,6 +116,7 @@ int design_command(int argc, char** argv) {
   const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
   if (parsed.count("report")) check_report_name(report_path);
   MaskSource source = parse_mask_options(parsed);
+  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
   // design converts a mask file (--mask, --ir) without audio: its own rate stands unless
   // --rate names another (then the --ir-rate / --mask-rate rules apply, refusing by default).
   if (parsed.count("rate") == 0) {

@@ -5,6 +5,7 @@
 
 #include "audio/error.hpp"
 #include "audio/format.hpp"
+#include "audio/same_file.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
@@ -74,6 +75,8 @@ int filter_command(int argc, char** argv) {
   } catch (const audio::Error& error) {
     throw UsageError(error.what());
   }
+  // The mask's file is an input too: `--mask m.txt` with OUT m.txt would replace it.
+  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
   FilterJob job(input, output, arguments.raw);
   const filters::MaskSet masks = masks_for(source, job.input_format().rate_hz);
   const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line

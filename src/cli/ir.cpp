@@ -12,6 +12,7 @@
 #include "audio/error.hpp"
 #include "audio/mask_export.hpp"
 #include "audio/mask_file.hpp"
+#include "audio/same_file.hpp"
 #include "filters/error.hpp"
 #include "filters/ir_analysis.hpp"
 #include "filters/methods.hpp"
@@ -248,6 +249,7 @@ int fix(int argc, char** argv) {
   if (output.empty() || output == "-") throw UsageError("ir fix: OUT must be a file name");
   const audio::ExportFormat format = audio::export_format_for(output);
   audio::check_export_output(output, format);  // before any work
+  audio::refuse_overwriting_input(input, output);
 
   const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
   if (parsed.count("rate") && !(rate_hz > 0 && rate_hz <= 10e6)) throw UsageError("--rate: give a sample rate above 0 Hz");

@@ -1,39 +1,16 @@
 #include "src/offline/filter_job.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
 
+#include "audio/same_file.hpp"
 #include "audio/writer.hpp"
 
 namespace halo {
 namespace {
-
-// What a name is (symbolic links followed), or for "-" what the descriptor `fd` is open on:
-// `halo filter - in.wav < in.wav` and `halo filter in.wav - >> in.wav` name one file twice.
-bool identify(const std::string& path, int fd, struct stat& status) {
-  return path == "-" ? fstat(fd, &status) == 0 : stat(path.c_str(), &status) == 0;
-}
-
-// Only regular files: pipes, terminals and /dev/null hold nothing to lose.
-bool same_file(const std::string& input, const std::string& output) {
-  struct stat first {}, second {};
-  if (!identify(input, STDIN_FILENO, first) || !identify(output, STDOUT_FILENO, second)) return false;
-  return S_ISREG(first.st_mode) && first.st_dev == second.st_dev && first.st_ino == second.st_ino;
-}
-
-std::string same_file_message(const std::string& input, const std::string& output) {
-  const std::string advice = ": choose another output (halo never overwrites its input)";
-  if (input == "-" && output == "-") return "standard input and standard output are one file" + advice;
-  if (input == "-") return output + " is the file standard input reads" + advice;
-  if (output == "-") return "standard output goes to " + input + ", the input file" + advice;
-  return output + " is the input file" + advice;
-}
 
 struct PreparedEngine {
   EngineChoice choice;
@@ -45,7 +22,7 @@ struct PreparedEngine {
 
 FilterJob::FilterJob(const std::string& input_path, const std::string& output_path, const audio::RawInput& raw)
     : reader_(input_path, raw), output_path_(output_path) {
-  if (same_file(input_path, output_path)) throw Error(same_file_message(input_path, output_path));
+  audio::refuse_overwriting_input(input_path, output_path);
   if (reader_.format().frames == 0) throw Error(input_path + ": has no audio frames");
 }
 

@@ -258,6 +258,37 @@ TEST_F(OutputSafety, OutputThatIsTheInputThroughStandardStreamsIsRefused) {
   expect_half("x.wav", "other.wav");
 }
 
+// A mask or impulse response is an input too: `ir fix` and `design` convert one into a file
+// that may have its name (directly or through a link), and `filter` reads one beside its
+// audio. Each is refused before anything is written, and the file keeps its bytes.
+TEST_F(OutputSafety, OutputThatIsTheMaskOrImpulseResponseIsRefused) {
+  const Result made = python(R"(
+import numpy as np, soundfile as sf
+sf.write('room.wav', np.random.default_rng(5).normal(0, 0.1, 4800), 48000, subtype='FLOAT')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(sh("ln -s room.wav room-link.wav && cp half.txt mask.txt").exit_code, 0);
+  const std::string room = read_bytes(at("room.wav")), mask = read_bytes(at("mask.txt"));
+  const auto before = list_directory(work_.path());
+  expect_refused("$HALO ir fix room.wav room.wav --normalize peak", 1, "room.wav is the input file", before);
+  expect_refused("$HALO ir fix room.wav ./room-link.wav --normalize -6", 1, "room-link.wav is the input file", before);
+  expect_refused("$HALO design --mask mask.txt -o mask.txt", 1, "mask.txt is the input file", before);
+  expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is the input file", before);
+  expect_refused("$HALO filter in.wav room.wav --ir room.wav -q", 1, "room.wav is the input file", before);
+  expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is the input file", before);
+  EXPECT_TRUE(read_bytes(at("room.wav")) == room) << "the impulse response was changed";
+  EXPECT_TRUE(read_bytes(at("mask.txt")) == mask) << "the mask was changed";
+  // Another name is fine, and the fixed IR is the original scaled to a peak of 1.
+  const Result fixed = sh("$HALO ir fix room.wav fixed.wav --normalize peak -q");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  const Result check = python(R"(
+import numpy as np, soundfile as sf
+x, _ = sf.read('room.wav'); y, _ = sf.read('fixed.wav')
+assert y.shape == x.shape and np.max(np.abs(y - x / np.max(np.abs(x)))) < 1e-6
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
 // ------------------------------------------------------------------------------- item 14
 
 TEST_F(OutputSafety, OutputNamesAreCheckedBeforeAnyWork) {
