@@ -123,6 +123,14 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.subtype = subtype;
     return output;
   }
+  // An .opus name asks for Opus in the Ogg container, which would otherwise get Vorbis (or keep
+  // a Vorbis input's codec): a player takes an .opus file for Opus.
+  if (output_path != "-" && lower_extension(output_path) == "opus") {
+    if (!fits(SF_FORMAT_OPUS))  // libsndfile checks Opus's rates only when it opens the file, and says so
+      throw Error(output_path + ": Ogg Opus cannot hold " + std::to_string(output.channels) + " channels");
+    output.subtype = SF_FORMAT_OPUS;
+    return output;
+  }
   // A lossy input (MP3, Vorbis, Opus) keeps its codec only in its own container: WAV "holds"
   // MP3 on paper but libsndfile writes none. Elsewhere it becomes pcm16, as sox decodes MP3.
   const int input_subtype = input.subtype & SF_FORMAT_SUBMASK;
@@ -130,12 +138,6 @@ Format output_format(const Format& input, const std::string& output_path, int su
                            input_subtype == SF_FORMAT_MPEG_LAYER_I || input_subtype == SF_FORMAT_MPEG_LAYER_II ||
                            input_subtype == SF_FORMAT_MPEG_LAYER_III;
   if (fits(input.subtype) && (!lossy_input || output.container == input.container)) return output;
-  // An .opus name asks for Opus in the Ogg container, which would otherwise get Vorbis.
-  const auto dot = output_path.find_last_of('.');
-  if (dot != std::string::npos && lower(output_path.substr(dot + 1)) == "opus" && fits(SF_FORMAT_OPUS)) {
-    output.subtype = SF_FORMAT_OPUS;
-    return output;
-  }
   // Integer input keeps its precision where it can; otherwise float, then what codecs take.
   const bool integer_input = sample_scale(input.subtype).integer;
   const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,

@@ -164,6 +164,8 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
     const auto type = parsed["type"].as<std::string>();
     filter.container = audio::container_for_extension("." + type);
     if (filter.container == 0) throw UsageError("--type " + type + ": not a container libsndfile writes");
+    // --type opus names the codec as an .opus name does (the container alone is Ogg, Vorbis by default).
+    if (filter.subtype == 0 && audio::lower_extension("." + type) == "opus") filter.subtype = SF_FORMAT_OPUS;
   }
   filter.write.dither = parsed.count("no-dither") == 0;
   if (parsed.count("norm")) {

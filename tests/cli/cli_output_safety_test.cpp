@@ -408,5 +408,39 @@ for src, out in (('in.mp3', 'mp3.wav'), ('in.ogg', 'ogg.flac')):
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+// An .opus name, or --type opus, asks for the Opus codec whatever the input holds (a player
+// takes an .opus file for Opus); .ogg stays Vorbis. A rate Opus cannot take is refused in one
+// line rather than written as Vorbis under an .opus name.
+TEST_F(OutputSafety, OpusNamesGetOpusEvenFromVorbis) {
+  const Result made = python(R"(
+import numpy as np, soundfile as sf
+x, r = sf.read('in.wav')
+sf.write('in.ogg', x, r, subtype='VORBIS')
+sf.write('in44.wav', x, 44100, subtype='FLOAT')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  for (const std::string command : {"$HALO filter in.ogg vorbis-in.opus --mask half.txt -q",
+                                    "$HALO filter in.wav typed --type opus --mask half.txt -q",
+                                    "$HALO filter in.wav - --type opus --mask half.txt -q > piped.opus",
+                                    "$HALO filter in.ogg out.ogg --mask half.txt -q"}) {
+    const Result run = sh(command);
+    ASSERT_EQ(run.exit_code, 0) << describe_command(command, run);
+  }
+  const Result check = python(R"(
+import numpy as np, soundfile as sf
+for name, codec in (('vorbis-in.opus', 'OPUS'), ('typed', 'OPUS'), ('piped.opus', 'OPUS'), ('out.ogg', 'VORBIS')):
+    info = sf.info(name)
+    assert (info.format, info.subtype) == ('OGG', codec), (name, info.format, info.subtype)
+    x, _ = sf.read('in.wav', always_2d=True)
+    y, _ = sf.read(name, always_2d=True)
+    # Lossy codecs on white noise: the length, and the level within 30 %, not the samples.
+    level = np.sqrt(np.mean(y ** 2)) / np.sqrt(np.mean((0.5 * x) ** 2))
+    assert len(y) == len(x) and 0.7 < level < 1.3, (name, len(y), level)
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  const auto before = list_directory(work_.path());
+  expect_refused("$HALO filter in44.wav out44.opus --mask half.txt -q", 1, "out44.opus", before);
+}
+
 }  // namespace
 }  // namespace halo::test
