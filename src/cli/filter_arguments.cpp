@@ -40,7 +40,7 @@ cxxopts::Options filter_options() {
                 "what gives every thread a block, up to 2^23 samples a buffer); fewer where channels x frames would pass "
                 "2^20 samples (4 MiB a buffer); files are read and written 65536 frames or more at a time",
        cxxopts::value<std::string>(), "FRAMES")
-      ("align", "same (linear-phase delay removed; default) or causal (default for --ir)",
+      ("align", "same (linear-phase delay removed; default) or causal (default for --ir and --minimum-phase)",
        cxxopts::value<std::string>(), "A")
       ("tail", "add the filter's tail: run to the end of the full convolution")
       ("accept-short", "filter a truncated IN (fewer frames than its header declares) with a warning, "
@@ -141,8 +141,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
         static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
   filter.stream.tail = parsed.count("tail") > 0;
   filter.stream.accept_short = parsed.count("accept-short") > 0;
-  filter.stream.alignment =
-      arguments.source.kind == MaskSource::Kind::impulse_response ? Alignment::causal : Alignment::centred;
+  filter.stream.alignment = centred_by_default(arguments.source) ? Alignment::centred : Alignment::causal;
   if (parsed.count("align")) {
     const auto align = parsed["align"].as<std::string>();
     if (align == "same") filter.stream.alignment = Alignment::centred;

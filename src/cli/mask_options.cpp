@@ -217,6 +217,11 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   return source;
 }
 
+bool centred_by_default(const MaskSource& source) {
+  if (source.kind == MaskSource::Kind::impulse_response) return false;
+  return !(source.kind == MaskSource::Kind::designed && source.spec.minimum_phase);
+}
+
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   if (source.kind == MaskSource::Kind::mask_file) {
     filters::MaskSet masks = audio::read_mask(source.path);

@@ -28,6 +28,12 @@ struct MaskSource {
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 
+// Whether the mask's delay is removed by default (`--align same`): a linear-phase mask, designed
+// or from --mask, is centred; an impulse response (--ir) and a minimum-phase design start at
+// their first tap, since removing (M-1)/2 frames from them would put the output before its
+// input (a 255-tap minimum-phase low-pass delays by some 25 frames, not 127).
+bool centred_by_default(const MaskSource& source);
+
 // Designs (at rate_hz) or reads the masks. A design the library refuses is reported with the
 // command-line flag of the field it names ("--taps 0: ...").
 filters::MaskSet masks_for(MaskSource source, double rate_hz);

@@ -127,7 +127,7 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
     realtime::MaskEntry entry;
     entry.masks = masks_for(source, rate_hz);
     entry.label = describe_masks(entry.masks);
-    entry.centred = source.kind != MaskSource::Kind::impulse_response;
+    entry.centred = centred_by_default(source);
     return entry;
   };
 }

@@ -376,6 +376,31 @@ TEST(CliFilter, ImpulseResponsesAreCausalPerChannelAnyFormat) {
             tolerance);
 }
 
+// A minimum-phase design delays by a few frames, not (M-1)/2: removing (M-1)/2 put the output
+// before its input (a QA pass: an impulse at frame 1000 came out peaking at 898). So it is
+// causal by default, as --ir is, and `--align same` still centres it.
+TEST(CliFilter, MinimumPhaseDesignsAreCausalByDefault) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 112);
+  const std::vector<std::string> spec = {"--lowpass", "2000", "--method", "kaiser", "--taps", "255", "--attenuation",
+                                         "60", "--minimum-phase"};
+  std::vector<std::string> design = {"design", "-o", dir / "m.wav", "--quiet"};
+  design.insert(design.end(), spec.begin(), spec.end());
+  halo_ok(design);  // the mask (float WAV) that filter designs the same way
+  const std::vector<float> taps = read_sound(dir / "m.wav").samples;
+  ASSERT_EQ(taps.size(), 255u);
+  for (const bool same : {false, true}) {
+    std::vector<std::string> filter = {"filter", dir / "in.wav", dir / "out.wav", "--quiet"};
+    filter.insert(filter.end(), spec.begin(), spec.end());
+    if (same) filter.insert(filter.end(), {"--align", "same"});
+    halo_ok(filter);
+    EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples,
+                             expected_output(in.samples, 2, {taps}, same ? Align::same : Align::causal, false)),
+              tolerance)
+        << (same ? "--align same" : "the default");
+  }
+}
+
 // ---------------------------------------------------------------- subtypes, containers, gain
 
 TEST(CliFilter, SubtypeConversions) {
