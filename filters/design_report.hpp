@@ -71,4 +71,10 @@ struct DesignReport {
 // empty mask.
 DesignReport measure(const Mask& mask, const Spec& spec);
 
+// A one-band design (low-, high-, band-pass or band-stop) whose response never crosses -3 dB
+// has no edge: too few taps for its cutoff. scipy.signal.firwin designs the same taps (with 1
+// tap, [1] for every band), so halo designs them too, and says what they are: the words of a
+// warning, or empty where the mask has its edge.
+std::string missing_edge_warning(const Spec& spec, const DesignReport& report);
+
 }  // namespace halo::filters

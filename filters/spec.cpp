@@ -210,6 +210,7 @@ void validate(const Spec& spec) {
       validate_given_taps(spec);
     } else {
       validate_kaiser_length(spec);
+      validate_transition_fits(spec);  // kaiserord's transition lies around the cutoff, as remez's bands do
     }
     return;
   }

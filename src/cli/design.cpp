@@ -156,6 +156,10 @@ int design_command(int argc, char** argv) {
       std::printf("\n");
     }
   }
+  // A warning is about the mask, not a summary: -q keeps it.
+  if (designed)
+    if (const std::string warning = filters::missing_edge_warning(spec, report); !warning.empty())
+      std::fprintf(stderr, "halo: warning: %s\n", warning.c_str());
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
     std::fprintf(stderr, "halo: the spec is not met: %s\n", masks.front().provenance.c_str());

@@ -6,6 +6,7 @@
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/same_file.hpp"
+#include "filters/design_report.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
@@ -78,9 +79,19 @@ int filter_command(int argc, char** argv) {
   // The mask's file is an input too: `--mask m.txt` with OUT m.txt would replace it.
   if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
   FilterJob job(input, output, arguments.raw);
-  const filters::MaskSet masks = masks_for(source, job.input_format().rate_hz);
+  filters::MaskSet masks;
+  if (source.kind == MaskSource::Kind::designed) {  // designed here: measured, for a mask with no edge
+    const filters::Designed design = design_for(source, job.input_format().rate_hz);
+    masks = {design.mask};
+    if (const std::string warning = filters::missing_edge_warning(design.spec, filters::measure(design.mask, design.spec));
+        !warning.empty())
+      notice("warning: " + warning);
+  } else {
+    masks = masks_for(source, job.input_format().rate_hz);
+  }
+  // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
   const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
-  if (!quiet && mask_rate_hz > 0 && std::fabs(mask_rate_hz - job.input_format().rate_hz) > 0.5)
+  if (mask_rate_hz > 0 && std::fabs(mask_rate_hz - job.input_format().rate_hz) > 0.5)
     notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask_rate_hz)) + " Hz but " + input +
            " is at " + std::to_string(job.input_format().rate_hz) + " Hz");
 

@@ -3,6 +3,7 @@
 // exit 3 for a spec not met, -q, and bad specs refused with one line and nothing written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <nlohmann/json.hpp>
@@ -102,6 +103,46 @@ TEST(DesignCli, MinimumPhaseKeepsTheLength) {
   EXPECT_EQ(text_taps(dir / "m.txt").size(), 255u);
 }
 
+// Too few taps for a band's edge: scipy.signal.firwin designs them all the same ([1] for one
+// tap), and so does halo, with one warning line (kept by -q) that says the mask has no edge.
+// A mask with its edge gets none. The check is a plain DTFT here: no -3 dB crossing at all.
+TEST(DesignCli, AMaskWithNoEdgeIsWrittenWithAWarning) {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    bool warned;
+  };
+  const std::vector<Case> cases = {
+      {{"--highpass", "3000", "--taps", "1"}, true},     {{"--highpass", "3000", "--taps", "3"}, true},
+      {{"--bandpass", "2000:4000", "--taps", "3"}, true}, {{"--bandstop", "2000:4000", "--taps", "1"}, true},
+      {{"--lowpass", "3000", "--taps", "3"}, true},      {{"--lowpass", "3000", "--taps", "7"}, false},
+      {{"--highpass", "3000", "--taps", "31"}, false},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {HALO_BINARY, "design", "-o", dir / "m.txt", "-q"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const Result run = halo::test::run(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<double> h = text_taps(dir / "m.txt");
+    ASSERT_FALSE(h.empty());
+    double smallest = INFINITY, largest = 0;
+    for (int i = 0; i <= 2400; ++i) {
+      const double m = magnitude(h, 10.0 * i, 48000);
+      smallest = std::min(smallest, m);
+      largest = std::max(largest, m);
+    }
+    const bool edgeless = smallest > std::pow(10.0, -3.0 / 20) * 1.0;  // never 3 dB below unit gain
+    EXPECT_EQ(edgeless, c.warned) << c.args[0] << " " << c.args[3] << ": |H| in [" << smallest << ", " << largest << "]";
+    if (c.warned) {
+      EXPECT_EQ(run.err.rfind("halo: warning: ", 0), 0u) << run.err;
+      EXPECT_NE(run.err.find("never falls 3 dB"), std::string::npos) << run.err;
+      EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    } else {
+      EXPECT_EQ(run.err, "");
+    }
+  }
+}
+
 TEST(DesignCli, BadSpecsOneLineNothingWritten) {
   struct Case {
     std::vector<std::string> args;
@@ -111,6 +152,8 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
       {{"--bands", "0-3000:1, 2000-24000:0"}, "--bands band 2 2000-24000 overlaps"},
       {{"--bands", "0-3000:1, 4000-30000:0"}, "past Nyquist"},
       {{"--bands", "3000-0:1, 4000-24000:0"}, "out of order"},
+      {{"--lowpass", "1000", "--transition", "5000", "--attenuation", "60"}, "reaches 0 Hz"},
+      {{"--bandpass", "2000:4000", "--transition", "3000", "--attenuation", "60"}, "wider than the band"},
       {{"--lowpass", "1000", "--method", "remez", "--transition", "5", "--attenuation", "200"},
        "--attenuation 200 dB"},
       {{"--lowpass", "23900", "--method", "remez", "--transition", "400", "--taps", "101"}, "--transition"},
