@@ -208,9 +208,16 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
 }
 
 std::size_t Reader::read(float* interleaved, std::size_t frames) {
+  if (!damage_.empty()) return 0;
   const sf_count_t got = sf_readf_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
-  if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR)
-    throw Error(path_ + ": read failed: " + sf_strerror(file_.get()));
+  if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR) {
+    std::string why = sf_strerror(file_.get());
+    if (why.rfind("Error : ", 0) == 0) why.erase(0, 8);  // libsndfile's FLAC messages start so
+    while (!why.empty() && (why.back() == '.' || why.back() == '\n')) why.pop_back();
+    if (!stop_at_damage_) throw Error(path_ + ": read failed: " + why);
+    damage_ = why;
+    return got > 0 ? static_cast<std::size_t>(got) : 0;  // the frames decoded before the damage
+  }
   return static_cast<std::size_t>(got);
 }
 

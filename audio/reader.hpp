@@ -26,14 +26,23 @@ class Reader {
   // The metadata strings (SF_STR_TITLE, SF_STR_ARTIST, ...) the file carries, with their kind.
   const std::vector<std::pair<int, std::string>>& strings() const { return strings_; }
 
-  // Reads up to `frames` frames; fewer only at the end of the file. Throws audio::Error.
+  // Reads up to `frames` frames; fewer only at the end of the file. Throws audio::Error when
+  // libsndfile cannot decode on (a FLAC cut mid-frame: "lost sync"), unless stop_at_damage.
   std::size_t read(float* interleaved, std::size_t frames);
+
+  // With `stop`, a decoding error ends the file instead: read returns the frames decoded before
+  // it, then 0, and damage() says what libsndfile reported (`filter --accept-short`, `info`).
+  void stop_at_damage(bool stop) { stop_at_damage_ = stop; }
+  // Why reading ended before the end of the file; empty while it has not.
+  const std::string& damage() const { return damage_; }
 
  private:
   std::string path_;
   Format format_;
   std::int64_t declared_frames_ = -1;
   std::vector<std::pair<int, std::string>> strings_;
+  bool stop_at_damage_ = false;
+  std::string damage_;  // libsndfile's message for the error that ended reading early
   SndfileHandle file_;
 };
 

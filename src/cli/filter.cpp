@@ -104,9 +104,14 @@ int filter_command(int argc, char** argv) {
 
   if (const std::string line = sample_report(report.stream); !line.empty()) notice(line);
   if (!report.output_note.empty()) notice(report.output_note);
+  const std::string damage = report.input_damage.empty() ? "" : " (" + report.input_damage + ")";
   if (report.stream.declared_frames > static_cast<std::int64_t>(report.stream.frames_in))  // --accept-short
-    notice("warning: " + input + " is truncated: its header declares " + std::to_string(report.stream.declared_frames) +
-           " frames, " + std::to_string(report.stream.frames_in) + " were read and filtered");
+    notice("warning: " + input + " is truncated" + damage + ": its header declares " +
+           std::to_string(report.stream.declared_frames) + " frames, " + std::to_string(report.stream.frames_in) +
+           " were read and filtered");
+  else if (!damage.empty())  // no declared length to fall short of (a pipe)
+    notice("warning: " + input + " ended early" + damage + ": " + std::to_string(report.stream.frames_in) +
+           " frames were read and filtered");
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice(engine_notice(report));

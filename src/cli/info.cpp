@@ -27,6 +27,7 @@ int info_command(int argc, char** argv) {
   const std::string path = parsed["file"].as<std::vector<std::string>>().front();
 
   audio::Reader reader(path);
+  reader.stop_at_damage(true);  // a damaged file: describe the frames before the damage, and it
   const audio::Format& format = reader.format();
   // The peak needs every sample: read in chunks so memory stays flat.
   constexpr std::size_t chunk_frames = 1 << 15;
@@ -69,6 +70,7 @@ int info_command(int argc, char** argv) {
     j["channel"] = channels;
     j["nan_samples"] = nans;
     j["inf_samples"] = infinities;
+    if (!reader.damage().empty()) j["damage"] = reader.damage();
     std::printf("%s\n", j.dump(1).c_str());
     return 0;
   }
@@ -82,6 +84,9 @@ int info_command(int argc, char** argv) {
   if (reader.declared_frames() > static_cast<std::int64_t>(frames))
     std::printf(" (truncated: the header declares %lld)", static_cast<long long>(reader.declared_frames()));
   std::printf("\n");
+  if (!reader.damage().empty())
+    std::printf("damaged:   %s after %llu frames (halo filter --accept-short filters the frames before it)\n",
+                reader.damage().c_str(), static_cast<unsigned long long>(frames));
   std::printf("duration:  %.3f s\n", static_cast<double>(frames) / format.rate_hz);
   std::printf("peak:      %.6f (%.2f dBFS)\n", peak, dbfs(peak));
   if (nans + infinities > 0)

@@ -90,6 +90,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     return *prepared.engine;
   };
   try {
+    reader_.stop_at_damage(options.stream.accept_short);  // a damaged file's frames before the damage
     report.stream = stream.run(reader_, engine_source, writer, progress, cancellation);
   } catch (...) {
     if (pending.valid()) pending.wait();  // never leave the engine thread running behind us
@@ -106,6 +107,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.stream.nonfinite_output_samples = writer.nonfinite_samples();
   report.output.container = writer.container();  // RF64 where a WAV outgrew 4 GiB
   report.output_note = writer.note();
+  report.input_damage = reader_.damage();
   return report;
 }
 

@@ -66,6 +66,44 @@ INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput,
                                          Container{"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24}),
                          [](const testing::TestParamInfo<Container>& info) { return std::string(info.param.extension); });
 
+// A FLAC cut mid-stream does not read short: libsndfile's decoder loses sync and reports an
+// error. --accept-short filters the frames decoded before it (each the whole file's own, as
+// libsndfile reads the uncut file), and info describes them; without it, one line and nothing
+// written.
+TEST(TruncatedInput, ACutFlacFiltersTheFramesBeforeTheDamage) {
+  TempDir dir;
+  const std::size_t frames = 4 * declared;
+  write_sound(dir / "whole.flac", random_signal(frames * channels, 8, 0.4f), channels, 48000,
+              SF_FORMAT_FLAC | SF_FORMAT_PCM_24);
+  const Sound whole = read_sound(dir / "whole.flac");
+  ASSERT_EQ(run({"/bin/sh", "-c", "head -c 300000 '" + dir / "whole.flac" + "' > '" + dir / "cut.flac" + "'"}).exit_code,
+            0);
+  write_mask_text(dir / "one.txt", {{1.0f}});
+
+  const DirectorySnapshot before(dir.path());
+  const auto args = halo_args({"filter", dir / "cut.flac", dir / "out.wav", "--mask", dir / "one.txt"});
+  const Result failed = run(args);
+  expect_one_line_failure(failed, 1, "read failed", before, describe(args, failed));
+
+  const auto accepted_args = halo_args({"filter", dir / "cut.flac", dir / "out.wav", "--mask", dir / "one.txt",
+                                        "--subtype", "float", "--accept-short", "-q"});
+  const Result accepted = run(accepted_args);
+  ASSERT_EQ(accepted.exit_code, 0) << describe(accepted_args, accepted);
+  EXPECT_NE(accepted.err.find("warning: " + dir / "cut.flac" + " is truncated ("), std::string::npos) << accepted.err;
+  const Sound out = read_sound(dir / "out.wav");
+  ASSERT_GT(out.frames, 10000) << "300000 bytes of 24-bit stereo FLAC hold some 40000 frames";
+  ASSERT_LT(out.frames, static_cast<std::int64_t>(frames));
+  EXPECT_NE(accepted.err.find(std::to_string(out.frames) + " were read"), std::string::npos) << accepted.err;
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < out.samples.size(); ++i) differing += out.samples[i] != whole.samples[i];
+  EXPECT_EQ(differing, 0u) << "the frames before the damage are the whole file's";
+
+  const Result info = halo({"info", dir / "cut.flac"});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("frames:    " + std::to_string(out.frames)), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("damaged:"), std::string::npos) << info.out;
+}
+
 // sox, the oracle, agrees that the cut WAV is short ("Premature EOF"), and a whole file of
 // every container passes without a word about its length.
 TEST(TruncatedInput, SoxAgreesAndWholeFilesPass) {
