@@ -1,5 +1,6 @@
 #include "src/cli/filter_arguments.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cxxopts.hpp>
 #include <sndfile.h>
@@ -69,9 +70,28 @@ cxxopts::Options filter_options() {
   return options;
 }
 
+// `--norm` alone means -1 dBFS (an implicit value), so cxxopts takes `--norm -3` for --norm
+// and an option -3 ("Option '3' does not exist"); a level in the next word is its value.
+std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "--") break;
+    const std::string& next = words[i + 1];
+    const bool level = next.size() > 1 && next[0] == '-' && (std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.');
+    if (words[i] == "--norm" && level) {
+      words[i] = "--norm=" + next;
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+  }
+  return words;
+}
+
 cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
+  std::vector<std::string> words = with_norm_levels_joined(argc, argv);
+  std::vector<char*> pointers;
+  for (std::string& word : words) pointers.push_back(word.data());
   try {
-    return options.parse(argc, argv);
+    return options.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const cxxopts::exceptions::exception& error) {
     throw UsageError(std::string("filter: ") + error.what());
   }
@@ -117,6 +137,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   }
   refuse_repeats(parsed, {"files", "tail", "timings", "quiet", "help", "no-dither"});
   const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() > 2) throw UsageError("filter takes one IN and one OUT: '" + files[2] + "' is a third file name");
   if (files.size() != 2) throw UsageError("filter needs IN and OUT (see halo filter --help)");
   arguments.input = files[0];
   arguments.output = files[1];

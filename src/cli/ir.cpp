@@ -243,6 +243,7 @@ int fix(int argc, char** argv) {
   }
   refuse_repeats(parsed, {"help", "files", "quiet"});
   const std::vector<std::string> files = positionals(parsed);
+  if (files.size() > 2) throw UsageError("ir fix takes one IN and one OUT: '" + files[2] + "' is a third file name");
   if (files.size() != 2) throw UsageError("ir fix needs IN and OUT (see halo ir fix --help)");
   const std::string& input = files[0];
   const std::string& output = files[1];

@@ -187,14 +187,25 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     // The range is the library's to say (a filters::Error naming --taps); this is what an int holds.
     return static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(), -(1LL << 30), 1LL << 30));
   };
+  // Given, each is above 0: the library reads 0 as "not given", and would say the other is missing.
+  const auto transition = [&] {
+    const std::string text = parsed["transition"].as<std::string>();
+    const double hz = parse_hz("--transition", text);
+    if (!(hz > 0)) throw UsageError("--transition " + text + ": give a width above 0 Hz");
+    return hz;
+  };
+  const auto attenuation = [&] {
+    const std::string text = parsed["attenuation"].as<std::string>();
+    const double db = parse_real("--attenuation", text);
+    if (!(db > 0)) throw UsageError("--attenuation " + text + ": give a level above 0 dB");
+    return db;
+  };
   if (spec.method != filters::Method::window) {
     // Every goal is optional here; the library says which one a method needs.
     if (parsed.count("window")) throw UsageError("--window is for --method window");
     spec.taps = parsed.count("taps") ? taps_given() : 0;
-    if (parsed.count("transition"))
-      spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
-    if (parsed.count("attenuation"))
-      spec.attenuation_db = parse_real("--attenuation", parsed["attenuation"].as<std::string>());
+    if (parsed.count("transition")) spec.transition_hz = transition();
+    if (parsed.count("attenuation")) spec.attenuation_db = attenuation();
     return source;
   }
   const bool by_kaiser = parsed.count("transition") || parsed.count("attenuation");
@@ -205,8 +216,8 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     if (parsed.count("window"))
       throw UsageError("--window: --transition/--attenuation design with a Kaiser window of their own beta");
     spec.taps = 0;
-    spec.transition_hz = parse_hz("--transition", parsed["transition"].as<std::string>());
-    spec.attenuation_db = parse_real("--attenuation", parsed["attenuation"].as<std::string>());
+    spec.transition_hz = transition();
+    spec.attenuation_db = attenuation();
   } else {
     spec.taps = parsed.count("taps") ? taps_given() : filters::default_taps;
   }

@@ -63,8 +63,9 @@ int wisdom_command(int argc, char** argv) {
 
   // The file first (its directory made, its temporary opened), so a place that cannot be
   // written is said before minutes of measuring; an error or Ctrl-C leaves the old file.
+  // Only the default place's folder (~/.cache/halo) is made: a --file names one that exists.
   std::error_code error;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  if (!parsed.count("file") && file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   audio::AtomicFile out(file.string());
   const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, [&](int n, double seconds) {
     if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");

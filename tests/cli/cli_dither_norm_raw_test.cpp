@@ -118,7 +118,9 @@ TEST_F(DitherNormRaw, NormReachesThePeakAskedFor) {
         "sf.write('loud.wav', x.astype(np.float32), 48000, subtype='FLOAT')\n"
         "open('unit.txt', 'w').write('1\\n')\n");
   ASSERT_EQ(halo({"filter", "loud.wav", "n1.wav", "--mask", "unit.txt", "--norm", "-q"}).exit_code, 0) << last;
-  ASSERT_EQ(halo({"filter", "loud.wav", "n3.wav", "--lowpass", "2k", "--norm=-3", "--subtype", "pcm16", "-q"}).exit_code, 0)
+  // The level as the next word, as --gain takes one (cxxopts alone read "-3" as an option).
+  ASSERT_EQ(halo({"filter", "loud.wav", "n3.wav", "--lowpass", "2k", "--norm", "-3", "--subtype", "pcm16", "-q"}).exit_code,
+            0)
       << last;
   // Through a pipe, with its spool in a TMPDIR of our own that must be empty afterwards.
   std::filesystem::create_directory(dir / "spool");

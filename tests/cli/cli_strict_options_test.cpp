@@ -58,6 +58,12 @@ TEST_F(StrictOptions, EveryCommandLineMistakeExitsTwo) {
   expect_refused({"--bandpass", "3400:300"}, 2, "--bandpass");
   expect_refused({"--highpass", "100", "--taps", "256"}, 2, "--taps");
   expect_refused({"--lowpass", "1k", "--transition", "100", "--attenuation", "1e6"}, 2, "--attenuation");
+  // A 0 given is named as given, not taken for the other flag missing.
+  expect_refused({"--lowpass", "1k", "--transition", "100", "--attenuation", "0"}, 2, "--attenuation 0");
+  expect_refused({"--lowpass", "1k", "--transition", "0", "--attenuation", "60"}, 2, "--transition 0");
+  expect_refused({"--lowpass", "1k", "--method", "remez", "--transition", "0", "--attenuation", "60"}, 2,
+                 "--transition 0");
+  expect_refused({"--lowpass", "1k", "third.wav"}, 2, "'third.wav' is a third file name");
 }
 
 TEST_F(StrictOptions, DesignMistakesExitTwoToo) {

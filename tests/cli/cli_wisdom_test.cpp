@@ -100,6 +100,13 @@ TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {
     EXPECT_NE(result.err.find(c.says), std::string::npos) << describe(c.args, result);
     EXPECT_FALSE(file_exists(dir / "w")) << describe(c.args, result);
   }
+  // A --file in a folder that does not exist is refused, the folder not made (only the default
+  // place's is, ~/.cache/halo).
+  const auto args = with_wisdom(dir / "w", {"wisdom", "--taps", "64", "-q", "--file", dir / "no/such/w"});
+  const Result missing = run(args);
+  EXPECT_EQ(missing.exit_code, 1) << describe(args, missing);
+  EXPECT_NE(missing.err.find(dir / "no/such"), std::string::npos) << describe(args, missing);
+  EXPECT_FALSE(file_exists(dir / "no")) << "a folder was made";
 }
 
 }  // namespace
