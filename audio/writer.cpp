@@ -187,7 +187,9 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
       } else if (scale_.clips && stored < scale_.lowest) {
         value = scale_.lowest;
         ++clipped;
-      } else if (dither_) {
+      } else if (dither_ && value != 0.0) {
+        // Digital silence (exactly 0, as every engine gives for a silent stretch) stays silent:
+        // dither there would turn it into noise at -90 dBFS (pcm16) with nothing to decorrelate.
         // The dither may carry a sample that fits one LSB past the end: held there, not counted.
         const int channel = static_cast<int>(i % static_cast<std::size_t>(format_.channels));
         const std::uint64_t frame = frames_out_ + i / static_cast<std::size_t>(format_.channels);

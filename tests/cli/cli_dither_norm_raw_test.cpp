@@ -80,6 +80,30 @@ assert abs(np.corrcoef(e, x.ravel())[0, 1]) < 0.02
 )");
 }
 
+// Digital silence stays digital silence: a silent pcm16 file comes out silent (it came out as
+// ±1 LSB noise, a QA pass found), and the silent stretches of a file with a burst in it stay 0
+// away from the burst (FFT engines leave rounding dust, dithered, within a block of it).
+TEST_F(DitherNormRaw, DigitalSilenceIsNotDithered) {
+  check("x = np.zeros((96000, 2))\n"
+        "sf.write('silent.wav', x, 48000, subtype='PCM_16')\n"
+        "x[40000:42000] = np.random.default_rng(3).uniform(-0.3, 0.3, (2000, 2))\n"
+        "sf.write('burst.wav', x, 48000, subtype='PCM_16')\n");
+  for (const std::string engine : {"cpu", "cpu-fft"})
+    for (const std::string name : {"silent", "burst"})
+      ASSERT_EQ(halo({"filter", name + ".wav", name + "-" + engine + ".wav", "--lowpass", "2k", "--engine", engine, "-q"})
+                    .exit_code,
+                0)
+          << last;
+  check(R"(
+for engine in ('cpu', 'cpu-fft'):
+    y, _ = sf.read('silent-%s.wav' % engine, dtype='int16')
+    assert not np.any(y), (engine, np.count_nonzero(y))
+    y, _ = sf.read('burst-%s.wav' % engine, dtype='int16')
+    assert not np.any(y[:30000]) and not np.any(y[52000:]), engine
+    assert np.count_nonzero(y[40000:42000]) > 3000, engine   # the burst itself is there
+)");
+}
+
 TEST_F(DitherNormRaw, DitherIsReproducibleAndChunkSizeChangesNoByte) {
   check(quiet_sine);
   for (const char* name : {"a.wav", "b.wav"})
