@@ -81,7 +81,7 @@ int container_for_extension(const std::string& path) {
 
 int parse_subtype(const std::string& text) {
   if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
-  throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, ulaw, alaw, vorbis, opus)");
+  throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, pcmu8, ulaw, alaw, vorbis, opus)");
 }
 
 SampleScale sample_scale(int subtype) {
@@ -116,6 +116,13 @@ Format output_format(const Format& input, const std::string& output_path, int su
     info.format = output.container | candidate;
     return sf_format_check(&info) != 0;
   };
+  // 8-bit PCM is unsigned in WAV and signed elsewhere (FLAC, AIFF): each is the other with its
+  // sign bit flipped, so either stands for "8 bits" where the container holds only the other.
+  const auto other_8bit = [](int candidate) {
+    return candidate == SF_FORMAT_PCM_S8 ? SF_FORMAT_PCM_U8 : candidate == SF_FORMAT_PCM_U8 ? SF_FORMAT_PCM_S8 : 0;
+  };
+  if (subtype != 0 && !fits(subtype) && other_8bit(subtype) != 0 && fits(other_8bit(subtype)))
+    subtype = other_8bit(subtype);  // --subtype pcm8 for a WAV: its unsigned 8 bits
   if (subtype != 0) {
     if (!fits(subtype))
       throw Error(output_path + ": " + container_name(output.container) + " cannot hold --subtype " +
@@ -137,7 +144,13 @@ Format output_format(const Format& input, const std::string& output_path, int su
   const bool lossy_input = input_subtype == SF_FORMAT_VORBIS || input_subtype == SF_FORMAT_OPUS ||
                            input_subtype == SF_FORMAT_MPEG_LAYER_I || input_subtype == SF_FORMAT_MPEG_LAYER_II ||
                            input_subtype == SF_FORMAT_MPEG_LAYER_III;
-  if (fits(input.subtype) && (!lossy_input || output.container == input.container)) return output;
+  // AIFF holds unsigned 8 bits only as AIFC 'raw ', which sox and many players cannot open.
+  const bool aifc_raw = input_subtype == SF_FORMAT_PCM_U8 && output.container == SF_FORMAT_AIFF;
+  if (fits(input.subtype) && !aifc_raw && (!lossy_input || output.container == input.container)) return output;
+  if (other_8bit(input_subtype) != 0 && fits(other_8bit(input_subtype))) {  // 8 bits stay 8 bits
+    output.subtype = other_8bit(input_subtype);
+    return output;
+  }
   // Integer input keeps its precision where it can; otherwise float, then what codecs take.
   const bool integer_input = sample_scale(input.subtype).integer;
   const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,

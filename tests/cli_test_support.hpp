@@ -147,6 +147,8 @@ inline int subtype_of(const Sound& sound) { return sound.format & SF_FORMAT_SUBM
 // Full scale of an integer subtype (pcm16: 32768), 0 for float and others.
 inline double full_scale(int subtype) {
   switch (subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_U8: return 128.0;  // libsndfile reads unsigned 8 bits as signed, value - 128
     case SF_FORMAT_PCM_16: return 32768.0;
     case SF_FORMAT_PCM_24: return 8388608.0;
     case SF_FORMAT_PCM_32: return 2147483648.0;

@@ -403,6 +403,40 @@ TEST(CliFilter, MinimumPhaseDesignsAreCausalByDefault) {
 
 // ---------------------------------------------------------------- subtypes, containers, gain
 
+// 8 bits stay 8 bits: WAV holds them unsigned, FLAC, AIFF and CAF signed, and `--subtype pcm8`
+// (or pcmu8) takes the container's own (it went to pcm24, or was refused for a WAV; unsigned
+// AIFF came out as AIFC 'raw ', which sox cannot open). Each output is the filtered input within
+// an 8-bit LSB and its dither.
+TEST(CliFilter, EightBitsStayEightBits) {
+  TempDir dir;
+  const auto taps = random_taps(31, 123);
+  write_mask_text(dir / "mask.txt", {taps});
+  const Sound u8 = make_noise_file(dir / "u8.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_U8, 124);
+  const Sound s8 = make_noise_file(dir / "s8.aiff", 3000, 2, 48000, SF_FORMAT_AIFF | SF_FORMAT_PCM_S8, 125);
+  struct Case {
+    const Sound* in;
+    std::string input, output, subtype;
+    int format;
+  };
+  const std::vector<Case> cases = {
+      {&s8, "s8.aiff", "a.wav", "", SF_FORMAT_WAV | SF_FORMAT_PCM_U8},
+      {&u8, "u8.wav", "b.flac", "", SF_FORMAT_FLAC | SF_FORMAT_PCM_S8},
+      {&u8, "u8.wav", "c.aiff", "", SF_FORMAT_AIFF | SF_FORMAT_PCM_S8},
+      {&u8, "u8.wav", "d.caf", "", SF_FORMAT_CAF | SF_FORMAT_PCM_S8},
+      {&s8, "s8.aiff", "e.wav", "pcm8", SF_FORMAT_WAV | SF_FORMAT_PCM_U8},
+      {&u8, "u8.wav", "f.flac", "pcmu8", SF_FORMAT_FLAC | SF_FORMAT_PCM_S8},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {HALO_BINARY, "filter", dir / c.input, dir / c.output, "--mask", dir / "mask.txt", "-q"};
+    if (!c.subtype.empty()) args.insert(args.end(), {"--subtype", c.subtype});
+    const Result ran = run(args);
+    ASSERT_EQ(ran.exit_code, 0) << describe(args, ran);
+    const Sound out = read_sound(dir / c.output);
+    EXPECT_EQ(out.format, c.format) << c.output;
+    EXPECT_LE(max_lsb_error(out, expected_output(c.in->samples, 2, {taps}, Align::same, false)), 1.5) << c.output;
+  }
+}
+
 TEST(CliFilter, SubtypeConversions) {
   TempDir dir;
   const auto taps = random_taps(63, 120);
