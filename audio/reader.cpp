@@ -152,6 +152,22 @@ int seekable_stream(int fd, const std::string& name) {
   return spool;
 }
 
+// Bytes a sample of a raw layout takes; 0 for one without a fixed size.
+int raw_sample_bytes(int subtype) {
+  switch (subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_U8:
+    case SF_FORMAT_ULAW:
+    case SF_FORMAT_ALAW: return 1;
+    case SF_FORMAT_PCM_16: return 2;
+    case SF_FORMAT_PCM_24: return 3;
+    case SF_FORMAT_PCM_32:
+    case SF_FORMAT_FLOAT: return 4;
+    case SF_FORMAT_DOUBLE: return 8;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
@@ -192,6 +208,13 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
       file_.reset(sf_open(path.c_str(), SFM_READ, &info));
     }
     if (!file_) throw Error(open_failure(path));
+  }
+  if (raw.subtype != 0 && path != "-") {
+    const int sample_bytes = raw_sample_bytes(raw.subtype);
+    struct stat status {};
+    if (sample_bytes > 0 && stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode))
+      partial_frame_bytes_ = static_cast<std::size_t>(status.st_size) %
+                             (static_cast<std::size_t>(sample_bytes) * static_cast<std::size_t>(raw.channels));
   }
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;

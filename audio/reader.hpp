@@ -36,6 +36,10 @@ class Reader {
   // Why reading ended before the end of the file; empty while it has not.
   const std::string& damage() const { return damage_; }
 
+  // A headerless (-t raw) file's last bytes that make no whole frame, which libsndfile does
+  // not read; 0 for other files and for standard input.
+  std::size_t partial_frame_bytes() const { return partial_frame_bytes_; }
+
  private:
   std::string path_;
   Format format_;
@@ -43,6 +47,7 @@ class Reader {
   std::vector<std::pair<int, std::string>> strings_;
   bool stop_at_damage_ = false;
   std::string damage_;  // libsndfile's message for the error that ended reading early
+  std::size_t partial_frame_bytes_ = 0;
   SndfileHandle file_;
 };
 

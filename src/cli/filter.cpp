@@ -112,6 +112,11 @@ int filter_command(int argc, char** argv) {
   else if (!damage.empty())  // no declared length to fall short of (a pipe)
     notice("warning: " + input + " ended early" + damage + ": " + std::to_string(report.stream.frames_in) +
            " frames were read and filtered");
+  if (report.input_partial_frame_bytes > 0)
+    notice("warning: " + input + " ends with " + std::to_string(report.input_partial_frame_bytes) +
+           (report.input_partial_frame_bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +
+           std::to_string(report.input.channels) +
+           " channels: they were not read (check --channels and --encoding)");
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice(engine_notice(report));

@@ -108,6 +108,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.output.container = writer.container();  // RF64 where a WAV outgrew 4 GiB
   report.output_note = writer.note();
   report.input_damage = reader_.damage();
+  report.input_partial_frame_bytes = reader_.partial_frame_bytes();
   return report;
 }
 

@@ -31,6 +31,7 @@ struct FilterReport {
   StreamResult stream;
   std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
   std::string input_damage;   // with accept_short: the decoding error that ended the input early; else empty
+  std::size_t input_partial_frame_bytes = 0;  // a raw input's trailing bytes that make no whole frame
   std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
   std::optional<HandoverReport> handover;  // when auto started on the CPU for a GPU to take over
 };

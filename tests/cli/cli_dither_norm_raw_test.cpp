@@ -220,6 +220,19 @@ assert rf == 22050 and np.array_equal(f, g), 'float raw input'
   EXPECT_EQ(halo(with({"filter", "in.raw", "x.wav", "--lowpass", "3k", "--channels", "0x2"},
                       {"-t", "raw", "--rate", "44100", "--encoding", "pcm16"})).exit_code, 2) << last;
   EXPECT_FALSE(std::filesystem::exists(dir / "x.wav"));
+  // Bytes past the last whole frame (a wrong --channels or --encoding, or a cut file) are not
+  // read, and said: 1001 bytes of pcm16 stereo are 250 frames and 1 byte.
+  check("open('odd.raw', 'wb').write(open('in.raw', 'rb').read()[:1001])\n");
+  const Result odd = run(with({HALO_BINARY, "filter", "odd.raw", "odd.wav", "--mask", "unit.txt", "-q"}, raw16),
+                         in_directory(dir.path()));
+  ASSERT_EQ(odd.exit_code, 0) << odd.err;
+  EXPECT_NE(odd.err.find("warning: odd.raw ends with 1 byte that makes no whole frame of 2 channels"), std::string::npos)
+      << odd.err;
+  EXPECT_EQ(read_sound(dir / "odd.wav").frames, 250);
+  const Result whole = run(with({HALO_BINARY, "filter", "in.raw", "whole.wav", "--mask", "unit.txt", "-q"}, raw16),
+                           in_directory(dir.path()));
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(whole.err, "");
 }
 
 }  // namespace
