@@ -122,8 +122,9 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
 std::string missing_edge_warning(const Spec& spec, const DesignReport& report) {
   if (spec.band == Band::multiband || !report.minus_3db_hz.empty()) return "";
   return "the " + to_string(spec.band) + " mask of " + std::to_string(report.taps) +
-         (report.taps == 1 ? " tap" : " taps") + " never falls 3 dB below its pass band: too few taps for its cutoff (give more --taps, or "
-         "--transition with --attenuation)";
+         (report.taps == 1 ? " tap" : " taps") +
+         " never falls 3 dB below its pass band: too few taps for its cutoff (give more --taps, or --transition with "
+         "--attenuation)";
 }
 
 }  // namespace halo::filters

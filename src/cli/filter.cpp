@@ -83,8 +83,8 @@ int filter_command(int argc, char** argv) {
   if (source.kind == MaskSource::Kind::designed) {  // designed here: measured, for a mask with no edge
     const filters::Designed design = design_for(source, job.input_format().rate_hz);
     masks = {design.mask};
-    if (const std::string warning = filters::missing_edge_warning(design.spec, filters::measure(design.mask, design.spec));
-        !warning.empty())
+    const filters::DesignReport measured = filters::measure(design.mask, design.spec);
+    if (const std::string warning = filters::missing_edge_warning(design.spec, measured); !warning.empty())
       notice("warning: " + warning);
   } else {
     masks = masks_for(source, job.input_format().rate_hz);

@@ -77,7 +77,8 @@ std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i] == "--") break;
     const std::string& next = words[i + 1];
-    const bool level = next.size() > 1 && next[0] == '-' && (std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.');
+    const bool level =
+        next.size() > 1 && next[0] == '-' && (std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.');
     if (words[i] == "--norm" && level) {
       words[i] = "--norm=" + next;
       words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
