@@ -66,7 +66,10 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
   realtime::SessionOptions& session = arguments.session;
   session.live = live;
   session.mask_count = static_cast<int>(arguments.masks.size());
-  if (parsed.count("device")) session.output_device = parsed["device"].as<std::string>();
+  if (parsed.count("device")) {
+    session.output_device = parsed["device"].as<std::string>();
+    if (session.output_device.empty()) throw UsageError("--device: an empty name: give a name or an index (halo devices)");
+  }
   session.period_frames = static_cast<std::size_t>(parse_count("--frames", parsed["frames"].as<std::string>(), 16, 8192));
   if (parsed.count("engine")) {
     session.engine = parsed["engine"].as<std::string>();
@@ -89,7 +92,11 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
   arguments.quiet = parsed.count("quiet") > 0;
   if (live) {
     session.client_name = "halo-live";
-    if (parsed.count("input-device")) session.input_device = parsed["input-device"].as<std::string>();
+    if (parsed.count("input-device")) {
+      session.input_device = parsed["input-device"].as<std::string>();
+      if (session.input_device.empty())
+        throw UsageError("--input-device: an empty name: give a name or an index (halo devices)");
+    }
     if (parsed.count("channels"))
       session.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 64));
     if (parsed.count("rate"))
@@ -141,8 +148,8 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   notice(line);
   std::snprintf(line, sizeof line,
                 "underruns %llu (halo's own: the worker was late), overruns %llu; host xruns %llu (flagged by the "
-                "device or server; %llu of them left the ring short, %llu of those flagged 1-%d periods later, %llu "
-                "frames in all) in %llu periods",
+                "device or server); %llu periods short on the host's account (flagged, %llu of them 1-%d periods "
+                "late, or run back to back by the host); %llu frames short in all; %llu periods",
                 static_cast<unsigned long long>(r.underruns), static_cast<unsigned long long>(r.overruns),
                 static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
                 static_cast<unsigned long long>(r.host_underruns_flagged_later), realtime::CallbackState::flag_delay_periods,
@@ -215,12 +222,18 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
   session.start();
   int code = 0;
   int passes = 0;
+  bool stalled = false;
   for (;;) {
     if (interrupted()) {
       code = interrupted_exit_code();
       break;
     }
     if (session.finished()) break;
+    if (session.device_stalled()) {  // the server died or stalled: nothing will end the stream
+      stalled = true;
+      code = 1;
+      break;
+    }
     const char key = keys.poll(20);
     try {
       if (key == 'q' || key == 'Q') break;
@@ -247,7 +260,12 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
   }
   session.stop();
   if (status) std::fputs("\r\033[K", stderr);
-  if (session.stream_abandoned())
+  char seconds[16];
+  std::snprintf(seconds, sizeof seconds, "%g", realtime::Session::stall_seconds);
+  if (stalled)
+    notice(std::string("the audio device made no callback for ") + seconds + " s (its server died or stalled)" +
+           (session.stream_abandoned() ? "; its stream was left open" : ""));
+  else if (session.stream_abandoned())
     notice("the audio device stopped calling back (its server died or stalled); its stream was left open");
   print_session_report(session.report(), what);
   return code;

@@ -4,8 +4,43 @@
 #include <time.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace halo::realtime {
+namespace {
+
+// grow_lead (callback.hpp): ends a run of back-to-back callbacks or goes on with it; once
+// run_samples runs have ended, sets the lead to add. No allocation: 16 numbers on the stack.
+void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noexcept {
+  if (back_to_back) {
+    state.run_frames += frames;
+    return;
+  }
+  if (state.run_frames > 0 && state.runs_seen < CallbackState::run_samples) {
+    state.runs[state.runs_seen++] = static_cast<std::uint32_t>(state.run_frames);
+    if (state.runs_seen == CallbackState::run_samples) {
+      std::uint32_t sorted[CallbackState::run_samples];
+      std::copy(std::begin(state.runs), std::end(state.runs), sorted);
+      std::nth_element(sorted, sorted + CallbackState::run_samples / 2, sorted + CallbackState::run_samples);
+      const std::size_t median = sorted[CallbackState::run_samples / 2];
+      state.host_run_frames.store(median, std::memory_order_relaxed);
+      if (median > frames && state.output != nullptr) {
+        // From now on a run's frames are there at each run's start (this callback starts one):
+        // the output ring's frames and the input the worker has yet to filter, together live's
+        // latency, come to exactly a run. What they hold past that is dropped (owed), what they
+        // lack is made up with silence; the warm-up's owed frames are forgotten.
+        const std::size_t ready =
+            state.output->readable_frames() + (state.input != nullptr ? state.input->readable_frames() : 0);
+        state.owed_frames = ready > median ? ready - median : 0;
+        state.lead_to_add = median > ready ? median - ready : 0;
+        state.lead_added.store(median - frames, std::memory_order_relaxed);
+      }
+    }
+  }
+  state.run_frames = frames;
+}
+
+}  // namespace
 
 void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
                   bool host_xrun) noexcept {
@@ -17,6 +52,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   state.last_callback_ns = now_ns;
   const bool back_to_back = interval_ns < 0.5e9 * static_cast<double>(frames) / state.rate_hz;
   state.recent_own_underruns <<= 1;
+  if (state.grow_lead) track_runs(state, back_to_back, frames);
   if (host_xrun) {
     state.host_xruns.fetch_add(1, std::memory_order_relaxed);
     state.since_host_xrun = 0;
@@ -34,10 +70,17 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   }
   if (state.output != nullptr && output != nullptr) {
     FrameRing& ring = *state.output;
+    const std::size_t channels = static_cast<std::size_t>(ring.channels());
+    if (state.lead_to_add > 0) {  // silence that leaves the ring's frames there: the lead grows
+      const std::size_t silent = static_cast<std::size_t>(std::min<std::uint64_t>(state.lead_to_add, frames));
+      std::fill(output, output + silent * channels, 0.0f);
+      state.lead_to_add -= silent;
+      output += silent * channels;
+      frames -= silent;
+    }
     if (state.owed_frames > 0) state.owed_frames -= ring.discard(state.owed_frames);
     const std::size_t got = ring.read(output, frames);
     if (got < frames) {
-      const std::size_t channels = static_cast<std::size_t>(ring.channels());
       std::fill(output + got * channels, output + frames * channels, 0.0f);
       if (state.draining.load(std::memory_order_acquire)) {
         state.finished.store(true, std::memory_order_release);

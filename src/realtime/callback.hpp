@@ -56,7 +56,24 @@ struct CallbackState {
   std::atomic<std::uint64_t> overruns{0};
   std::atomic<std::uint64_t> host_xruns{0};
 
+  // live, with the worker away from the callback's CPU (`--worker-cpu any|own`): a host whose
+  // period is longer than the stream's buffer (JACK at 256 frames, --frames 64) calls back
+  // several times at once, and a worker on another CPU cannot answer between those calls (with
+  // `--worker-cpu callback` it preempts the callback's thread after each). So the callback
+  // measures the runs of back-to-back callbacks, and once run_samples have ended, where their
+  // median is longer than one callback, lets the ring's lead grow to a run: frames that arrive
+  // late are no longer owed (dropped), and silence that leaves the ring's frames there makes up
+  // the rest. The latency grows by that once (lead_added), and each run finds its frames.
+  bool grow_lead = false;
+  static constexpr int run_samples = 16;
+  std::atomic<std::uint64_t> lead_added{0};       // frames of latency the grown lead added
+  std::atomic<std::uint64_t> host_run_frames{0};  // the median run, once measured
+
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
+  std::size_t run_frames = 0;     // callback-only: frames of the current run of back-to-back callbacks
+  std::uint32_t runs[run_samples] = {};  // callback-only: the first runs' frames
+  int runs_seen = 0;                      // callback-only
+  std::uint64_t lead_to_add = 0;          // callback-only: silence still to play before taking from the ring
   std::uint64_t since_host_xrun = 1000;  // callback-only: callbacks since the last flagged one
   // callback-only: bit i set when the callback i callbacks ago found the ring short and was
   // counted as halo's own; a flag within flag_delay_periods moves it to the host's.

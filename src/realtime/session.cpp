@@ -62,6 +62,7 @@ struct Session::Reader {
   std::mutex error_mutex;
   std::string error, warning;
   std::uint64_t frames_written = 0;
+  std::uint64_t frames_resampled_in = 0;  // file frames given to the resampler, every pass of a loop
 
   ~Reader() {
     stop();
@@ -111,6 +112,10 @@ struct Session::Reader {
         if (resampler == nullptr) {
           if (!push(in.data(), got)) return;
         } else {
+          // libsamplerate may give a frame more than the file's length at the new rate (120001
+          // for 110250 frames at 44.1 -> 48 kHz): no more than round(frames x ratio) go out.
+          frames_resampled_in += got;
+          const auto length = static_cast<std::uint64_t>(std::llround(static_cast<double>(frames_resampled_in) * ratio));
           SRC_DATA data{};
           data.data_in = in.data();
           data.input_frames = static_cast<long>(got);
@@ -121,7 +126,8 @@ struct Session::Reader {
             data.output_frames = static_cast<long>(out.size() / channels);
             if (const int code = src_process(resampler, &data); code != 0)
               throw audio::Error(std::string("resampling: ") + src_strerror(code));
-            if (!push(out.data(), static_cast<std::size_t>(data.output_frames_gen))) return;
+            const std::uint64_t room = length > frames_written ? length - frames_written : 0;
+            if (!push(out.data(), static_cast<std::size_t>(std::min<std::uint64_t>(data.output_frames_gen, room)))) return;
             data.data_in += data.input_frames_used * channels;
             data.input_frames -= data.input_frames_used;
             if (data.input_frames == 0 && (!end || data.output_frames_gen == 0)) break;
@@ -269,6 +275,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   callback_->output = output_.get();
   callback_->wake = worker_->semaphore();
   callback_->keep_latency = options_.live;
+  callback_->grow_lead = options_.live && options_.worker_cpu != WorkerCpu::callback;  // callback.hpp says why
   callback_->rate_hz = rate_hz_;
 
   if (!options_.live) {
@@ -383,7 +390,20 @@ void Session::start() {
     }
   }
   memory_lock_problem_ = lock_process_memory();  // engines built, threads started: all mapped now
+  callbacks_moved_ = std::chrono::steady_clock::now();
   stream_->start();
+}
+
+bool Session::device_stalled() {
+  if (!started_) return false;
+  const std::uint64_t callbacks = callback_->callbacks.load(std::memory_order_relaxed);
+  const auto now = std::chrono::steady_clock::now();
+  if (callbacks != seen_callbacks_) {
+    seen_callbacks_ = callbacks;
+    callbacks_moved_ = now;
+    return false;
+  }
+  return std::chrono::duration<double>(now - callbacks_moved_).count() > stall_seconds;
 }
 
 void Session::stop() {
@@ -439,6 +459,12 @@ SessionReport Session::report() const {
   report.overruns = callback_->overruns.load();
   report.host_xruns = callback_->host_xruns.load();
   report.callbacks = callback_->callbacks.load();
+  if (const std::uint64_t grown = callback_->lead_added.load(); grown > 0) {
+    report.added_latency_frames += static_cast<std::size_t>(grown);
+    report.added_latency_note += " + " + std::to_string(grown) + " grown at the start: the host calls back in runs of " +
+                                 std::to_string(callback_->host_run_frames.load()) +
+                                 " frames, which a worker away from the callback's CPU cannot answer between";
+  }
   report.output_latency_s = stream_->output_latency_s();
   report.input_latency_s = options_.live ? stream_->input_latency_s() : 0;
   report.deadline_us = stats_->deadline_us();

@@ -1,5 +1,6 @@
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,11 @@ class Session {
   void poll();
   // Play: the file has been played to its end (or the worker failed). Throws a failure.
   bool finished() const;
+  // Control thread, now and then: true once the started stream has made no callback for
+  // stall_seconds: its server died or stalled. PortAudio says nothing then (its JACK host
+  // just stops calling), so the session would wait for ever; the caller ends it.
+  static constexpr double stall_seconds = 2.0;
+  bool device_stalled();
 
   // Controls (control thread).
   void toggle_bypass() { slot_->set_bypass(!slot_->bypass()); }
@@ -144,6 +150,9 @@ class Session {
   std::unique_ptr<audio::DeviceStream> stream_;
   SessionReport report_;
   bool started_ = false;
+  // device_stalled's view: the callback count it saw last, and when that count last moved.
+  std::uint64_t seen_callbacks_ = 0;
+  std::chrono::steady_clock::time_point callbacks_moved_{};
   std::string memory_lock_problem_;  // the last lock_process_memory()'s answer: empty when locked
 };
 

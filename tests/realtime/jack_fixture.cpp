@@ -78,6 +78,22 @@ void Jack::SetUpTestSuite() {
   skip_reason_ = "jackd with the dummy driver did not start";
 }
 
+OwnServer::OwnServer(const std::string& name, int period_frames) {
+  const char* suite = std::getenv("JACK_DEFAULT_SERVER");
+  suite_server_ = suite != nullptr ? suite : "";
+  setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
+  process_ = std::make_unique<Process>(std::vector<std::string>{jack_program("jackd"), "-n", name, "-d", "dummy", "-r",
+                                                                std::to_string(rate), "-p", std::to_string(period_frames)});
+  started_ = wait_for_port("system:playback_1", 5);
+}
+
+OwnServer::~OwnServer() {
+  kill(process_->pid(), SIGCONT);
+  kill(process_->pid(), SIGTERM);
+  process_->wait_at_most(10);
+  setenv("JACK_DEFAULT_SERVER", suite_server_.c_str(), 1);
+}
+
 void Jack::TearDownTestSuite() {
   if (server_ != nullptr) {
     kill(server_->pid(), SIGTERM);
@@ -102,7 +118,7 @@ long added_latency(const std::string& err) {
 
 long short_frames(const std::string& err) {
   std::smatch match;
-  if (!std::regex_search(err, match, std::regex("([0-9]+) frames in all"))) return -1;
+  if (!std::regex_search(err, match, std::regex("([0-9]+) frames short in all"))) return -1;
   return std::stol(match[1]);
 }
 
@@ -180,6 +196,12 @@ std::vector<float> noise_with_lead(std::size_t lead, std::size_t frames, int cha
 
 Live::Live(std::initializer_list<std::string> args, const RunOptions& options) {
   process = std::make_unique<Process>(halo_args(args), options);
+}
+
+Live::Live(const std::vector<std::string>& args, const RunOptions& options) {
+  std::vector<std::string> all = {HALO_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  process = std::make_unique<Process>(all, options);
 }
 
 Result Live::stop() {

@@ -40,6 +40,26 @@ std::vector<std::string> ports();  // jack_lsp, at most 10 s
 bool jack_connect(const std::string& from, const std::string& to);
 bool wait_for_port(const std::string& port, double seconds);
 
+// A server of the test's own (`jackd -n NAME -d dummy -r rate -p PERIOD_FRAMES`), for a test
+// that stops it or needs another period: every client started while it lives finds it
+// (JACK_DEFAULT_SERVER), the suite's server again after. Resumed (a test may have stopped it
+// with SIGSTOP) and ended with SIGTERM whatever the test's outcome: a killed jackd leaks its
+// slot in JACK's shared-memory registry, and a few leaked slots keep any new server from starting.
+class OwnServer {
+ public:
+  OwnServer(const std::string& name, int period_frames);
+  ~OwnServer();
+  OwnServer(const OwnServer&) = delete;
+  OwnServer& operator=(const OwnServer&) = delete;
+  bool started() const { return started_; }
+  pid_t pid() const { return process_->pid(); }
+
+ private:
+  std::string suite_server_;
+  std::unique_ptr<Process> process_;
+  bool started_ = false;
+};
+
 // Starts the server once per suite (realtime -R first, plain if that fails) and stops it; every
 // client of the test process, halo included, finds it through JACK_DEFAULT_SERVER.
 class Jack : public ::testing::Test {
@@ -54,7 +74,7 @@ class Jack : public ::testing::Test {
   TempDir dir_;
 };
 
-// From halo's summary: "halo adds N frames", "N frames in all" (what the ring ran short),
+// From halo's summary: "halo adds N frames", "N frames short in all" (what the ring ran short),
 // "underruns N (halo's own", "host xruns N" (the periods the server flagged). -1 when absent.
 long added_latency(const std::string& err);
 long short_frames(const std::string& err);
@@ -81,6 +101,7 @@ std::vector<float> noise_with_lead(std::size_t lead, std::size_t frames, int cha
 struct Live {
   std::unique_ptr<Process> process;
   explicit Live(std::initializer_list<std::string> args, const RunOptions& options = {});
+  explicit Live(const std::vector<std::string>& args, const RunOptions& options = {});  // `halo ARGS...`
   Result stop();
 };
 
