@@ -134,7 +134,8 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // a Vorbis input's codec): a player takes an .opus file for Opus.
   if (output_path != "-" && lower_extension(output_path) == "opus") {
     if (!fits(SF_FORMAT_OPUS))  // libsndfile checks Opus's rates only when it opens the file, and says so
-      throw Error(output_path + ": Ogg Opus cannot hold " + std::to_string(output.channels) + " channels");
+      throw Error(output_path + ": this libsndfile cannot write Ogg Opus of " + std::to_string(output.channels) +
+                  " channels at " + std::to_string(output.rate_hz) + " Hz");
     output.subtype = SF_FORMAT_OPUS;
     return output;
   }

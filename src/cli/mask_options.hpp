@@ -28,10 +28,12 @@ struct MaskSource {
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 
-// Whether the mask's delay is removed by default (`--align same`): a linear-phase mask, designed
-// or from --mask, is centred; an impulse response (--ir) and a minimum-phase design start at
-// their first tap, since removing (M-1)/2 frames from them would put the output before its
-// input (a 255-tap minimum-phase low-pass delays by some 25 frames, not 127).
+// Whether the mask's delay is removed by default (`--align same`): a designed linear-phase
+// mask and any --mask file (taken for linear phase: a file does not say its phase) are
+// centred; an impulse response (--ir) and a minimum-phase design start at their first tap,
+// since removing (M-1)/2 frames from them would put the output before its input (a 255-tap
+// minimum-phase low-pass delays by some 25 frames, not 127). A minimum-phase mask read back
+// from a file needs `--align causal`, as the README says.
 bool centred_by_default(const MaskSource& source);
 
 // Designs (at rate_hz) or reads the masks. A design the library refuses is reported with the

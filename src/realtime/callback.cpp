@@ -24,13 +24,18 @@ void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noe
       std::nth_element(sorted, sorted + CallbackState::run_samples / 2, sorted + CallbackState::run_samples);
       const std::size_t median = sorted[CallbackState::run_samples / 2];
       state.host_run_frames.store(median, std::memory_order_relaxed);
-      if (median > frames && state.output != nullptr) {
+      const bool fits = state.output != nullptr && 2 * median <= state.output->capacity_frames() &&
+                        (state.input == nullptr || 2 * median <= state.input->capacity_frames());
+      if (median > frames && !fits) {
+        state.run_too_long.store(median, std::memory_order_relaxed);
+      } else if (median > frames) {
         // From now on a run's frames are there at each run's start (this callback starts one):
-        // the output ring's frames and the input the worker has yet to filter, together live's
-        // latency, come to exactly a run. What they hold past that is dropped (owed), what they
-        // lack is made up with silence; the warm-up's owed frames are forgotten.
-        const std::size_t ready =
-            state.output->readable_frames() + (state.input != nullptr ? state.input->readable_frames() : 0);
+        // the pipeline (callback.hpp), which is live's latency, comes to exactly a run. What it
+        // holds past that is dropped (owed), what it lacks is made up with silence; the
+        // warm-up's owed frames are forgotten.
+        const std::uint64_t out = state.frames_out.load(std::memory_order_relaxed) + state.discarded;
+        const std::uint64_t in = state.initial_lead_frames + state.captured;
+        const std::size_t ready = in > out ? static_cast<std::size_t>(in - out) : 0;
         state.owed_frames = ready > median ? ready - median : 0;
         state.lead_to_add = median > ready ? median - ready : 0;
         state.lead_added.store(median - frames, std::memory_order_relaxed);
@@ -66,7 +71,9 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     ++state.since_host_xrun;
   }
   if (state.input != nullptr && input != nullptr) {
-    if (state.input->write(input, frames) < frames) state.overruns.fetch_add(1, std::memory_order_relaxed);
+    const std::size_t written = state.input->write(input, frames);
+    state.captured += written;
+    if (written < frames) state.overruns.fetch_add(1, std::memory_order_relaxed);
   }
   if (state.output != nullptr && output != nullptr) {
     FrameRing& ring = *state.output;
@@ -78,7 +85,11 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
       output += silent * channels;
       frames -= silent;
     }
-    if (state.owed_frames > 0) state.owed_frames -= ring.discard(state.owed_frames);
+    if (state.owed_frames > 0) {
+      const std::size_t dropped = ring.discard(state.owed_frames);
+      state.owed_frames -= dropped;
+      state.discarded += dropped;
+    }
     const std::size_t got = ring.read(output, frames);
     if (got < frames) {
       std::fill(output + got * channels, output + frames * channels, 0.0f);

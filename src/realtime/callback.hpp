@@ -64,16 +64,25 @@ struct CallbackState {
   // median is longer than one callback, lets the ring's lead grow to a run: frames that arrive
   // late are no longer owed (dropped), and silence that leaves the ring's frames there makes up
   // the rest. The latency grows by that once (lead_added), and each run finds its frames.
+  // The pipeline's frames, which are live's latency (the output ring's, the worker's block in
+  // flight and the input it has yet to take, in one count with no race), follow from what the
+  // callback itself has done: initial_lead_frames + captured - frames_out - discarded. A run
+  // that would not fit the rings (its lead and its input, each at most half a ring) is not
+  // followed: run_too_long says how long it was, and the session warns.
   bool grow_lead = false;
-  static constexpr int run_samples = 16;
+  static constexpr int run_samples = 8;
+  std::size_t initial_lead_frames = 0;            // the silence the session writes before starting
   std::atomic<std::uint64_t> lead_added{0};       // frames of latency the grown lead added
   std::atomic<std::uint64_t> host_run_frames{0};  // the median run, once measured
+  std::atomic<std::uint64_t> run_too_long{0};     // the median run, where the rings cannot hold it
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   std::size_t run_frames = 0;     // callback-only: frames of the current run of back-to-back callbacks
   std::uint32_t runs[run_samples] = {};  // callback-only: the first runs' frames
   int runs_seen = 0;                      // callback-only
   std::uint64_t lead_to_add = 0;          // callback-only: silence still to play before taking from the ring
+  std::uint64_t captured = 0;             // callback-only: input frames put into the input ring
+  std::uint64_t discarded = 0;            // callback-only: output frames dropped as owed
   std::uint64_t since_host_xrun = 1000;  // callback-only: callbacks since the last flagged one
   // callback-only: bit i set when the callback i callbacks ago found the ring short and was
   // counted as halo's own; a flag within flag_delay_periods moves it to the host's.

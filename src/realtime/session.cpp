@@ -254,8 +254,10 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   if (slot_->offer(std::move(first)) != nullptr) throw Error("internal: the slot refused the first voice");
   stats_ = std::make_unique<PeriodStats>(1e6 * static_cast<double>(period) / rate_hz_);
   if (options_.live) {
-    input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(1024, 8 * period));
-    output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(1024, 8 * period));
+    // Room for a host that calls back a whole period of its own at once (JACK up to 4096
+    // frames, --frames 64: callback.hpp's runs), in and out, with a lead of that length.
+    input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(live_ring_frames, 8 * period));
+    output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(live_ring_frames, 8 * period));
   } else {
     input_ = std::make_unique<FrameRing>(channels_, std::max<std::size_t>(1 << 16, 16 * period));
     output_ = std::make_unique<FrameRing>(device_channels_, std::max<std::size_t>(1 << 13, 8 * period));
@@ -276,6 +278,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   callback_->wake = worker_->semaphore();
   callback_->keep_latency = options_.live;
   callback_->grow_lead = options_.live && options_.worker_cpu != WorkerCpu::callback;  // callback.hpp says why
+  callback_->initial_lead_frames = options_.live ? period : 0;  // start() writes it
   callback_->rate_hz = rate_hz_;
 
   if (!options_.live) {
@@ -390,8 +393,8 @@ void Session::start() {
     }
   }
   memory_lock_problem_ = lock_process_memory();  // engines built, threads started: all mapped now
-  callbacks_moved_ = std::chrono::steady_clock::now();
   stream_->start();
+  callbacks_moved_ = std::chrono::steady_clock::now();  // a host may take a while to start: from here
 }
 
 bool Session::device_stalled() {
@@ -403,7 +406,10 @@ bool Session::device_stalled() {
     callbacks_moved_ = now;
     return false;
   }
-  return std::chrono::duration<double>(now - callbacks_moved_).count() > stall_seconds;
+  // Before the first callback, a host's start (not JACK's: ALSA or PulseAudio opening a
+  // device) is given longer.
+  const double limit = callbacks == 0 ? first_callback_seconds : stall_seconds;
+  return std::chrono::duration<double>(now - callbacks_moved_).count() > limit;
 }
 
 void Session::stop() {
@@ -459,6 +465,11 @@ SessionReport Session::report() const {
   report.overruns = callback_->overruns.load();
   report.host_xruns = callback_->host_xruns.load();
   report.callbacks = callback_->callbacks.load();
+  if (const std::uint64_t run = callback_->run_too_long.load(); run > 0)
+    report.warning += std::string(report.warning.empty() ? "" : "; ") + "the host calls back in runs of " +
+                      std::to_string(run) + " frames, longer than live's rings allow with --worker-cpu " +
+                      (options_.worker_cpu == WorkerCpu::own ? "own" : "any") +
+                      ": expect underruns (use the default --worker-cpu callback, or a shorter server period)";
   if (const std::uint64_t grown = callback_->lead_added.load(); grown > 0) {
     report.added_latency_frames += static_cast<std::size_t>(grown);
     report.added_latency_note += " + " + std::to_string(grown) + " grown at the start: the host calls back in runs of " +

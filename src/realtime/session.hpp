@@ -109,7 +109,10 @@ class Session {
   // stall_seconds: its server died or stalled. PortAudio says nothing then (its JACK host
   // just stops calling), so the session would wait for ever; the caller ends it.
   static constexpr double stall_seconds = 2.0;
+  static constexpr double first_callback_seconds = 5.0;  // from the stream's start to its first callback
   bool device_stalled();
+  // live's rings (frames, each way): a lead of a run of 4096 frames and the run's input.
+  static constexpr std::size_t live_ring_frames = 16384;
 
   // Controls (control thread).
   void toggle_bypass() { slot_->set_bypass(!slot_->bypass()); }
