@@ -10,7 +10,7 @@ namespace halo::realtime {
 namespace {
 
 // grow_lead (callback.hpp): ends a run of back-to-back callbacks or goes on with it; once
-// run_samples runs have ended, sets the lead to add. No allocation: 16 numbers on the stack.
+// run_samples runs have ended, sets the lead to add. No allocation: run_samples numbers on the stack.
 void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noexcept {
   if (back_to_back) {
     state.run_frames += frames;
