@@ -112,14 +112,15 @@ bool carries_design_rate(const std::string& path) {
 // frequencies would all be off. `what` names them in the refusal, `option` is the flag that
 // chooses.
 void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double rate_hz, const std::string& path,
-                   const char* what, const char* option) {
+                   const char* what, const char* option, const char* wanted = "the audio is at") {
   const double mask_rate = masks.front().rate_hz;
   if (!(mask_rate > 0) || std::fabs(mask_rate - rate_hz) <= 1e-6 * rate_hz || policy == MaskSource::IrRate::keep)
     return;
   if (policy == MaskSource::IrRate::refuse) {
     char line[200];
-    std::snprintf(line, sizeof line, ": %s is at %.10g Hz but the audio is at %.10g Hz "
-                  "(%s resample resamples it, %s keep uses it as it is)", what, mask_rate, rate_hz, option, option);
+    std::snprintf(line, sizeof line, ": %s is at %.10g Hz but %s %.10g Hz "
+                  "(%s resample resamples it, %s keep uses it as it is)", what, mask_rate, wanted, rate_hz, option,
+                  option);
     throw audio::Error(path + line);
   }
   for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
@@ -236,13 +237,15 @@ bool centred_by_default(const MaskSource& source) {
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   if (source.kind == MaskSource::Kind::mask_file) {
     filters::MaskSet masks = audio::read_mask(source.path);
-    if (carries_design_rate(source.path))
-      to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate");
+    if (carries_design_rate(source.path) || source.every_mask_rate)
+      to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate",
+                    source.every_mask_rate ? "--rate asks for" : "the audio is at");
     return masks;
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
     filters::MaskSet masks = audio::read_mask(source.path);
-    to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate");
+    to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
+                  source.every_mask_rate ? "--rate asks for" : "the audio is at");
     return masks;
   }
   return {design_for(source, rate_hz).mask};

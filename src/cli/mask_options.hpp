@@ -22,6 +22,10 @@ struct MaskSource {
   // The same choice for a mask_file that carries the rate it was designed at (the JSON and C
   // header exports of `halo design`), by --mask-rate.
   IrRate mask_rate = IrRate::refuse;
+  // Every mask file that says its rate (a text mask's "# rate" line, a sound file) follows
+  // mask_rate, not only the JSON and header exports: `design --mask F --rate R` converts to R,
+  // where `filter` only warns about a text or sound mask at another rate (README).
+  bool every_mask_rate = false;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 

@@ -94,6 +94,26 @@ TEST_F(MaskRate, ResampleGivesTheSameResponseAtTheAudioRate) {
   }
 }
 
+// `design --mask F --rate R` converts every mask file that says its rate, a text mask's
+// "# rate" line and a sound file's too (it wrote them at their own rate, silently, a QA pass
+// found): refused by default naming --rate, resampled with --mask-rate resample.
+TEST_F(MaskRate, DesignConvertsEveryMaskFileThatSaysItsRate) {
+  const std::vector<double> h96 = taps96();
+  halo_ok({"design", "--mask", path("lp96.json"), "-o", path("lp96.txt"), "-q"});  // "# rate 96000 Hz"
+  halo_ok({"design", "--mask", path("lp96.json"), "-o", path("lp96.wav"), "-q"});  // a 96 kHz WAV
+  for (const std::string name : {"lp96.txt", "lp96.wav"}) {
+    const DirectorySnapshot before(dir.path());
+    expect_one_line_failure(halo({"design", "--mask", path(name), "--rate", "48000", "-o", path("at48.wav")}), 1,
+                            name + ": the mask is at 96000 Hz but --rate asks for 48000 Hz", before, name);
+    halo_ok({"design", "--mask", path(name), "--rate", "48000", "--mask-rate", "resample", "-o", path("at48.wav"), "-q"});
+    const Sound at48 = read_sound(path("at48.wav"));
+    EXPECT_EQ(at48.rate_hz, 48000) << name;
+    const std::vector<double> h48(at48.samples.begin(), at48.samples.end());
+    for (double hz : {100.0, 1000.0, 2000.0, 3000.0})
+      EXPECT_NEAR(magnitude_db(h48, hz, 48000), magnitude_db(h96, hz, 96000), 0.01) << name << " at " << hz << " Hz";
+  }
+}
+
 TEST_F(MaskRate, KeepUsesTheTapsAsTheyAreWithAWarning) {
   const std::vector<double> h96 = taps96();
   const Result kept =
