@@ -345,8 +345,8 @@ int fix(int argc, char** argv) {
   audio::write_export(output, format, masks, {});
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());
-    std::printf("written:   %s (%zu frames, %zu channels, %.10g Hz)\n", output.c_str(), masks.front().taps.size(),
-                masks.size(), masks.front().rate_hz);
+    std::printf("written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", output.c_str(), masks.front().taps.size(),
+                masks.size(), masks.size() == 1 ? "" : "s", masks.front().rate_hz);
   }
   return 0;
 }

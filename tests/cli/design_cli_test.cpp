@@ -143,6 +143,46 @@ TEST(DesignCli, AMaskWithNoEdgeIsWrittenWithAWarning) {
   }
 }
 
+// A minimum-phase mask with no pass band laid out (a short one, given no transition) reports
+// its mean group delay over the frequencies within 3 dB of its peak, not the linear-phase
+// (M-1)/2 it does not have (a QA pass found 5.5 samples reported where scipy's group_delay
+// gives 2.6). The group delay here: Re(sum k h_k z^-k / sum h_k z^-k), written plainly.
+TEST(DesignCli, MinimumPhaseDelayIsMeasuredWithoutAPassBand) {
+  TempDir dir;
+  for (const std::vector<std::string> band : {std::vector<std::string>{"--lowpass", "8000", "--taps", "12"},
+                                              std::vector<std::string>{"--bandpass", "1000:4000", "--taps", "64"}}) {
+    std::vector<std::string> args = {HALO_BINARY, "design", "--minimum-phase", "-q", "-o", dir / "m.txt", "--report",
+                                     dir / "r.json"};
+    args.insert(args.end(), band.begin(), band.end());
+    const Result ran = run(args);
+    ASSERT_EQ(ran.exit_code, 0) << describe(args, ran);
+    const std::vector<double> h = text_taps(dir / "m.txt");
+    std::vector<double> magnitude, delay;
+    for (int i = 0; i <= 4096; ++i) {
+      const double w = pi * i / 4096;
+      std::complex<double> sum = 0, weighted = 0;
+      for (std::size_t k = 0; k < h.size(); ++k) {
+        sum += h[k] * std::polar(1.0, -w * static_cast<double>(k));
+        weighted += static_cast<double>(k) * h[k] * std::polar(1.0, -w * static_cast<double>(k));
+      }
+      magnitude.push_back(std::abs(sum));
+      delay.push_back((weighted / sum).real());
+    }
+    const double peak = *std::max_element(magnitude.begin(), magnitude.end());
+    double total = 0;
+    int points = 0;
+    for (std::size_t i = 0; i < magnitude.size(); ++i)
+      if (magnitude[i] >= peak * std::pow(10.0, -3.0 / 20)) {
+        total += delay[i];
+        ++points;
+      }
+    const double expected = total / points;
+    ASSERT_LT(expected, 0.5 * static_cast<double>(h.size() - 1) - 1) << "not minimum phase";
+    const nlohmann::json report = nlohmann::json::parse(read_bytes(dir / "r.json"));
+    EXPECT_NEAR(report["delay_samples"].get<double>(), expected, 0.05) << band[0];
+  }
+}
+
 TEST(DesignCli, BadSpecsOneLineNothingWritten) {
   struct Case {
     std::vector<std::string> args;
