@@ -128,7 +128,19 @@ void validate_bands(const std::vector<BandGoal>& bands, double rate_hz) {
 }
 
 std::vector<BandGoal> band_layout(const Spec& spec, int taps) {
-  if (spec.band == Band::multiband) return spec.bands;
+  // With both goals, the stop bands weigh delta_pass / delta_stop: equiripple then meets both
+  // at once (Parks and McClellan's weighting); a multi-band spec's own weights are multiplied.
+  double w = 1;
+  if (spec.ripple_db > 0 && spec.attenuation_db > 0) {
+    const double g = std::pow(10.0, spec.ripple_db / 20);
+    w = ((g - 1) / (g + 1)) / std::pow(10.0, -spec.attenuation_db / 20);
+  }
+  if (spec.band == Band::multiband) {
+    std::vector<BandGoal> bands = spec.bands;
+    for (BandGoal& band : bands)
+      if (band.gain == 0) band.weight *= w;
+    return bands;
+  }
   const double nyquist = spec.rate_hz / 2;
   const double width = spec.transition_hz > 0 ? spec.transition_hz : 4 * spec.rate_hz / std::max(taps, 1);
   // Keeps an edge inside the band it bounds: a short mask's guard can be wider than the band.
@@ -136,13 +148,6 @@ std::vector<BandGoal> band_layout(const Spec& spec, int taps) {
   const auto above = [&](double f, double ceiling) { return std::min(f + width / 2, ceiling - 1e-9 * nyquist); };
   const double f1 = spec.low_hz, f2 = spec.high_hz;
   const double middle = (f1 + f2) / 2;
-  // With both goals, the stop bands weigh delta_pass / delta_stop: equiripple then meets both
-  // at once (Parks and McClellan's weighting).
-  double w = 1;
-  if (spec.ripple_db > 0 && spec.attenuation_db > 0) {
-    const double g = std::pow(10.0, spec.ripple_db / 20);
-    w = ((g - 1) / (g + 1)) / std::pow(10.0, -spec.attenuation_db / 20);
-  }
   switch (spec.band) {
     case Band::lowpass: return {{0, below(f1, 0), 1, 1}, {above(f1, nyquist), nyquist, 0, w}};
     case Band::highpass: return {{0, below(f1, 0), 0, w}, {above(f1, nyquist), nyquist, 1, 1}};
