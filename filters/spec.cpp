@@ -137,6 +137,9 @@ void validate_goals(const Spec& spec) {
 
 // A band edge's transition (cutoff +- transition/2) must stay inside (0, rate/2).
 void validate_transition_fits(const Spec& spec) {
+  if (spec.transition_hz == 0)  // not given (0 is "none" here; the command line refuses a 0 given)
+    throw Error(Field::transition_hz, "is needed by " + to_string(spec.method) +
+                                          ": its pass and stop bands lie a transition apart around the cutoff");
   const double half = spec.transition_hz / 2;
   const double nyquist = spec.rate_hz / 2;
   if (!(spec.transition_hz > 0) || !(spec.transition_hz < nyquist)) {

@@ -222,6 +222,7 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
       {{"--bands", "0-3000:1, 4000-30000:0"}, "past Nyquist"},
       {{"--bands", "3000-0:1, 4000-24000:0"}, "out of order"},
       {{"--lowpass", "1000", "--transition", "5000", "--attenuation", "60"}, "reaches 0 Hz"},
+      {{"--lowpass", "1000", "--method", "firls", "--taps", "101"}, "--transition is needed by firls"},
       {{"--bandpass", "2000:4000", "--transition", "3000", "--attenuation", "60"}, "wider than the band"},
       {{"--lowpass", "1000", "--method", "remez", "--transition", "5", "--attenuation", "200"},
        "--attenuation 200 dB"},
