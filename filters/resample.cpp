@@ -17,9 +17,12 @@ Mask resample(const Mask& mask, double new_rate_hz) {
   if (mask.taps.empty()) throw Error("resampling: the mask has no taps");
   const double ratio = new_rate_hz / mask.rate_hz;
   // libsamplerate takes ratios in [1/256, 256].
-  if (ratio < 1.0 / 256 || ratio > 256)
-    throw Error(Field::rate_hz, "resampling from " + std::to_string(mask.rate_hz) + " to " +
-                                    std::to_string(new_rate_hz) + " Hz: the ratio is beyond 256");
+  if (ratio < 1.0 / 256 || ratio > 256) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%.10g Hz from the mask's %.10g Hz: libsamplerate changes a rate by at most 256 "
+                  "times either way", new_rate_hz, mask.rate_hz);
+    throw Error(Field::rate_hz, text);
+  }
   const std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
   std::vector<float> out(frames + 1, 0.0f);
   SRC_DATA data{};

@@ -268,7 +268,7 @@ int fix(int argc, char** argv) {
     try {
       for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
     } catch (const filters::Error& error) {
-      throw UsageError(std::string("--rate: ") + error.what());
+      throw UsageError("--rate " + parsed["rate"].as<std::string>() + ": " + error.detail());
     }
     char line[96];
     std::snprintf(line, sizeof line, "resampled %.10g -> %.10g Hz", old_rate, rate_hz);
