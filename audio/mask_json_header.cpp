@@ -92,8 +92,14 @@ int line_at(const std::string& text, std::size_t offset) {
 }  // namespace
 
 std::string c_identifier(const std::string& stem) {
+  // Other characters (a UTF-8 letter's bytes too) become one '_'; no run of two, and none to
+  // start with: C and C++ reserve names with "__" or a leading '_' (ünï.h had made "__n__").
   std::string name;
-  for (char c : stem) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  for (char c : stem) {
+    const char kept = std::isalnum(static_cast<unsigned char>(c)) && static_cast<unsigned char>(c) < 128 ? c : '_';
+    if (kept == '_' && (name.empty() || name.back() == '_')) continue;
+    name += kept;
+  }
   if (name.empty()) return "mask";
   static const char* const keywords[] = {"auto", "break", "case", "char", "const", "continue", "default", "do",
                                          "double", "else", "enum", "extern", "float", "for", "goto", "if", "int",

@@ -130,6 +130,23 @@ TEST_F(Exports, TheCHeaderCompilesAndItsArrayEqualsTheMask) {
   EXPECT_EQ(read_f32(path("out.f32")), taps);  // bit for bit
 }
 
+// A header's name from any file name is an identifier C and C++ leave to the program: no
+// "__", no leading '_' (ünï.h had given "__n__", now "n_"), no keyword, no leading digit: a
+// program that names each expected identifier compiles against the header (GCC does not warn
+// of reserved names, so the expected names are written out here).
+TEST_F(Exports, AHeaderNamedAnyhowGivesAnIdentifierOfTheProgram) {
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"\xC3\xBCn\xC3\xAF.h", "n_"}, {"__lp.h", "lp"}, {"2x.h", "mask_2x"}, {"for.h", "mask_for"}, {"a--b.h", "a_b"}};
+  for (const auto& [file, identifier] : names) {
+    halo_ok({"design", "--lowpass", "3000", "--taps", "11", "-o", path(file)});
+    write_bytes(path("use.cpp"), "#include \"" + file + "\"\nint main() { return sizeof " + identifier +
+                                     " / sizeof " + identifier + "[0] == 11 ? 0 : 1; }\n");
+    const Result compile = run({"/usr/bin/c++", "-std=c++17", "-Wall", "-Werror", "-o", path("use"), path("use.cpp")});
+    ASSERT_EQ(compile.exit_code, 0) << file << ": " << compile.err;
+    EXPECT_EQ(run({path("use")}).exit_code, 0) << file;
+  }
+}
+
 TEST_F(Exports, JsonAndHeaderReadBackThroughMask) {
   const std::vector<float> taps = reference();
   halo_ok({"design", "--lowpass", "3000", "--taps", "101", "-o", path("lp.json")});
