@@ -4,13 +4,12 @@
 #include <time.h>
 
 #include <algorithm>
-#include <iterator>
 
 namespace halo::realtime {
 namespace {
 
 // grow_lead (callback.hpp): ends a run of back-to-back callbacks or goes on with it; once
-// run_samples runs have ended, sets the lead to add. No allocation: run_samples numbers on the stack.
+// run_samples runs have ended, sets the lead to add. No allocation: the runs are sorted where they lie.
 void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noexcept {
   if (back_to_back) {
     state.run_frames += frames;
@@ -18,11 +17,10 @@ void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noe
   }
   if (state.run_frames > 0 && state.runs_seen < CallbackState::run_samples) {
     state.runs[state.runs_seen++] = static_cast<std::uint32_t>(state.run_frames);
-    if (state.runs_seen == CallbackState::run_samples) {
-      std::uint32_t sorted[CallbackState::run_samples];
-      std::copy(std::begin(state.runs), std::end(state.runs), sorted);
-      std::nth_element(sorted, sorted + CallbackState::run_samples / 2, sorted + CallbackState::run_samples);
-      const std::size_t median = sorted[CallbackState::run_samples / 2];
+    if (state.runs_seen == CallbackState::run_samples) {  // the runs are not looked at again: sorted in place
+      std::uint32_t* runs = state.runs;
+      std::nth_element(runs, runs + CallbackState::run_samples / 2, runs + CallbackState::run_samples);
+      const std::size_t median = runs[CallbackState::run_samples / 2];
       state.host_run_frames.store(median, std::memory_order_relaxed);
       const bool fits = state.output != nullptr && 2 * median <= state.output->capacity_frames() &&
                         (state.input == nullptr || 2 * median <= state.input->capacity_frames());

@@ -78,7 +78,7 @@ struct CallbackState {
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   std::size_t run_frames = 0;     // callback-only: frames of the current run of back-to-back callbacks
-  std::uint32_t runs[run_samples] = {};  // callback-only: the first runs' frames
+  std::uint32_t runs[run_samples] = {};  // callback-only: the first runs' frames (sorted once all are in)
   int runs_seen = 0;                      // callback-only
   std::uint64_t lead_to_add = 0;          // callback-only: silence still to play before taking from the ring
   std::uint64_t captured = 0;             // callback-only: input frames put into the input ring
