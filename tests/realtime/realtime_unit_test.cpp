@@ -226,6 +226,52 @@ TEST(EngineSlot, GainMovesInRampedOneDecibelSteps) {
   EXPECT_LT(largest_step(out, 1, at - 1, at + 400), 0.5 / 240 + 1e-6);  // a ramp, not a jump
 }
 
+// live with its worker away from the callback's CPU, on a host that calls back four 64-frame
+// buffers at once (a 256-frame server): the callback measures the runs, grows its lead to one
+// run (192 frames more) and allocates nothing doing it; once grown, no run finds the ring short.
+// Here the worker runs after each run, as one on another CPU does.
+TEST(RealtimeAllocation, CallbackGrowingItsLeadNeverAllocates) {
+  const int channels = 2;
+  const std::size_t block = 64;
+  FrameRing device_in(channels, 16384), device_out(channels, 16384);
+  EngineSlot slot(channels, block, 240);
+  PeriodStats stats(1333);
+  CallbackState state;
+  state.input = &device_in;
+  state.output = &device_out;
+  state.keep_latency = true;
+  state.grow_lead = true;
+  state.initial_lead_frames = block;
+  Worker::Config config;
+  config.channels = channels;
+  config.output_channels = channels;
+  config.block_frames = block;
+  config.rate_hz = 48000;
+  Worker worker(config, slot, device_in, device_out, stats, &state.draining);
+  device_out.write_silence(block);
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(255, 0.1), channels, block, 0)), nullptr);
+  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
+  std::vector<float> output(block * channels);
+  constexpr int runs = 24;  // 8 measured, then 16 with the grown lead
+  std::uint64_t underruns_once_grown = 0;
+  std::size_t allocations = 0;  // the callback's alone: the worker's step and the sleep are not counted
+  halo::test::AllocationCounter counter;
+  for (int run = 0; run < runs; ++run) {
+    if (run == CallbackState::run_samples + 1) underruns_once_grown = state.underruns.load();
+    const std::size_t before = counter.allocations();
+    for (int k = 0; k < 4; ++k) run_callback(state, input.data(), output.data(), block, false);
+    allocations += counter.allocations() - before;
+    worker.step();
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the next run starts apart
+  }
+  counter.stop();
+  EXPECT_EQ(allocations, 0u);
+  EXPECT_EQ(state.host_run_frames.load(), 4 * block);
+  EXPECT_EQ(state.lead_added.load(), 3 * block);
+  EXPECT_GT(underruns_once_grown, 0u) << "the warm-up's runs find the ring short";
+  EXPECT_EQ(state.underruns.load(), underruns_once_grown) << "no run is short once the lead has grown";
+}
+
 // The callback and the worker's process loop allocate nothing, through a mask switch, a
 // bypass and a gain change, with each CPU engine (the JUCE allocation-hook test's idea).
 TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
