@@ -226,6 +226,31 @@ TEST(EngineSlot, GainMovesInRampedOneDecibelSteps) {
   EXPECT_LT(largest_step(out, 1, at - 1, at + 400), 0.5 / 240 + 1e-6);  // a ramp, not a jump
 }
 
+// live's rig in these tests: rings of `ring_frames` each way, a slot, the callback's state wired
+// to the rings (keeping latency, as live does) and a worker of one `block` a period at 48 kHz.
+struct LiveRig {
+  LiveRig(int channels, std::size_t block, std::size_t ring_frames)
+      : device_in(channels, ring_frames), device_out(channels, ring_frames), slot(channels, block, 240), stats(1333),
+        worker(config(channels, block), slot, device_in, device_out, stats, &state.draining) {
+    state.input = &device_in;
+    state.output = &device_out;
+    state.keep_latency = true;
+  }
+  static Worker::Config config(int channels, std::size_t block) {
+    Worker::Config config;
+    config.channels = channels;
+    config.output_channels = channels;
+    config.block_frames = block;
+    config.rate_hz = 48000;
+    return config;
+  }
+  FrameRing device_in, device_out;
+  EngineSlot slot;
+  PeriodStats stats;
+  CallbackState state;
+  Worker worker;
+};
+
 // live with its worker away from the callback's CPU, on a host that calls back four 64-frame
 // buffers at once (a 256-frame server): the callback measures the runs, grows its lead to one
 // run (192 frames more) and allocates nothing doing it; once grown, no run finds the ring short.
@@ -233,21 +258,13 @@ TEST(EngineSlot, GainMovesInRampedOneDecibelSteps) {
 TEST(RealtimeAllocation, CallbackGrowingItsLeadNeverAllocates) {
   const int channels = 2;
   const std::size_t block = 64;
-  FrameRing device_in(channels, 16384), device_out(channels, 16384);
-  EngineSlot slot(channels, block, 240);
-  PeriodStats stats(1333);
-  CallbackState state;
-  state.input = &device_in;
-  state.output = &device_out;
-  state.keep_latency = true;
+  LiveRig rig(channels, block, 16384);
+  FrameRing& device_out = rig.device_out;
+  EngineSlot& slot = rig.slot;
+  CallbackState& state = rig.state;
+  Worker& worker = rig.worker;
   state.grow_lead = true;
   state.initial_lead_frames = block;
-  Worker::Config config;
-  config.channels = channels;
-  config.output_channels = channels;
-  config.block_frames = block;
-  config.rate_hz = 48000;
-  Worker worker(config, slot, device_in, device_out, stats, &state.draining);
   device_out.write_silence(block);
   ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(255, 0.1), channels, block, 0)), nullptr);
   const std::vector<float> input = sine(block, channels, 1000, 0.5f);
@@ -279,19 +296,12 @@ TEST(RealtimeAllocation, CallbackAndWorkerLoopNeverAllocate) {
   const int channels = 2;
   const std::size_t block = 64;
   for (const std::string engine : {"cpu", "cpu-fft", "cpu-partitioned"}) {
-    FrameRing device_in(channels, 1024), device_out(channels, 1024);
-    EngineSlot slot(channels, block, 240);
-    PeriodStats stats(1333);
-    CallbackState state;
-    state.input = &device_in;
-    state.output = &device_out;
-    state.keep_latency = true;
-    Worker::Config config;
-    config.channels = channels;
-    config.output_channels = channels;
-    config.block_frames = block;
-    config.rate_hz = 48000;
-    Worker worker(config, slot, device_in, device_out, stats, &state.draining);
+    LiveRig rig(channels, block, 1024);
+    FrameRing& device_out = rig.device_out;
+    EngineSlot& slot = rig.slot;
+    PeriodStats& stats = rig.stats;
+    CallbackState& state = rig.state;
+    Worker& worker = rig.worker;  // references, not a structured binding: C++17 lambdas capture neither
     device_out.write_silence(block);  // the one period the worker runs behind, as live starts
     ASSERT_EQ(slot.offer(make_voice(engine, lowpass(4095, 0.1), channels, block, 0)), nullptr);
     std::unique_ptr<Voice> next = make_voice(engine, lowpass(1023, 0.05), channels, block, 1);
