@@ -1,8 +1,9 @@
 // Least-squares linear-phase design, as scipy.signal.firls: minimise the weighted integral of
 // (A(f) - D(f))^2 over the bands. Written here because no library Debian packages has it
 // (liquid-dsp has Parks-McClellan and windows only; FFTW, GSL and LAPACK have the algebra,
-// not the design); the normal equations are small and symmetric positive definite, so a
-// Cholesky factorisation in double is all the algebra it needs.
+// not the design); the normal equations are small and symmetric positive (semi-)definite, so
+// a Cholesky factorisation in double, with a ridge where they are singular, is all the algebra
+// it needs.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -24,6 +25,24 @@ double sinc(double x) {
 [[noreturn]] void singular(int taps) {
   throw Error(Field::taps, std::to_string(taps) + ": firls's normal equations are singular at this length "
                                "(bands too narrow for it): fewer taps or wider bands");
+}
+
+// The Cholesky factor of Q + ridge I (Q(i, j) = q(i - j) + q(i + j)) into l; false where a pivot
+// is not positive (Q singular to rounding).
+bool cholesky(const std::vector<double>& q, double ridge, std::size_t size, std::vector<double>& l) {
+  for (std::size_t i = 0; i < size; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = q[i - j] + q[i + j] + (i == j ? ridge : 0.0);
+      for (std::size_t k = 0; k < j; ++k) sum -= l[i * size + k] * l[j * size + k];
+      if (i == j) {
+        if (!(sum > 0)) return false;
+        l[i * size + i] = std::sqrt(sum);
+      } else {
+        l[i * size + j] = sum / l[j * size + j];
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -50,18 +69,21 @@ std::vector<double> least_squares(int taps, const std::vector<BandGoal>& bands, 
     }
   }
   const std::size_t size = static_cast<std::size_t>(m) + 1;
-  std::vector<double> l(size * size, 0.0);  // Cholesky factor, lower triangle, row-major
-  for (std::size_t i = 0; i < size; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      double sum = q[i - j] + q[i + j];
-      for (std::size_t k = 0; k < j; ++k) sum -= l[i * size + k] * l[j * size + k];
-      if (i == j) {
-        if (!(sum > 0)) singular(taps);
-        l[i * size + i] = std::sqrt(sum);
-      } else {
-        l[i * size + j] = sum / l[j * size + j];
-      }
-    }
+  std::vector<double> l(size * size);  // Cholesky factor, lower triangle, row-major
+  // Past the length the bands need, Q is singular to rounding: a longer mask meets the bands
+  // no better, and many masks share the least error (they differ only in the transitions).
+  // scipy then falls back to LAPACK's least squares (gelsy); halo adds the smallest ridge
+  // (Q + lambda I, lambda from 1e-14 of Q's mean diagonal, tenfold each try) that lets
+  // Cholesky through, which picks a least-error mask of small norm: the bands as scipy's
+  // meets them to about 1e-7, and no overshoot in the transitions, where gelsy's answer can
+  // peak several dB above the pass band.
+  double mean_diagonal = 0;
+  for (std::size_t i = 0; i < size; ++i) mean_diagonal += q[0] + q[2 * i];
+  mean_diagonal /= static_cast<double>(size);
+  double ridge = 0;
+  while (!cholesky(q, ridge, size, l)) {
+    ridge = ridge == 0 ? 1e-14 * mean_diagonal : 10 * ridge;
+    if (ridge > 1e-8 * mean_diagonal) singular(taps);
   }
   std::vector<double> a(size);
   for (std::size_t i = 0; i < size; ++i) {  // L y = b

@@ -33,6 +33,8 @@ constexpr int max_bisection_steps = 6;
 // Up to this many terms the exchange starts from evenly spread extremals; longer problems
 // from the reference of a shorter one (half the length, recursively).
 constexpr int direct_terms = 128;
+// Below this many terms a failed direct start is not retried from a shorter design.
+constexpr int min_ladder_terms = 8;
 // What float taps can hold. Rounding the taps of a mask to float32 (24 bits) moves its
 // response by 2e-8 to 3e-8 of the gain (measured on low-passes of 255 to 4095 taps), so:
 // - an exchange whose every weighted error is within exchange_level (relative to the largest
@@ -514,7 +516,17 @@ int with_parity(int taps, int parity_of) { return taps % 2 == parity_of % 2 ? ta
 // level, centred in `taps` zeros.
 Design ladder(const Problem& p, int taps) {
   const int terms = taps % 2 == 0 ? taps / 2 : (taps + 1) / 2;
-  if (terms <= direct_terms) return attempt(p, taps, nullptr);
+  if (terms <= direct_terms) {
+    Design direct = attempt(p, taps, nullptr);
+    if (direct.ok() || terms <= min_ladder_terms) return direct;
+    // Evenly spread extremals can level the error to rounding noise at a hundred terms too (a
+    // 255-tap band-stop of 0-1000, 2000-6000 and 7000-24000 Hz: 3e-17 at the first exchange,
+    // which then wanders in noise); half the length is a start near the optimum, as for long
+    // masks.
+    const Design shorter = ladder(p, with_parity(taps / 2, taps));
+    Design again = attempt(p, taps, &shorter);
+    return again.ok() ? again : direct;
+  }
   const Design shorter = ladder(p, with_parity(taps / 2, taps));
   const double float_deviation = float_level * p.largest_gain;
   // What a float32 tap resolves of the gain: rounding in double keeps the longest designs that

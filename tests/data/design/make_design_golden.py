@@ -3,7 +3,11 @@
 
 Run with Debian's python, which has numpy and scipy:  /usr/bin/python3 make_design_golden.py
 It rewrites, beside itself, one file per case:
-  firls_<case>.txt   scipy.signal.firls(taps, bands, desired, weight=, fs=rate)
+  firls_<case>.txt   scipy.signal.firls(taps, bands, desired, weight=, fs=rate), and
+                     'solved_by': 'cholesky' where scipy's positive-definite solve took its
+                     normal equations, 'lstsq' where it found them singular or ill-conditioned
+                     and fell back to LAPACK's least squares (then many masks share the least
+                     error, and they differ in the transitions only)
   kaiser_<case>.txt  scipy.signal.firwin(taps, cutoff, window=("kaiser", kaiser_beta(A)), fs=rate)
   remez_<case>.txt   scipy.signal.remez(taps, bands, desired, weight=, fs=rate), and what
                      scipy.signal.freqz measures of it on each band (64 points per tap, at
@@ -13,10 +17,12 @@ Each file: '# key value' lines (bands written as halo's --bands text, LO-HI:GAIN
 then one coefficient a line (%.17g).
 """
 import os
+import warnings
 
 import numpy as np
 import scipy
 from scipy import signal
+from scipy.linalg import LinAlgError, LinAlgWarning, solve
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -62,6 +68,9 @@ FIRLS = [
     ("highpass_63", 63, 8000, [(0, 700), (1000, 4000)], [0, 1], [1, 1]),
     ("multiband_301", 301, 48000, [(0, 2000), (2500, 6000), (7000, 12000), (13000, 24000)],
      [1, 0, 0.5, 0], [1, 10, 1, 10]),
+    # Longer than its bands need (they are met to 1e-7 from about 500 taps): singular normal
+    # equations, solved by scipy's fallback.
+    ("redundant_801", 801, 48000, [(0, 1000), (2000, 6000), (7000, 24000)], [1, 0, 1], [1, 5, 1]),
 ]
 
 # (case, band, cutoff, taps, rate, attenuation)
@@ -81,17 +90,47 @@ REMEZ = [
     ("bandpass_255", 255, 48000, [(0, 900), (1200, 3000), (3400, 24000)], [0, 1, 0], [5, 1, 5]),
     ("multiband_301", 301, 48000, [(0, 2000), (2500, 6000), (7000, 12000), (13000, 24000)],
      [1, 0, 0.5, 0], [1, 10, 1, 10]),
+    # A start from evenly spread extremals levels rounding noise here (3e-17); scipy's default
+    # 25 iterations stop short of equiripple (pass-band error 3.5 times the stop band's), its
+    # 100 reach it.
+    ("bandstop_255", 255, 48000, [(0, 1000), (2000, 6000), (7000, 24000)], [1, 0, 1], [1, 5, 1]),
     ("lowpass_4097", 4097, 48000, [(0, 4776), (4824, 24000)], [1, 0], [1, 1]),
     # Type II at 4096 taps. scipy converges here; with a 100 Hz or 1 kHz transition it does not
     # ("Failure to converge"), so those lengths are checked by their measured response alone.
     ("lowpass_even_4096", 4096, 48000, [(0, 4776), (4824, 24000)], [1, 0], [1, 1]),
 ]
 
+
+
+def firls_solved_by(taps, bands, gains, weights, rate):
+    """Which solve scipy.signal.firls takes (scipy 1.10's test, repeated on its own Q): its
+    normal equations built as firls builds them for piecewise-constant bands."""
+    m = (taps - 1) // 2
+    n = np.arange(m + 1)
+    q_index = n[:, np.newaxis] + n[np.newaxis, :], np.abs(n[:, np.newaxis] - n[np.newaxis, :])
+    edges = np.array(bands, dtype=float) / (rate / 2)
+    q = np.zeros(2 * m + 1)
+    for (f1, f2), w in zip(edges, weights):
+        k = np.arange(2 * m + 1)
+        q += w * (f2 * np.sinc(f2 * k) - f1 * np.sinc(f1 * k))
+    big_q = q[q_index[0]] + q[q_index[1]]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            solve(big_q, np.ones(m + 1), assume_a="pos", check_finite=False)
+        if any(c.category == LinAlgWarning for c in caught):
+            return "lstsq"
+    except LinAlgError:
+        return "lstsq"
+    return "cholesky"
+
+
 for case, taps, rate, bands, gains, weights in FIRLS:
     h = signal.firls(taps, np.array(bands, dtype=float).flatten(),
                      np.repeat(np.array(gains, dtype=float), 2), weight=weights, fs=rate)
     write("firls_%s.txt" % case, [("taps", taps), ("rate_hz", g(rate)),
-                                  ("bands", bands_text(bands, gains, weights))], h)
+                                  ("bands", bands_text(bands, gains, weights)),
+                                  ("solved_by", firls_solved_by(taps, bands, gains, weights, rate))], h)
 
 for case, band, cutoff, taps, rate, attenuation in KAISER:
     beta = signal.kaiser_beta(attenuation)
