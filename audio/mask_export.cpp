@@ -248,7 +248,7 @@ std::vector<std::string> export_files(const std::string& path, ExportFormat form
   return files;
 }
 
-void check_export_output(const std::string& path, ExportFormat format) {
+void check_export_name(const std::string& path, ExportFormat format) {
   const PathParts parts = split(path);
   const std::string& extension = parts.extension;
   const auto refuse = [&](const std::string& wanted) {
@@ -284,6 +284,10 @@ void check_export_output(const std::string& path, ExportFormat format) {
                " text; name it .txt");
       break;
   }
+}
+
+void check_export_output(const std::string& path, ExportFormat format) {
+  check_export_name(path, format);
   check_mask_output(path);  // the folder exists; for mask_file, a sound format that holds a mask
 }
 

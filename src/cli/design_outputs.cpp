@@ -62,7 +62,15 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
   }
   if (output == "-" && outputs.format != audio::ExportFormat::txt && outputs.format != audio::ExportFormat::mask_file)
     throw UsageError("--format " + parsed["format"].as<std::string>() + " writes files: give -o FILE");
-  // A name the format cannot take is about the file (exit 1), as design's -o always was.
+  // A --format that contradicts -o's name is how the command was called (exit 2); a folder
+  // that does not exist is about the file (exit 1), as design's -o always was.
+  if (output != "-" && parsed.count("format")) {
+    try {
+      audio::check_export_name(output, outputs.format);
+    } catch (const audio::Error& error) {
+      throw UsageError(error.what());
+    }
+  }
   if (output != "-") audio::check_export_output(output, outputs.format);
   if (parsed.count("plot")) {
     outputs.plot = parsed["plot"].as<std::string>();

@@ -182,8 +182,13 @@ TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
     const auto args = halo_args({"design", "--mask", path(name), "-o", path("out.txt")});
     expect_one_line_failure(run(args), 1, name, before, name);
   }
-  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "camilladsp", "-o", path("x.txt")}), 1,
+  // A --format that contradicts -o's name is a usage error; a folder that is not there is the file's.
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "camilladsp", "-o", path("x.txt")}), 2,
                           "name it .yml", before, "camilladsp to .txt");
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "camilladsp", "-o", path("x.camilladsp")}), 2,
+                          "name it .yml", before, "camilladsp to .camilladsp");
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "camilladsp", "-o", path("no/x.yml")}), 1,
+                          "no", before, "camilladsp into a missing folder");
   expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "nope", "-o", path("x.txt")}), 2, "--format",
                           before, "unknown format");
   expect_one_line_failure(halo({"design", "--lowpass", "1k", "--plot", path("x.png")}), 2, ".svg", before, "png plot");
