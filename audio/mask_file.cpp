@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,15 @@ double rate_comment(const std::string& line) {
   return std::strncmp(end, "Hz", 2) == 0 ? rate : 0;
 }
 
+// "# align causal" (as write_mask writes it for a mask that starts at its first tap).
+bool causal_comment(const std::string& line) {
+  const std::size_t hash = line.find('#');
+  if (hash == std::string::npos) return false;
+  std::istringstream words(line.substr(hash + 1));
+  std::string key, value, rest;
+  return words >> key >> value && key == "align" && value == "causal" && !(words >> rest);
+}
+
 std::string line_prefix(const std::string& path, int line) {
   return path + ":" + std::to_string(line) + ": ";
 }
@@ -228,6 +238,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   if (text.find('\0') != std::string::npos) throw Error(binary_as_text(path));
   if (text.size() > max_text_bytes) throw Error(too_large(path, max_text_bytes));
   double rate_hz = 0;  // from a "# rate R Hz" line, as write_mask writes it
+  bool causal = false;  // from a "# align causal" line
   std::vector<std::vector<float>> columns;
   int first_data_line = 0;
   int line_number = 0;
@@ -239,6 +250,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
     const std::string where = line_prefix(path, line_number);
     const std::string line = text.substr(start, end - start);
     if (const double rate = rate_comment(line); rate > 0) rate_hz = rate;
+    if (causal_comment(line)) causal = true;
     const std::vector<double> values = parse_text_line(line, where);
     start = end + 1;
     if (values.empty()) continue;
@@ -257,6 +269,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
     masks[c].taps = std::move(columns[c]);
     masks[c].rate_hz = rate_hz;
+    masks[c].causal = causal;
     masks[c].provenance = "file " + path;
     if (columns.size() > 1) masks[c].provenance += " column " + std::to_string(c + 1);
   }
@@ -286,9 +299,14 @@ MaskSet parse_raw_f32(const std::string& path, const std::string& bytes) {
   return {mask};
 }
 
+// The comment string a sound mask that starts at its first tap carries (Mask::causal).
+constexpr const char* causal_sound_comment = "halo mask: align causal";
+
 // The masks of an open sound file, one per channel: read_sound opens a path, parse_sound bytes.
 MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info) {
   if (info.channels < 1) throw Error(path + ": no channels");
+  const char* comment = sf_get_string(file, SF_STR_COMMENT);
+  const bool causal = comment != nullptr && std::strcmp(comment, causal_sound_comment) == 0;
 
   // Read to the end rather than trusting info.frames: some codecs only estimate it.
   const sf_count_t block_frames = 4096;
@@ -309,6 +327,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   MaskSet masks(channels);
   for (std::size_t c = 0; c < channels; ++c) {
     masks[c].rate_hz = info.samplerate;
+    masks[c].causal = causal;
     masks[c].provenance = "file " + path;
     if (channels > 1) masks[c].provenance += " ch " + std::to_string(c + 1);
     masks[c].taps.resize(frames);
@@ -403,6 +422,7 @@ std::string text_contents(const MaskSet& masks) {
     std::snprintf(rate, sizeof rate, "# rate %.10g Hz\n", masks[0].rate_hz);
     out += rate;
   }
+  if (masks[0].causal) out += "# align causal\n";  // filter aligns it so by default
   char number[32];
   for (std::size_t i = 0; i < masks[0].taps.size(); ++i) {
     for (std::size_t m = 0; m < masks.size(); ++m) {
@@ -483,6 +503,9 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));
   // PCM cannot hold +1.0 exactly: clip it to full scale instead of letting it wrap around.
   if (plan.pcm24) sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
+  // Before the samples (FLAC takes strings only then). A container without strings (AU, CAF,
+  // ...) drops it, and the mask reads back centred, as any sound file's.
+  if (masks[0].causal) sf_set_string(file.get(), SF_STR_COMMENT, causal_sound_comment);
 
   const std::size_t frames = masks[0].taps.size();
   std::vector<float> interleaved(frames * masks.size());

@@ -9,7 +9,8 @@ namespace halo::audio {
 //   .txt (or anything not below): text, one coefficient a line, '#' starts a comment,
 //         several numbers on a line = one mask per column (per-channel masks), separated by
 //         whitespace and/or single commas; every line the same column count; the rate from a
-//         "# rate R Hz" comment (as write_mask writes it), else unknown (0);
+//         "# rate R Hz" comment (as write_mask writes it), else unknown (0); causal from an
+//         "# align causal" comment (Mask::causal);
 //   .f32: raw little-endian float32, one mask, rate unknown (0);
 //   .json, .h, .hpp: the JSON and C-header exports of `halo design` (audio/mask_json_header.hpp),
 //         their rate from the file;
@@ -28,12 +29,14 @@ filters::MaskSet parse_mask(const std::string& name, const std::string& bytes);
 
 // Writes every mask of the set (equal lengths for multi-column/multi-channel output) in the
 // format chosen by extension:
-//   text: a "# provenance" line per mask (and "# rate R Hz" when known), then one row per
-//         tap, one column per mask, each float as %.9g (reads back to the same float);
+//   text: a "# provenance" line per mask (and "# rate R Hz" when known, "# align causal" for a
+//         causal mask), then one row per tap, one column per mask, each float as %.9g (reads
+//         back to the same float);
 //   .f32: one mask only;
 //   sound: float samples (exact) at the mask's rate (48000 when unknown) in .wav .aif(f/c)
 //         .au .snd .caf .w64 .rf64 .mat .ircam .sf; .flac has no float samples, so 24-bit PCM
-//         (within 2^-23; taps beyond [-1, 1] are refused). Lossy formats are refused.
+//         (within 2^-23; taps beyond [-1, 1] are refused). Lossy formats are refused. A causal
+//         mask carries the comment "halo mask: align causal" where the container holds strings.
 // Written through an AtomicFile (audio/atomic_file.hpp): a failure leaves nothing under path.
 // Throws audio::Error naming the file.
 void write_mask(const std::string& path, const filters::MaskSet& masks);

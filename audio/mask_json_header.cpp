@@ -119,6 +119,8 @@ std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, cons
   document["version"] = 1;
   document["rate_hz"] = masks.front().rate_hz;
   document["provenance"] = masks.front().provenance;
+  // "causal": the mask starts at its first tap (a minimum-phase design), and filter aligns it so.
+  document["align"] = masks.front().causal ? "causal" : "same";
   document["taps"] = masks.front().taps.size();
   document["channels"] = masks.size();
   document["spec"] = nlohmann::ordered_json::parse(spec.dump());
@@ -144,6 +146,10 @@ std::string header_contents(const MaskSet& masks, const std::string& name, const
   out += line;
   std::snprintf(line, sizeof line, "static const unsigned %s_taps = %zu;\n", name.c_str(), taps);
   out += line;
+  if (masks.front().causal) {  // starts at its first tap (a minimum-phase design): filter aligns it so
+    std::snprintf(line, sizeof line, "static const int %s_causal = 1;\n", name.c_str());
+    out += line;
+  }
   if (masks.size() > 1) {
     std::snprintf(line, sizeof line, "static const unsigned %s_channels = %zu;\n", name.c_str(), masks.size());
     out += line;
@@ -178,6 +184,7 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
   }
   double rate_hz = 0;
   std::string provenance = "file " + path;
+  bool causal = false;  // "align": "causal"
   nlohmann::json coefficients;
   if (document.is_array()) {
     coefficients = document;
@@ -187,6 +194,12 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
       if (!document["rate_hz"].is_number() || !(document["rate_hz"].get<double>() >= 0))
         throw Error(path + ": \"rate_hz\" is not a rate in Hz");
       rate_hz = document["rate_hz"].get<double>();
+    }
+    if (document.contains("align")) {
+      const nlohmann::json& align = document["align"];
+      if (!align.is_string() || (align != "causal" && align != "same"))
+        throw Error(path + ": \"align\" is neither \"same\" nor \"causal\"");
+      causal = align == "causal";
     }
   } else {
     throw Error(path + ": no \"coefficients\" list");
@@ -212,9 +225,30 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
     mask.provenance = provenance;
     masks.push_back(std::move(mask));
   }
-  for (Mask& mask : masks) mask.rate_hz = rate_hz;
+  for (Mask& mask : masks) {
+    mask.rate_hz = rate_hz;
+    mask.causal = causal;
+  }
   return masks;
 }
+
+namespace {
+
+// The value of the first `..._SUFFIX = VALUE;` in a header's text (comments removed); NaN where
+// there is none.
+double header_constant(const std::string& text, const std::string& suffix) {
+  const std::size_t at = text.find(suffix);
+  if (at == std::string::npos) return NAN;
+  const std::size_t eq = text.find('=', at);
+  const std::size_t semicolon = text.find(';', at);
+  if (eq == std::string::npos || semicolon == std::string::npos || eq > semicolon) return NAN;
+  const std::string value = text.substr(eq + 1, semicolon - eq - 1);
+  char* stop = nullptr;
+  const double number = std::strtod(value.c_str(), &stop);
+  return stop == value.c_str() ? NAN : number;
+}
+
+}  // namespace
 
 MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   const std::string text = without_comments(raw);
@@ -284,20 +318,13 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   if (depth != 0) throw Error(path + ": the coefficient list is not closed");
   if (masks.empty()) throw Error(path + ": no coefficients");
 
-  // NAME_rate_hz = R; as header_contents writes it.
-  double rate_hz = 0;
-  if (const std::size_t at = text.find("_rate_hz"); at != std::string::npos) {
-    const std::size_t eq = text.find('=', at);
-    const std::size_t semicolon = text.find(';', at);
-    if (eq != std::string::npos && semicolon != std::string::npos && eq < semicolon) {
-      const std::string value = text.substr(eq + 1, semicolon - eq - 1);
-      char* stop = nullptr;
-      const double rate = std::strtod(value.c_str(), &stop);
-      if (std::isfinite(rate) && rate > 0) rate_hz = rate;
-    }
-  }
+  // NAME_rate_hz = R; and NAME_causal = 1; as header_contents writes them.
+  const double rate = header_constant(text, "_rate_hz");
+  const double rate_hz = std::isfinite(rate) && rate > 0 ? rate : 0;
+  const bool causal = header_constant(text, "_causal") == 1;
   for (std::size_t m = 0; m < masks.size(); ++m) {
     masks[m].rate_hz = rate_hz;
+    masks[m].causal = causal;
     masks[m].provenance = "file " + path + (masks.size() > 1 ? " ch " + std::to_string(m + 1) : "");
   }
   return masks;

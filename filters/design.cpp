@@ -153,6 +153,7 @@ Mask mask_of(const std::vector<double>& taps, const Spec& resolved, const std::s
   Mask mask;
   mask.taps.assign(taps.begin(), taps.end());  // double inside, float on the way out
   mask.rate_hz = resolved.rate_hz;
+  mask.causal = resolved.minimum_phase;
   std::string method;
   switch (resolved.method) {
     case Method::window: method = to_string(resolved.window) + " window"; break;

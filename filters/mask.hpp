@@ -10,6 +10,11 @@ struct Mask {
   std::vector<float> taps;    // M >= 1 finite coefficients
   double rate_hz = 0;         // design rate; 0 when unknown (a text or raw mask file)
   std::string provenance;     // e.g. "lowpass 1000 Hz, 255 taps, hamming" or "file ir.wav ch 2"
+  // Where its delay lies. false: linear phase, or unknown (a mask is centred by default, its
+  // (M-1)/2 frames of delay removed); true: it starts at its first tap (a minimum-phase design,
+  // whose delay is a few frames), so it is aligned causally by default. Mask files that hold
+  // text or halo's JSON and C header carry it ("# align causal"), so a design read back keeps it.
+  bool causal = false;
 };
 
 // One mask for every channel, or one per channel (a multi-channel impulse response).

@@ -107,6 +107,29 @@ TEST_F(MaskFile, TextRoundTripIsExact) {
   EXPECT_EQ(first_line, "# " + mask.provenance);
 }
 
+// Where a mask's delay lies (Mask::causal: a minimum-phase design starts at its first tap)
+// survives every format that has room for it, and is not guessed where there is none.
+TEST_F(MaskFile, ACausalMaskSaysSoInEveryFormatThatHoldsIt) {
+  Mask mask = mask_of(random_taps(63, 7), 48000, "lowpass 2000 Hz, 63 taps, remez, minimum phase, 48000 Hz");
+  for (const bool causal : {true, false}) {
+    mask.causal = causal;
+    for (const std::string name : {"m.txt", "m.wav", "m.flac", "m.aiff"}) {
+      write_mask(path(name), {mask, mask});
+      const MaskSet back = read_mask(path(name));
+      ASSERT_EQ(back.size(), 2u) << name;
+      EXPECT_EQ(back[0].causal, causal) << name;
+      EXPECT_EQ(back[1].causal, causal) << name;
+    }
+    write_mask(path("m.f32"), {mask});
+    EXPECT_FALSE(read_mask(path("m.f32"))[0].causal);  // raw floats have no room: centred, as before
+  }
+  // Written by hand, as the README gives it: the comment alone, anywhere; nothing like it counts.
+  std::ofstream(path("hand.txt")) << "0.5\n0.25 # align causal\n0.125\n";
+  EXPECT_TRUE(read_mask(path("hand.txt"))[0].causal);
+  std::ofstream(path("near.txt")) << "# align causal please\n# aligned causal\n0.5\n0.25\n";
+  EXPECT_FALSE(read_mask(path("near.txt"))[0].causal);
+}
+
 TEST_F(MaskFile, TextColumnsArePerChannelMasks) {
   const MaskSet masks = {mask_of(random_taps(64, 2), 0, "a"), mask_of(random_taps(64, 3), 0, "b"),
                          mask_of(random_taps(64, 4), 0, "c")};

@@ -68,7 +68,7 @@ int filter_command(int argc, char** argv) {
   const std::string& input = arguments.input;
   const std::string& output = arguments.output;
   const MaskSource& source = arguments.source;
-  const FilterOptions& filter = arguments.filter;
+  FilterOptions filter = arguments.filter;
   const bool quiet = arguments.quiet;
 
   try {  // before any work: the input is read, the mask designed, only for an output that can be
@@ -89,6 +89,8 @@ int filter_command(int argc, char** argv) {
   } else {
     masks = masks_for(source, job.input_format().rate_hz);
   }
+  if (!arguments.align_given)
+    filter.stream.alignment = centred_by_default(source, masks) ? Alignment::centred : Alignment::causal;
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
   const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
   if (mask_rate_hz > 0 && std::fabs(mask_rate_hz - job.input_format().rate_hz) > 0.5)

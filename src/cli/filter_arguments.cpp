@@ -163,8 +163,8 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
         static_cast<std::size_t>(parse_count("--chunk", parsed["chunk"].as<std::string>(), 1, max_chunk_frames));
   filter.stream.tail = parsed.count("tail") > 0;
   filter.stream.accept_short = parsed.count("accept-short") > 0;
-  filter.stream.alignment = centred_by_default(arguments.source) ? Alignment::centred : Alignment::causal;
-  if (parsed.count("align")) {
+  arguments.align_given = parsed.count("align") > 0;
+  if (arguments.align_given) {
     const auto align = parsed["align"].as<std::string>();
     if (align == "same") filter.stream.alignment = Alignment::centred;
     else if (align == "causal") filter.stream.alignment = Alignment::causal;

@@ -14,6 +14,7 @@ struct FilterArguments {
   std::string output;      // OUT; "-" for stdout
   MaskSource source;       // the mask: designed (at the input's rate, later), --mask or --ir
   FilterOptions filter;    // engine, chunk, alignment, gain, subtype, container, dither, norm
+  bool align_given = false;  // --align: else the alignment follows the masks (centred_by_default)
   audio::RawInput raw;     // -t raw: IN's layout (rate, channels, encoding)
   bool quiet = false;
   bool timings = false;

@@ -1,5 +1,6 @@
 #include "src/cli/mask_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -30,8 +31,9 @@ void add_mask_options(cxxopts::Options& options) {
        cxxopts::value<std::string>(), "FILE")
       ("ir-rate", "an --ir file at another rate than the audio: refuse (default), resample it (libsamplerate) "
        "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep")
-      ("mask-rate", "a --mask file that carries its rate (.json, .h) at another rate than the audio: refuse "
-       "(default), resample it (libsamplerate) or keep its taps as they are", cxxopts::value<std::string>(),
+      ("mask-rate", "a --mask file at another rate than the audio: refuse (default for .json and .h, which "
+       "carry their rate), resample it (libsamplerate) or keep its taps as they are; given, it applies to a "
+       "text mask's \"# rate\" line and a sound file's rate too", cxxopts::value<std::string>(),
        "refuse|resample|keep");
   options.add_options("Design")
       ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<std::string>(), "N")
@@ -160,6 +162,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     }
     if (parsed.count("mask-rate")) {
       source.mask_rate = rate_policy(parsed, "mask-rate");
+      source.every_mask_rate = true;  // asked for: a text or sound mask's rate follows it too
       if (chosen != "mask") throw UsageError("--mask-rate applies to --mask");
     }
     return source;
@@ -229,9 +232,10 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   return source;
 }
 
-bool centred_by_default(const MaskSource& source) {
+bool centred_by_default(const MaskSource& source, const filters::MaskSet& masks) {
   if (source.kind == MaskSource::Kind::impulse_response) return false;
-  return !(source.kind == MaskSource::Kind::designed && source.spec.minimum_phase);
+  if (source.kind == MaskSource::Kind::designed && source.spec.minimum_phase) return false;
+  return std::none_of(masks.begin(), masks.end(), [](const filters::Mask& mask) { return mask.causal; });
 }
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
@@ -239,13 +243,13 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     filters::MaskSet masks = audio::read_mask(source.path);
     if (carries_design_rate(source.path) || source.every_mask_rate)
       to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate",
-                    source.every_mask_rate ? "--rate asks for" : "the audio is at");
+                    source.rate_from_option ? "--rate asks for" : "the audio is at");
     return masks;
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
     filters::MaskSet masks = audio::read_mask(source.path);
     to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
-                  source.every_mask_rate ? "--rate asks for" : "the audio is at");
+                  source.rate_from_option ? "--rate asks for" : "the audio is at");
     return masks;
   }
   return {design_for(source, rate_hz).mask};

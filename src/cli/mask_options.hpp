@@ -24,21 +24,24 @@ struct MaskSource {
   IrRate mask_rate = IrRate::refuse;
   // Every mask file that says its rate (a text mask's "# rate" line, a sound file) follows
   // mask_rate, not only the JSON and header exports: `design --mask F --rate R` converts to R,
-  // where `filter` only warns about a text or sound mask at another rate (README).
+  // and a --mask-rate given on the command line applies to the file it names; otherwise
+  // `filter` only warns about a text or sound mask at another rate (README).
   bool every_mask_rate = false;
+  // design converts: the rate wanted is --rate's, not the audio's (the messages say which).
+  bool rate_from_option = false;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 
-// Whether the mask's delay is removed by default (`--align same`): a designed linear-phase
-// mask and any --mask file (taken for linear phase: a file does not say its phase) are
-// centred; an impulse response (--ir) and a minimum-phase design start at their first tap,
-// since removing (M-1)/2 frames from them would put the output before its input (a 255-tap
-// minimum-phase low-pass delays by some 25 frames, not 127). A minimum-phase mask read back
-// from a file needs `--align causal`, as the README says.
-bool centred_by_default(const MaskSource& source);
+// Whether the masks' delay is removed by default (`--align same`): a designed linear-phase
+// mask and a --mask file are centred; an impulse response (--ir), a minimum-phase design and a
+// mask file that says it starts at its first tap (`Mask::causal`: halo's text, JSON and header
+// files of a minimum-phase design) are not, since removing (M-1)/2 frames from them would put
+// the output before its input (a 255-tap minimum-phase low-pass delays by some 25 frames, not
+// 127). A mask file that does not say so (a sound file, raw float32, anyone's text) is centred.
+bool centred_by_default(const MaskSource& source, const filters::MaskSet& masks);
 
 // Designs (at rate_hz) or reads the masks. A design the library refuses is reported with the
 // command-line flag of the field it names ("--taps 0: ...").

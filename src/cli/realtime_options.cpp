@@ -134,7 +134,7 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
     realtime::MaskEntry entry;
     entry.masks = masks_for(source, rate_hz);
     entry.label = describe_masks(entry.masks);
-    entry.centred = centred_by_default(source);
+    entry.centred = centred_by_default(source, entry.masks);
     return entry;
   };
 }

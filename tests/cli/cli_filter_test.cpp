@@ -401,6 +401,37 @@ TEST(CliFilter, MinimumPhaseDesignsAreCausalByDefault) {
   }
 }
 
+// The same design written to a file and read back with --mask: halo's text, JSON, C header and
+// sound files say it starts at its first tap, so it is causal by default too (it was centred,
+// the output some 100 frames early); a .f32 has no room to say so and stays centred, and a
+// conversion by `design --mask` keeps what the file said.
+TEST(CliFilter, AMinimumPhaseMaskReadBackIsCausalToo) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 113);
+  const std::vector<std::string> spec = {"--lowpass", "2000", "--method", "kaiser", "--taps", "255", "--attenuation",
+                                         "60", "--minimum-phase", "--quiet"};
+  for (const std::string name : {"m.wav", "m.txt", "m.json", "m.h", "m.f32"}) {
+    std::vector<std::string> design = {"design", "-o", dir / name};
+    design.insert(design.end(), spec.begin(), spec.end());
+    halo_ok(design);
+  }
+  halo_ok({"design", "--mask", dir / "m.txt", "-o", dir / "converted.json", "--quiet"});
+  const std::vector<float> taps = read_sound(dir / "m.wav").samples;
+  ASSERT_EQ(taps.size(), 255u);
+  for (const std::string name : {"m.wav", "m.txt", "m.json", "m.h", "converted.json", "m.f32"}) {
+    const bool says_causal = name != "m.f32";
+    for (const bool same : {false, true}) {
+      std::vector<std::string> filter = {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / name, "--quiet"};
+      if (same) filter.insert(filter.end(), {"--align", "same"});
+      halo_ok(filter);
+      const Align expected = same || !says_causal ? Align::same : Align::causal;
+      EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, expected_output(in.samples, 2, {taps}, expected, false)),
+                tolerance)
+          << name << (same ? " --align same" : " by default");
+    }
+  }
+}
+
 // ---------------------------------------------------------------- subtypes, containers, gain
 
 // 8 bits stay 8 bits: WAV holds them unsigned, FLAC, AIFF and CAF signed, and `--subtype pcm8`

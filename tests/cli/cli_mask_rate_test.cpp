@@ -114,6 +114,29 @@ TEST_F(MaskRate, DesignConvertsEveryMaskFileThatSaysItsRate) {
   }
 }
 
+// A text or sound mask at another rate gets filter's warning by default (its "# rate" line or
+// header may be a default), but a --mask-rate given on the command line applies to it: resample
+// resamples (it had been ignored, the cutoff halved, a QA pass found), refuse refuses.
+TEST_F(MaskRate, AGivenMaskRateAppliesToTextAndSoundMasks) {
+  const std::vector<double> h96 = taps96();
+  halo_ok({"design", "--mask", path("lp96.json"), "-o", path("lp96.txt"), "-q"});  // "# rate 96000 Hz"
+  halo_ok({"design", "--mask", path("lp96.json"), "-o", path("lp96.wav"), "-q"});  // a 96 kHz WAV
+  for (const std::string name : {"lp96.txt", "lp96.wav"}) {
+    halo_ok({"filter", path("x.wav"), path("y.wav"), "--mask", path(name), "--mask-rate", "resample", "-q"});
+    const std::vector<double> h48 = applied("y.wav");
+    for (double hz : {100.0, 1000.0, 2000.0, 3000.0})
+      EXPECT_NEAR(magnitude_db(h48, hz, 48000), magnitude_db(h96, hz, 96000), 0.01) << name << " at " << hz << " Hz";
+    for (double hz : {8000.0, 12000.0, 16000.0})
+      EXPECT_LT(magnitude_db(h48, hz, 48000), -45) << name << " at " << hz << " Hz";
+    const DirectorySnapshot before(dir.path());
+    expect_one_line_failure(
+        halo({"filter", path("x.wav"), path("y2.wav"), "--mask", path(name), "--mask-rate", "refuse"}), 1,
+        name + ": the mask is at 96000 Hz but the audio is at 48000 Hz", before, name + " with --mask-rate refuse");
+    const Result warned = halo_ok({"filter", path("x.wav"), path("y.wav"), "--mask", path(name)});
+    EXPECT_NE(warned.err.find("warning: the mask was made for 96000 Hz"), std::string::npos) << warned.err;
+  }
+}
+
 TEST_F(MaskRate, KeepUsesTheTapsAsTheyAreWithAWarning) {
   const std::vector<double> h96 = taps96();
   const Result kept =
