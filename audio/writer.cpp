@@ -11,6 +11,7 @@
 
 #include "audio/error.hpp"
 #include "audio/scratch_file.hpp"
+#include "audio/streamed_output.hpp"
 
 namespace halo::audio {
 namespace {
@@ -88,6 +89,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
                   " to a pipe (" + reason + "); name a file, or choose a container with --type au");
     throw Error(path + ": cannot write " + container_name(format.container) + ": " + reason);
   }
+  if (!sink_) mark_output_streamed();  // its header has gone out: a failure now leaves part of it
   if (scale_.integer) sf_command(file_.get(), SFC_SET_NORM_DOUBLE, nullptr, SF_FALSE);
   // libsndfile's PEAK chunk costs a pass over every float written (a tenth of the writer's time);
   // sox and most tools do not write one either.

@@ -136,6 +136,10 @@ int design_command(int argc, char** argv) {
   } else {
     masks = masks_for(source, rate_hz);
     spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
+    // -o was checked before any work; the files beside it (an export's WAV or raw coefficients,
+    // the plot) are known now that the masks are counted.
+    for (const std::string& file : design_output_files(outputs, masks.size()))
+      audio::refuse_overwriting_input(source.path, file);
   }
 
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};

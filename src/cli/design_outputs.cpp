@@ -148,6 +148,13 @@ void write_text_file(const std::string& path, const std::string& text) {
   file.commit();
 }
 
+std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::size_t mask_count) {
+  std::vector<std::string> files;
+  if (outputs.output != "-") files = audio::export_files(outputs.output, outputs.format, mask_count);
+  if (!outputs.plot.empty()) files.push_back(outputs.plot);
+  return files;
+}
+
 void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
                           const filters::DesignReport* report) {
   // The plot is made (pure, may throw) before any file is written.

@@ -2,6 +2,7 @@
 #include <cxxopts.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "audio/mask_export.hpp"
 #include "filters/design_report.hpp"
@@ -26,6 +27,10 @@ struct DesignOutputs {
 // Reads --format, --plot and --plot-scale, and checks every name they lead to before any design
 // work (a format the extension contradicts, a missing folder): UsageError.
 DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output);
+
+// Every file write_design_outputs writes for `mask_count` masks: the export's (an Equalizer APO
+// config's WAV, CamillaDSP's raw coefficients beside it) and the plot.
+std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::size_t mask_count);
 
 // Writes the export to outputs.output (not "-") and the plot. `spec` and `report`: the design
 // and what it measured, null for a mask read from a file (then the plot shades no band).

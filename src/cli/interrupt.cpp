@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 
 #include "audio/atomic_file.hpp"
+#include "audio/streamed_output.hpp"
 
 namespace halo::cli {
 namespace {
@@ -22,8 +24,11 @@ constexpr unsigned grace_seconds = 2;
 // the signal (128 + its number: 130 for INT, 143 for TERM, 129 for HUP).
 [[noreturn]] void abandon() noexcept {
   audio::remove_live_temporaries();
-  static const char message[] = "halo: interrupted; nothing was written\n";
-  const ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  static const char prefix[] = "halo: interrupted; ";
+  const char* note = audio::failed_output_note();
+  ssize_t ignored = write(STDERR_FILENO, prefix, sizeof prefix - 1);
+  ignored = write(STDERR_FILENO, note, std::strlen(note));
+  ignored = write(STDERR_FILENO, "\n", 1);
   (void)ignored;
   _exit(128 + signal_number.load());
 }
@@ -47,6 +52,13 @@ void handle(int number, void (*handler)(int)) {
 }  // namespace
 
 void install_interrupt_handlers() {
+  // Past a file-size limit (ulimit -f) the kernel's SIGXFSZ would kill the process where it
+  // stands, its temporary left behind and no message; ignored, the write fails with EFBIG,
+  // which the writer reports ("File too large") and the run unwinds like any failed write.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGXFSZ, &ignore, nullptr);
   handle(SIGINT, on_signal);
   handle(SIGTERM, on_signal);
   handle(SIGHUP, on_signal);

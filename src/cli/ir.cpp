@@ -342,6 +342,8 @@ int fix(int argc, char** argv) {
   if (!steps.empty())
     for (filters::Mask& mask : masks) mask.provenance += " (" + steps + ")";
 
+  for (const std::string& file : audio::export_files(output, format, masks.size()))  // OUT's companions too
+    audio::refuse_overwriting_input(input, file);
   audio::write_export(output, format, masks, {});
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());

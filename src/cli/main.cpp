@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "audio/streamed_output.hpp"
 #include "src/cli/command.hpp"
 #include "src/engine/registry.hpp"
 #include "src/cli/interrupt.hpp"
@@ -103,12 +104,12 @@ static int run_command(int argc, char** argv) {
     halo::cli::notice(command + ": " + error.what());
     return 2;
   } catch (const std::bad_alloc&) {
-    halo::cli::notice("out of memory: nothing was written (a shorter mask, fewer channels or a smaller --chunk "
-                      "needs less)");
+    halo::cli::notice(std::string("out of memory: ") + halo::audio::failed_output_note() +
+                      " (a shorter mask, fewer channels or a smaller --chunk needs less)");
     return 1;
   } catch (const std::exception& error) {
     if (halo::cli::interrupted()) {
-      halo::cli::notice("interrupted; nothing was written");
+      halo::cli::notice(std::string("interrupted; ") + halo::audio::failed_output_note());
       return halo::cli::interrupted_exit_code();
     }
     halo::cli::notice(error.what());

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "audio/streamed_output.hpp"
 #include "src/engine/nonfinite.hpp"
 #include "src/offline/chunk_queue.hpp"
 
@@ -106,7 +107,8 @@ void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::i
   if (accept_short || declared < 0 || frames_read >= static_cast<std::uint64_t>(declared)) return;
   const std::string name = reader.path() == "-" ? std::string("standard input") : reader.path();
   throw Error(name + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
-              std::to_string(frames_read) + " could be read; nothing written (--accept-short filters what there is)");
+              std::to_string(frames_read) + " could be read; " + audio::failed_output_note() +
+              " (--accept-short filters what there is)");
 }
 
 }  // namespace

@@ -203,6 +203,59 @@ sf.write('noise.wav', x, 48000, subtype='PCM_16')
   }
 }
 
+// Past a file-size limit (`ulimit -f`) the kernel's SIGXFSZ killed halo where it stood (exit
+// 153, no message) and left its temporary file; now the write fails like a full disk's: one
+// line, exit 1, the old OUT intact and nothing beside it. The same for a pipe to a file.
+TEST_F(OutputSafety, AFileSizeLimitFailsCleanly) {
+  const Result made = python(R"(
+import numpy as np, soundfile as sf
+x = np.random.default_rng(3).uniform(-0.4, 0.4, (48000 * 10, 2))
+sf.write('noise.wav', x, 48000, subtype='PCM_16')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(sh("cp in.wav old.wav").exit_code, 0);
+  const std::string old = read_bytes(at("old.wav"));
+  const auto before = list_directory(work_.path());
+  // ulimit -f counts 1024-byte blocks: 200 KiB, less than the 1.9 MB output.
+  for (const std::string command : {"ulimit -f 200; $HALO filter noise.wav old.wav --lowpass 4k -q",
+                                    "ulimit -f 200; $HALO design --lowpass 1k --taps 65535 -o old.wav -q"}) {
+    const Result run = sh(command);
+    EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
+    EXPECT_NE(lines[0].find("File too large"), std::string::npos) << lines[0];
+    EXPECT_EQ(list_directory(work_.path()), before) << "left behind by " << command;
+    EXPECT_TRUE(read_bytes(at("old.wav")) == old) << "the old output was changed by " << command;
+  }
+  const std::string piped = "ulimit -f 200; $HALO filter noise.wav - --type au --lowpass 4k -q > piped.au";
+  const Result run = sh(piped);
+  EXPECT_EQ(run.exit_code, 1) << describe_command(piped, run);
+  ASSERT_EQ(halo_lines(run).size(), 1u) << describe_command(piped, run);
+  EXPECT_NE(halo_lines(run)[0].find("standard output: write failed: File too large"), std::string::npos)
+      << halo_lines(run)[0];
+}
+
+// A failure after part of the output has gone down a pipe cannot take it back: the message says
+// the output is incomplete, not "nothing written" (as it does for a file, whose temporary goes).
+TEST_F(OutputSafety, AFailureAfterStreamingSaysTheOutputIsIncomplete) {
+  const Result made = python(R"(
+import numpy as np, soundfile as sf
+x = np.random.default_rng(4).uniform(-0.4, 0.4, (48000 * 10, 2))
+sf.write('noise.wav', x, 48000, subtype='PCM_16')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(sh("head -c 1000000 noise.wav > cut.wav").exit_code, 0);  // 249989 of 480000 frames
+  const Result streamed = sh("$HALO filter cut.wav - --type au --lowpass 4k -q | wc -c");
+  ASSERT_EQ(halo_lines(streamed).size(), 1u) << streamed.err;
+  EXPECT_NE(halo_lines(streamed)[0].find("truncated"), std::string::npos) << streamed.err;
+  EXPECT_NE(halo_lines(streamed)[0].find("the output streamed so far is incomplete"), std::string::npos) << streamed.err;
+  EXPECT_GT(std::stoll(streamed.out), 100000) << "some of it went out";
+  const Result to_file = sh("$HALO filter cut.wav cut-out.wav --lowpass 4k -q");
+  EXPECT_EQ(to_file.exit_code, 1) << to_file.err;
+  EXPECT_NE(to_file.err.find("nothing was written"), std::string::npos) << to_file.err;
+  EXPECT_FALSE(std::filesystem::exists(at("cut-out.wav")));
+}
+
 // ------------------------------------------------------------------------------- item 3
 
 // A WAV that stays small is a plain WAV: with its length known, the classic header ("fmt "
@@ -276,6 +329,21 @@ sf.write('room.wav', np.random.default_rng(5).normal(0, 0.1, 4800), 48000, subty
   expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is the input file", before);
   expect_refused("$HALO filter in.wav room.wav --ir room.wav -q", 1, "room.wav is the input file", before);
   expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is the input file", before);
+  // The files an export writes beside its own: Equalizer APO's WAV (room.txt -> room.wav) and
+  // CamillaDSP's raw coefficients, and the plot (it had rewritten the IR as float, silently).
+  expect_refused("$HALO design --mask room.wav --format eqapo -o room.txt", 1, "room.wav is the input file", before);
+  ASSERT_EQ(sh("sox -M room.wav room.wav stereo.wav").exit_code, 0);  // two masks: CamillaDSP's beside is a WAV
+  const std::string stereo = read_bytes(at("stereo.wav"));
+  const auto with_stereo = list_directory(work_.path());
+  expect_refused("$HALO design --mask stereo.wav --format camilladsp -o stereo.yml", 1, "stereo.wav is the input file",
+                 with_stereo);
+  expect_refused("$HALO ir fix stereo.wav stereo.yml --normalize peak", 1, "stereo.wav is the input file", with_stereo);
+  ASSERT_EQ(sh("cp mask.txt text-mask.svg").exit_code, 0);  // text by any other name
+  const auto with_svg = list_directory(work_.path());
+  expect_refused("$HALO design --mask text-mask.svg --plot text-mask.svg -o x.txt", 1, "text-mask.svg is the input file",
+                 with_svg);
+  EXPECT_TRUE(read_bytes(at("stereo.wav")) == stereo) << "the two-channel IR was changed";
+  ASSERT_EQ(sh("rm -f stereo.wav text-mask.svg").exit_code, 0);
   EXPECT_TRUE(read_bytes(at("room.wav")) == room) << "the impulse response was changed";
   EXPECT_TRUE(read_bytes(at("mask.txt")) == mask) << "the mask was changed";
   // Another name is fine, and the fixed IR is the original scaled to a peak of 1.
