@@ -78,6 +78,15 @@ open('half.txt', 'w').write('0.5\n')
     EXPECT_EQ(check.exit_code, 0) << in << " -> " << out << ":\n" << check.err;
   }
 
+  // `name`: `seconds` of stereo pcm16 white noise (uniform, +-0.4) from numpy's generator `seed`.
+  void make_noise(const std::string& name, int seconds, int seed) const {
+    const Result made = python("import numpy as np, soundfile as sf\n"
+                               "x = np.random.default_rng(" + std::to_string(seed) + ").uniform(-0.4, 0.4, (48000 * " +
+                               std::to_string(seconds) + ", 2))\n"
+                               "sf.write('" + name + "', x, 48000, subtype='PCM_16')\n");
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+
   // One `halo:` line on stderr that contains `words`, exit code `code`, nothing new in the work
   // directory (`before` is its listing before the run).
   void expect_refused(const std::string& command, int code, const std::string& words,
@@ -177,12 +186,7 @@ class SmallDisk {
 };
 
 TEST_F(OutputSafety, FullDiskFailsCleanlyForEveryContainer) {
-  const Result made = python(R"(
-import numpy as np, soundfile as sf
-x = np.random.default_rng(2).uniform(-0.4, 0.4, (48000 * 20, 2))
-sf.write('noise.wav', x, 48000, subtype='PCM_16')
-)");
-  ASSERT_EQ(made.exit_code, 0) << made.err;
+  make_noise("noise.wav", 20, 2);
   SmallDisk disk(at("small"));
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
   for (const std::string extension : {"mp3", "ogg", "opus", "wav", "flac", "caf", "aiff", "w64", "au"}) {
@@ -207,12 +211,7 @@ sf.write('noise.wav', x, 48000, subtype='PCM_16')
 // 153, no message) and left its temporary file; now the write fails like a full disk's: one
 // line, exit 1, the old OUT intact and nothing beside it. The same for a pipe to a file.
 TEST_F(OutputSafety, AFileSizeLimitFailsCleanly) {
-  const Result made = python(R"(
-import numpy as np, soundfile as sf
-x = np.random.default_rng(3).uniform(-0.4, 0.4, (48000 * 10, 2))
-sf.write('noise.wav', x, 48000, subtype='PCM_16')
-)");
-  ASSERT_EQ(made.exit_code, 0) << made.err;
+  make_noise("noise.wav", 10, 3);
   ASSERT_EQ(sh("cp in.wav old.wav").exit_code, 0);
   const std::string old = read_bytes(at("old.wav"));
   const auto before = list_directory(work_.path());
@@ -238,12 +237,7 @@ sf.write('noise.wav', x, 48000, subtype='PCM_16')
 // A failure after part of the output has gone down a pipe cannot take it back: the message says
 // the output is incomplete, not "nothing written" (as it does for a file, whose temporary goes).
 TEST_F(OutputSafety, AFailureAfterStreamingSaysTheOutputIsIncomplete) {
-  const Result made = python(R"(
-import numpy as np, soundfile as sf
-x = np.random.default_rng(4).uniform(-0.4, 0.4, (48000 * 10, 2))
-sf.write('noise.wav', x, 48000, subtype='PCM_16')
-)");
-  ASSERT_EQ(made.exit_code, 0) << made.err;
+  make_noise("noise.wav", 10, 4);
   ASSERT_EQ(sh("head -c 1000000 noise.wav > cut.wav").exit_code, 0);  // 249989 of 480000 frames
   const Result streamed = sh("$HALO filter cut.wav - --type au --lowpass 4k -q | wc -c");
   ASSERT_EQ(halo_lines(streamed).size(), 1u) << streamed.err;
