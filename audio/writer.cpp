@@ -216,7 +216,7 @@ void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& string
   for (const auto& [kind, text] : strings) sf_set_string(file_.get(), kind, text.c_str());
 }
 
-void Writer::commit() {
+void Writer::commit(const std::function<bool()>& stop) {
   if (spool_fd_ >= 0) {  // --norm's second pass: read the spool back, scaled to the peak asked for
     double target = options_.norm_peak;
     if (scale_.integer) target = std::min(target, scale_.highest / scale_.full_scale);  // +full scale does not fit
@@ -227,6 +227,7 @@ void Writer::commit() {
     const std::size_t frame_bytes = sizeof(float) * format_.channels;
     std::size_t held = 0;  // bytes in chunk
     for (;;) {
+      if (stop && stop()) throw Error("interrupted");
       const ssize_t got = read(spool_fd_, reinterpret_cast<char*>(chunk.data()) + held, chunk.size() * sizeof(float) - held);
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw Error("--norm: rereading its temporary failed: " + std::string(std::strerror(errno)));

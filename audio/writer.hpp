@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,8 +49,9 @@ class Writer {
 
   void write(const float* interleaved, std::size_t frames);
   // Closes (checking libsndfile's close, which writes the final header, then the descriptor's)
-  // and renames into place.
-  void commit();
+  // and renames into place. --norm's second pass (the whole output, rescaled) asks `stop` before
+  // each chunk and throws Error("interrupted") when it says so, as the first pass stops.
+  void commit(const std::function<bool()>& stop = {});
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }
   // After commit(): the container written (RF64 where a WAV outgrew 4 GiB) and a line for the

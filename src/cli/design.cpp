@@ -6,11 +6,13 @@
 #include <vector>
 #include <cxxopts.hpp>
 
+#include "audio/error.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/same_file.hpp"
 #include "filters/design_report.hpp"
 #include "filters/response.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/design_outputs.hpp"
 #include "src/cli/mask_options.hpp"
 #include "src/cli/number_parser.hpp"
@@ -143,6 +145,7 @@ int design_command(int argc, char** argv) {
   }
 
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
+  if (interrupted()) throw audio::Error("interrupted");  // a signal during the design: nothing written (main says so)
   write_design_outputs(outputs, masks, designed ? &spec : nullptr, designed ? &report : nullptr);
   if (designed && !report_path.empty()) write_text_file(report_path, report_json(report).dump(2) + "\n");
   const bool quiet = parsed.count("quiet") > 0;

@@ -19,6 +19,7 @@
 #include "filters/resample.hpp"
 #include "filters/svg_plot.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/design_outputs.hpp"
 #include "src/cli/number_parser.hpp"
 
@@ -344,6 +345,9 @@ int fix(int argc, char** argv) {
 
   for (const std::string& file : audio::export_files(output, format, masks.size()))  // OUT's companions too
     audio::refuse_overwriting_input(input, file);
+  // A signal during the work above stops the command here, OUT untouched (main says so, exit
+  // 128 + its number), rather than writing and exiting 0 within the signal's grace.
+  if (interrupted()) throw audio::Error("interrupted");
   audio::write_export(output, format, masks, {});
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());

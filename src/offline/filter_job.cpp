@@ -101,7 +101,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   if (const auto* handover = dynamic_cast<const HandoverEngine*>(prepared.engine.get())) report.handover = handover->report();
   if (report.stream.frames_in == 0)
     throw Error((reader_.path() == "-" ? std::string("standard input") : reader_.path()) + ": has no audio frames");
-  writer.commit();
+  writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.
   report.stream.clipped_samples = writer.clipped_samples();
   report.stream.nonfinite_output_samples = writer.nonfinite_samples();

@@ -134,6 +134,66 @@ TEST(StalledOutput, CtrlCStopsDesignBlockedOnAFullPipe) {
   EXPECT_EQ(result.exit_code, 130) << result.err;
 }
 
+// Waits up to 20 s for a file in `directory`, other than those in `before`, of more than `bytes`.
+bool grown_temporary(const DirectorySnapshot& before, const std::string& directory, off_t bytes) {
+  for (int i = 0; i < 4000; ++i) {
+    for (const std::string& name : before.added()) {
+      struct stat info {};
+      if (stat((directory + "/" + name).c_str(), &info) == 0 && info.st_size > bytes) return true;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+// Ctrl-C in --norm's second pass (the whole output rescaled from its spool, after the input
+// has been read) had been swallowed: the run went on, replaced OUT and exited 0. It stops there
+// too now, OUT as it was.
+TEST(Signals, CtrlCInTheNormPassStopsIt) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(48000 * 2 * 200, 24, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_bytes(dir / "out.wav", "the old output");
+  const DirectorySnapshot before(dir.path());
+  Process halo_process(halo_args({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "4k", "--taps", "31",
+                                  "--norm", "-q"}));
+  // The output's temporary grows only in the second pass (the first spools to $TMPDIR).
+  const bool second_pass = grown_temporary(before, dir.path(), 1 << 20);
+  if (second_pass) kill(halo_process.pid(), SIGINT);
+  const bool exited = exits_within(halo_process, 8s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(second_pass) << "the second pass was not seen: " << result.err;
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_NE(result.err.find("halo: interrupted; nothing was written"), std::string::npos) << result.err;
+  EXPECT_TRUE(read_bytes(dir / "out.wav") == "the old output") << "OUT was replaced";
+  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+}
+
+// `ir fix` checked for no signal: within the signal's 2 s of grace it wrote OUT and exited 0.
+TEST(Signals, CtrlCDuringIrFixLeavesOutAsItWas) {
+  TempDir dir;
+  // 4 s of stereo at 96 kHz, resampled to 8 kHz and made minimum phase: about a second on the
+  // development VM, so that it would finish within the signal's 2 s of grace (and had, with
+  // exit 0) but takes longer than the 100 ms before the signal.
+  write_sound(dir / "room.wav", random_signal(96000 * 2 * 4, 25, 0.3f), 2, 96000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_bytes(dir / "fixed.txt", "old\n");
+  const DirectorySnapshot before(dir.path());
+  Process halo_process(
+      halo_args({"ir", "fix", dir / "room.wav", dir / "fixed.txt", "--rate", "8000", "--minimum-phase", "-q"}));
+  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(halo_process.running()) << "ir fix finished in 100 ms: too fast for this test";
+  kill(halo_process.pid(), SIGINT);
+  const bool exited = exits_within(halo_process, 8s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_NE(result.err.find("halo: interrupted"), std::string::npos) << result.err;
+  EXPECT_TRUE(read_bytes(dir / "fixed.txt") == "old\n") << "OUT was replaced";
+  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+}
+
 TEST(MaskLimits, DevZeroIsRefusedAtOnce) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(4800, 22, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
