@@ -89,6 +89,17 @@ std::int64_t header_frames(SNDFILE* file, const SF_INFO& info) {
   return declared;
 }
 
+// What a WAV or AIFF header read from a pipe declares (libsndfile's info.frames, from the data
+// chunk's size or the COMM count), where it is a length: writers on a pipe that do not know it
+// put a stand-in there (0x7F000000 bytes and more: sox's AIFF, ffmpeg's 0xFFFFFFFF). -1 else.
+std::int64_t streamed_header_frames(const SF_INFO& info) {
+  const int container = info.format & SF_FORMAT_TYPEMASK;
+  if (container != SF_FORMAT_WAV && container != SF_FORMAT_WAVEX && container != SF_FORMAT_AIFF) return -1;
+  const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
+  if (frame_bytes <= 0 || info.frames <= 0 || info.frames >= 0x7F000000LL / frame_bytes) return -1;
+  return info.frames;
+}
+
 // The first four bytes waiting in the pipe `fd`, left there for the reader (tee(2) copies
 // without consuming). False where `fd` is not a pipe or holds fewer bytes.
 bool peek_pipe(int fd, char (&magic)[4]) {
@@ -223,6 +234,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   // A pipe reports a huge or zero length; trust only what a seekable file says.
   format_.frames = info.seekable ? static_cast<std::int64_t>(info.frames) : -1;
   declared_frames_ = info.seekable ? header_frames(file_.get(), info) : -1;
+  if (!info.seekable) streamed_declared_frames_ = streamed_header_frames(info);
   for (int kind = SF_STR_FIRST; kind <= SF_STR_LAST; ++kind)
     if (const char* text = sf_get_string(file_.get(), kind); text && *text) strings_.emplace_back(kind, text);
   if (format_.channels < 1 || format_.rate_hz < 1)

@@ -23,6 +23,10 @@ class Reader {
   // The frames the header declares, which a truncated file does not hold (format().frames
   // is what libsndfile finds there); -1 when unknown (a pipe).
   std::int64_t declared_frames() const { return declared_frames_; }
+  // On a pipe: the frames a WAV or AIFF header declares, where that looks like a length rather
+  // than a stand-in for "unknown" (writers that cannot seek put 2 GiB or 4 GiB there); -1
+  // otherwise and for seekable files. Only a warning's worth: a stream may be cut on purpose.
+  std::int64_t streamed_declared_frames() const { return streamed_declared_frames_; }
   // The metadata strings (SF_STR_TITLE, SF_STR_ARTIST, ...) the file carries, with their kind.
   const std::vector<std::pair<int, std::string>>& strings() const { return strings_; }
 
@@ -44,6 +48,7 @@ class Reader {
   std::string path_;
   Format format_;
   std::int64_t declared_frames_ = -1;
+  std::int64_t streamed_declared_frames_ = -1;
   std::vector<std::pair<int, std::string>> strings_;
   bool stop_at_damage_ = false;
   std::string damage_;  // libsndfile's message for the error that ended reading early

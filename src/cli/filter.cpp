@@ -114,6 +114,12 @@ int filter_command(int argc, char** argv) {
   else if (!damage.empty())  // no declared length to fall short of (a pipe)
     notice("warning: " + input + " ended early" + damage + ": " + std::to_string(report.stream.frames_in) +
            " frames were read and filtered");
+  // A pipe cannot be checked before the end, and a stream may be cut on purpose: a warning.
+  if (report.input_streamed_declared_frames > static_cast<std::int64_t>(report.stream.frames_in))
+    notice("warning: " + (input == "-" ? std::string("standard input") : input) + " ended after " +
+           std::to_string(report.stream.frames_in) + " frames, before the " +
+           std::to_string(report.input_streamed_declared_frames) +
+           " its header declares: the stream was cut short; what came was filtered");
   if (report.input_partial_frame_bytes > 0)
     notice("warning: " + input + " ends with " + std::to_string(report.input_partial_frame_bytes) +
            (report.input_partial_frame_bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +

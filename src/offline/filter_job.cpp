@@ -109,6 +109,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.output_note = writer.note();
   report.input_damage = reader_.damage();
   report.input_partial_frame_bytes = reader_.partial_frame_bytes();
+  report.input_streamed_declared_frames = reader_.streamed_declared_frames();
   return report;
 }
 

@@ -32,6 +32,7 @@ struct FilterReport {
   std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
   std::string input_damage;   // with accept_short: the decoding error that ended the input early; else empty
   std::size_t input_partial_frame_bytes = 0;  // a raw input's trailing bytes that make no whole frame
+  std::int64_t input_streamed_declared_frames = -1;  // a piped WAV/AIFF's header length (Reader), else -1
   std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
   std::optional<HandoverReport> handover;  // when auto started on the CPU for a GPU to take over
 };

@@ -605,6 +605,36 @@ TEST(CliFilter, StandardInputFromPipesAndFiles) {
   }
 }
 
+// A WAV or AIFF cut short on its way down a pipe: the header still says how long it is, so the
+// shortfall is told (it was filtered without a word); the frames that came are filtered as
+// usual. A stand-in length (sox's AIFF on a pipe, which does not know where it will end) is not
+// taken for one.
+TEST(CliFilter, AStreamCutShortIsToldFromItsHeader) {
+  TempDir dir;
+  const auto taps = random_taps(31, 153);
+  write_mask_text(dir / "mask.txt", {taps});
+  const Sound wav = make_noise_file(dir / "in.wav", 6000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 154);
+  // 44 bytes of header, then 2000 frames of 4 bytes.
+  const std::string cut = "head -c " + std::to_string(44 + 2000 * 4) + " '" + (dir / "in.wav") + "' | '" +
+                          HALO_BINARY + "' filter - '" + (dir / "out.wav") + "' --mask '" + (dir / "mask.txt") + "' -q";
+  const Result piped = run({"/bin/sh", "-c", cut});
+  ASSERT_EQ(piped.exit_code, 0) << describe({cut}, piped);
+  EXPECT_NE(piped.err.find("warning: standard input ended after 2000 frames, before the 6000 its header declares"),
+            std::string::npos)
+      << piped.err;
+  const std::vector<float> first(wav.samples.begin(), wav.samples.begin() + 2000 * 2);
+  Sound out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.frames, 2000);
+  expect_matches(out, expected_output(first, 2, {taps}, Align::same, false), "the frames that came");
+
+  const std::string whole = "sox '" + (dir / "in.wav") + "' -t aiff - | '" + HALO_BINARY + "' filter - '" +
+                            (dir / "out.wav") + "' --mask '" + (dir / "mask.txt") + "' -q";
+  const Result aiff = run({"/bin/sh", "-c", whole});
+  ASSERT_EQ(aiff.exit_code, 0) << describe({whole}, aiff);
+  EXPECT_EQ(aiff.err, "") << "sox's stand-in length is no length";
+  EXPECT_EQ(read_sound(dir / "out.wav").frames, 6000);
+}
+
 TEST(CliFilter, StandardOutputToPipesAndFiles) {
   TempDir dir;
   const auto taps = random_taps(63, 160);
