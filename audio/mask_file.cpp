@@ -25,6 +25,7 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/reader.hpp"
 #include "audio/format.hpp"
 #include "audio/mask_json_header.hpp"
 #include "audio/sndfile_handle.hpp"
@@ -324,6 +325,12 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
 
   const std::size_t channels = static_cast<std::size_t>(info.channels);
   const std::size_t frames = interleaved.size() / channels;
+  // A file cut short would filter with a response cut short (a reverb's tail gone): refused as
+  // a truncated IN is, naming both counts.
+  if (const std::int64_t declared = header_declared_frames(file, info);
+      info.seekable && declared > static_cast<std::int64_t>(frames))
+    throw Error(path + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
+                std::to_string(frames) + " could be read (a mask or impulse response must be whole)");
   MaskSet masks(channels);
   for (std::size_t c = 0; c < channels; ++c) {
     masks[c].rate_hz = info.samplerate;

@@ -72,23 +72,6 @@ int sample_bytes(int subtype) {
   }
 }
 
-// The frames a seekable file's header declares. libsndfile trims a data chunk that runs past
-// the end of the file to what is there and says so only in its log ("data : 352800 (should
-// be 176378)", or AIFF's COMM frame count "not equal to" what its SSND chunk holds), so a
-// truncated file looks whole; the header's own count is taken from that log.
-std::int64_t header_frames(SNDFILE* file, const SF_INFO& info) {
-  std::int64_t declared = info.frames;
-  const std::string log = log_of(file);
-  if (log.find("should be") == std::string::npos && log.find("not equal") == std::string::npos) return declared;
-  const int container = info.format & SF_FORMAT_TYPEMASK;
-  if (container == SF_FORMAT_AIFF) return std::max<std::int64_t>(declared, log_number(log, "Frames"));
-  const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
-  long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
-  if (container == SF_FORMAT_W64 && data_bytes >= 24) data_bytes -= 24;  // W64 counts its chunk header
-  if (frame_bytes > 0 && data_bytes > 0) declared = std::max<std::int64_t>(declared, data_bytes / frame_bytes);
-  return declared;
-}
-
 // What a WAV or AIFF header read from a pipe declares (libsndfile's info.frames, from the data
 // chunk's size or the COMM count), where it is a length: writers on a pipe that do not know it
 // put a stand-in there (0x7F000000 bytes and more: sox's AIFF, ffmpeg's 0xFFFFFFFF). -1 else.
@@ -181,6 +164,23 @@ int raw_sample_bytes(int subtype) {
 
 }  // namespace
 
+// The frames a seekable file's header declares. libsndfile trims a data chunk that runs past
+// the end of the file to what is there and says so only in its log ("data : 352800 (should
+// be 176378)", or AIFF's COMM frame count "not equal to" what its SSND chunk holds), so a
+// truncated file looks whole; the header's own count is taken from that log.
+std::int64_t header_declared_frames(SNDFILE* file, const SF_INFO& info) {
+  std::int64_t declared = info.frames;
+  const std::string log = log_of(file);
+  if (log.find("should be") == std::string::npos && log.find("not equal") == std::string::npos) return declared;
+  const int container = info.format & SF_FORMAT_TYPEMASK;
+  if (container == SF_FORMAT_AIFF) return std::max<std::int64_t>(declared, log_number(log, "Frames"));
+  const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
+  long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
+  if (container == SF_FORMAT_W64 && data_bytes >= 24) data_bytes -= 24;  // W64 counts its chunk header
+  if (frame_bytes > 0 && data_bytes > 0) declared = std::max<std::int64_t>(declared, data_bytes / frame_bytes);
+  return declared;
+}
+
 Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   SF_INFO info{};
   if (raw.subtype != 0) {  // libsndfile opens a raw file only with its layout filled in first
@@ -233,7 +233,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   format_.subtype = info.format & SF_FORMAT_SUBMASK;
   // A pipe reports a huge or zero length; trust only what a seekable file says.
   format_.frames = info.seekable ? static_cast<std::int64_t>(info.frames) : -1;
-  declared_frames_ = info.seekable ? header_frames(file_.get(), info) : -1;
+  declared_frames_ = info.seekable ? header_declared_frames(file_.get(), info) : -1;
   if (!info.seekable) streamed_declared_frames_ = streamed_header_frames(info);
   for (int kind = SF_STR_FIRST; kind <= SF_STR_LAST; ++kind)
     if (const char* text = sf_get_string(file_.get(), kind); text && *text) strings_.emplace_back(kind, text);

@@ -10,6 +10,11 @@
 
 namespace halo::audio {
 
+// The frames a seekable sound file's header declares, which a truncated file does not hold:
+// libsndfile trims a data chunk that runs past the end of the file to what is there and says so
+// only in its log. For Reader, and for mask and impulse-response files.
+std::int64_t header_declared_frames(SNDFILE* file, const SF_INFO& info);
+
 // Reads any file libsndfile reads ("-" = standard input) in chunks of interleaved float
 // frames, normalised to [-1, 1) for integer subtypes (pcm16: v / 32768).
 class Reader {

@@ -425,6 +425,13 @@ TEST_F(MaskFile, SoundFileErrors) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_GT(bytes.size(), 30u);
   expect_read_error(write_file("cut.wav", bytes.substr(0, 30)), {"cut.wav:"});
+  // ... and cut inside its data (the header declares 64 frames, 40 are there): a reverb
+  // without its tail would filter silently with a response cut short.
+  const std::size_t data = bytes.find("data");
+  ASSERT_NE(data, std::string::npos);
+  ASSERT_EQ(bytes.size(), data + 8 + 64 * 4);  // float samples after the chunk's 8-byte header
+  expect_read_error(write_file("short.wav", bytes.substr(0, data + 8 + 40 * 4)),
+                    {"short.wav: truncated", "declares 64 frames", "only 40"});
 
   // A valid WAV with no frames, and one holding a NaN sample.
   SF_INFO info{};
