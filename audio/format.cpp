@@ -81,7 +81,8 @@ int container_for_extension(const std::string& path) {
 
 int parse_subtype(const std::string& text) {
   if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
-  throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, pcmu8, ulaw, alaw, vorbis, opus)");
+  throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, pcmu8, ulaw, alaw, vorbis, opus, mp3, "
+                     "ima-adpcm, ms-adpcm, gsm610)");
 }
 
 SampleScale sample_scale(int subtype) {
@@ -193,6 +194,27 @@ bool wav_may_outgrow(const Format& format) {
   const std::uint64_t data_bytes =
       static_cast<std::uint64_t>(format.frames) * static_cast<std::uint64_t>(format.channels) * sample_bytes;
   return data_bytes > riff_limit - header_bytes;
+}
+
+void check_output_subtype(const std::string& path, int container, int subtype) {
+  if (subtype == 0) return;
+  if (container == 0 && path != "-") container = container_for_extension(path);
+  if (container == 0) return;
+  const int eight_bit_twin = subtype == SF_FORMAT_PCM_S8 ? SF_FORMAT_PCM_U8 : subtype == SF_FORMAT_PCM_U8 ? SF_FORMAT_PCM_S8 : 0;
+  for (int candidate : {subtype, eight_bit_twin}) {
+    if (candidate == 0) continue;
+    for (int rate : {8000, 16000, 22050, 44100, 48000, 96000}) {
+      for (int channels : {1, 2}) {
+        SF_INFO info{};
+        info.samplerate = rate;
+        info.channels = channels;
+        info.format = container | candidate;
+        if (sf_format_check(&info)) return;
+      }
+    }
+  }
+  throw Error((path == "-" ? std::string("standard output") : path) + ": " + container_name(container) +
+              " cannot hold --subtype " + subtype_name(subtype) + "; choose another --subtype, or another container");
 }
 
 void check_output_name(const std::string& path, int container) {

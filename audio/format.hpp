@@ -73,4 +73,9 @@ bool wav_may_outgrow(const Format& format);
 // (devices, FIFOs) and "-" pass. Throws audio::Error naming the path.
 void check_output_name(const std::string& path, int container);
 
+// Refuses a --subtype that OUT's container (from --type, else from the name; unknown: nothing to
+// check) holds at no rate or channel count (vorbis in a WAV, float in a FLAC): known before any
+// work. Whether it holds this input's rate and channels is output_format's to say. Throws Error.
+void check_output_subtype(const std::string& path, int container, int subtype);
+
 }  // namespace halo::audio

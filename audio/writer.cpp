@@ -256,6 +256,22 @@ void Writer::commit(const std::function<bool()>& stop) {
   }
   if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;
+  note_padding();
+}
+
+// ADPCM and GSM 6.10 code whole blocks of frames and pad the last with silence, so OUT holds
+// more frames than were written: said, not hidden (the summary counts the frames filtered).
+void Writer::note_padding() {
+  const int subtype = format_.subtype & SF_FORMAT_SUBMASK;
+  const bool block_codec = subtype == SF_FORMAT_IMA_ADPCM || subtype == SF_FORMAT_MS_ADPCM ||
+                           subtype == SF_FORMAT_GSM610 || subtype == SF_FORMAT_VOX_ADPCM;
+  if (!block_codec || path_ == "-" || !output_) return;
+  SF_INFO info{};
+  SndfileHandle written(sf_open(path_.c_str(), SFM_READ, &info));
+  if (!written || info.frames <= static_cast<sf_count_t>(frames_out_)) return;  // GSM reads as not seekable
+  note_ = path_ + ": " + subtype_name(subtype) + " codes whole blocks: it holds " + std::to_string(info.frames) +
+          " frames, the last " + std::to_string(info.frames - static_cast<sf_count_t>(frames_out_)) +
+          " of them the codec's padding";
 }
 
 }  // namespace halo::audio

@@ -76,6 +76,7 @@ class Writer {
   std::optional<CheckedOutput> sink_; // every byte's write checked; none for a pipe
   bool wav_as_rf64_ = false;          // a WAV opened as RF64 that libsndfile downgrades when small
   std::string note_;                  // see note()
+  void note_padding();
   Format format_;
   SampleScale scale_;
   SndfileHandle file_;                // declared after output_: closed before its descriptor

@@ -13,8 +13,6 @@
 namespace halo::filters {
 namespace {
 
-constexpr int max_taps = 1 << 20;
-
 // Kaiser's length formula needs at least 8 dB (scipy.signal.kaiserord raises below it);
 // above 300 dB the double-precision sinc itself is the floor, so no length reaches it.
 constexpr double min_attenuation_db = 8;

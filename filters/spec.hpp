@@ -60,6 +60,7 @@ constexpr int max_search_taps_firls = 8191;
 // Default length when neither --taps nor --transition/--attenuation is given: odd, so that
 // every band type can use it, and long enough for a usable low-pass at audio rates.
 constexpr int default_taps = 255;
+constexpr int max_taps = 1 << 20;  // the longest mask a design makes (a method may allow fewer)
 
 // Throws filters::Error naming the field (Field::low_hz, Field::taps, ...) that is out of
 // range. taps and transition/attenuation exclude each other (0 = not given); the kaiserord

@@ -73,6 +73,7 @@ int filter_command(int argc, char** argv) {
 
   try {  // before any work: the input is read, the mask designed, only for an output that can be
     audio::check_output_name(output, filter.container);
+    audio::check_output_subtype(output, filter.container, filter.subtype);
   } catch (const audio::Error& error) {
     throw UsageError(error.what());
   }

@@ -438,6 +438,26 @@ TEST(CliFilter, AMinimumPhaseMaskReadBackIsCausalToo) {
 // (or pcmu8) takes the container's own (it went to pcm24, or was refused for a WAV; unsigned
 // AIFF came out as AIFC 'raw ', which sox cannot open). Each output is the filtered input within
 // an 8-bit LSB and its dither.
+// ADPCM and GSM 6.10 code whole blocks, padding the last: OUT then holds more frames than IN.
+// The summary says "10000 out" (the frames filtered) and a line says what the file holds, as
+// soundfile reads it (it had been silent).
+TEST(CliFilter, BlockCodecsSayHowMuchTheyPad) {
+  TempDir dir;
+  make_noise_file(dir / "in.wav", 10000, 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 126);
+  for (const std::string subtype : {"gsm610", "ima-adpcm", "ms-adpcm"}) {
+    const Result result = halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "1k", "--subtype", subtype});
+    const Result frames = python(dir.path(), "import soundfile as sf\nprint(sf.info('out.wav').frames)\n");
+    ASSERT_EQ(frames.exit_code, 0) << frames.err;
+    const long long held = std::stoll(frames.out);
+    EXPECT_GT(held, 10000) << subtype;
+    EXPECT_NE(result.err.find("10000 frames in, 10000 out"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(subtype + " codes whole blocks: it holds " + std::to_string(held) + " frames, the last " +
+                              std::to_string(held - 10000) + " of them the codec's padding"),
+              std::string::npos)
+        << result.err;
+  }
+}
+
 TEST(CliFilter, EightBitsStayEightBits) {
   TempDir dir;
   const auto taps = random_taps(31, 123);
