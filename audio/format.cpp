@@ -124,6 +124,9 @@ Format output_format(const Format& input, const std::string& output_path, int su
   };
   if (subtype != 0 && !fits(subtype) && other_8bit(subtype) != 0 && fits(other_8bit(subtype)))
     subtype = other_8bit(subtype);  // --subtype pcm8 for a WAV: its unsigned 8 bits
+  // AIFF holds unsigned 8 bits only as AIFC 'raw ', which sox and many players cannot open: its
+  // own 8 bits are signed.
+  if (subtype == SF_FORMAT_PCM_U8 && output.container == SF_FORMAT_AIFF) subtype = SF_FORMAT_PCM_S8;
   if (subtype != 0) {
     if (!fits(subtype))
       throw Error(output_path + ": " + container_name(output.container) + " cannot hold --subtype " +
@@ -146,7 +149,7 @@ Format output_format(const Format& input, const std::string& output_path, int su
   const bool lossy_input = input_subtype == SF_FORMAT_VORBIS || input_subtype == SF_FORMAT_OPUS ||
                            input_subtype == SF_FORMAT_MPEG_LAYER_I || input_subtype == SF_FORMAT_MPEG_LAYER_II ||
                            input_subtype == SF_FORMAT_MPEG_LAYER_III;
-  // AIFF holds unsigned 8 bits only as AIFC 'raw ', which sox and many players cannot open.
+  // AIFF's unsigned 8 bits (AIFC 'raw '): as above.
   const bool aifc_raw = input_subtype == SF_FORMAT_PCM_U8 && output.container == SF_FORMAT_AIFF;
   if (fits(input.subtype) && !aifc_raw && (!lossy_input || output.container == input.container)) return output;
   if (other_8bit(input_subtype) != 0 && fits(other_8bit(input_subtype))) {  // 8 bits stay 8 bits

@@ -24,17 +24,22 @@ namespace {
 // nothing did. Non-finite input is read as 0; non-finite results are written as 0 (float) or
 // clipped (integer output, where they are part of the clipped count).
 std::string sample_report(const StreamResult& stream) {
+  const auto samples = [](std::uint64_t count, const char* one, const char* many) {
+    return std::to_string(count) + (count == 1 ? one : many);
+  };
   std::string line;
   auto add = [&](const std::string& part) { line += (line.empty() ? "" : "; ") + part; };
   if (stream.nonfinite_input_samples > 0)
-    add(std::to_string(stream.nonfinite_input_samples) + " input samples were NaN or Inf and were read as 0");
+    add(samples(stream.nonfinite_input_samples, " input sample was NaN or Inf and was read as 0",
+                " input samples were NaN or Inf and were read as 0"));
   if (stream.clipped_samples > 0) {
-    std::string part = "clipped " + std::to_string(stream.clipped_samples) + " samples";
+    std::string part = "clipped " + samples(stream.clipped_samples, " sample", " samples");
     if (stream.nonfinite_output_samples > 0)
       part += " (" + std::to_string(stream.nonfinite_output_samples) + " of them NaN or Inf)";
     add(part);
   } else if (stream.nonfinite_output_samples > 0) {
-    add(std::to_string(stream.nonfinite_output_samples) + " output samples overflowed to NaN or Inf and were written as 0");
+    add(samples(stream.nonfinite_output_samples, " output sample overflowed to NaN or Inf and was written as 0",
+                " output samples overflowed to NaN or Inf and were written as 0"));
   }
   if (stream.clipped_samples > 0 || stream.nonfinite_output_samples > 0) add("lower --gain to avoid it");
   return line;

@@ -63,7 +63,7 @@ cxxopts::Options filter_options() {
       ("encoding", "raw IN's samples, little-endian: pcm8|pcmu8|pcm16|pcm24|pcm32|float|double|ulaw|alaw",
        cxxopts::value<std::string>(), "S");
   options.add_options("Filtering")
-      ("q,quiet", "print only errors")
+      ("q,quiet", "no progress bar or summary; errors and warnings still print")
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});

@@ -14,7 +14,7 @@ namespace halo::cli {
 int info_command(int argc, char** argv) {
   cxxopts::Options options("halo info", "Describe a sound file.\n  halo info FILE [--json]");
   options.positional_help("FILE");
-  options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and -inf as null)")(
+  options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and +-inf as null)")(
       "file", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"file"});
   const auto parsed = options.parse(argc, argv);

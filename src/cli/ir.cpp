@@ -42,12 +42,14 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& parsed) {
   return parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
-// The IR of FILE with a known rate: a sound file's own, a text mask's "# rate" line, or --rate.
-filters::MaskSet read_ir(const std::string& path, double rate_hz) {
+// The IR of FILE with a known rate: a sound file's own, a text mask's "# rate" line, or the
+// option named `rate_option` (inspect's --rate, fix's --in-rate: its --rate resamples).
+filters::MaskSet read_ir(const std::string& path, double rate_hz, const char* rate_option) {
   filters::MaskSet masks = audio::read_mask(path);
   for (filters::Mask& mask : masks) {
     if (rate_hz > 0) mask.rate_hz = rate_hz;
-    if (!(mask.rate_hz > 0)) throw UsageError(path + ": the file does not say its sample rate: give --rate HZ");
+    if (!(mask.rate_hz > 0))
+      throw UsageError(path + ": the file does not say its sample rate: give " + rate_option + " HZ");
   }
   return masks;
 }
@@ -150,7 +152,7 @@ int inspect(int argc, char** argv) {
   const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
   if (parsed.count("rate") && !(rate_hz > 0)) throw UsageError("--rate: give a sample rate above 0 Hz");
 
-  const filters::MaskSet masks = read_ir(files.front(), rate_hz);
+  const filters::MaskSet masks = read_ir(files.front(), rate_hz, "--rate");
   std::vector<filters::IrAnalysis> analyses;
   for (const filters::Mask& mask : masks) analyses.push_back(filters::analyse_ir(mask));
   if (!plot.empty()) {
@@ -262,7 +264,7 @@ int fix(int argc, char** argv) {
   const Normalize normalize = parse_normalize(parsed);
   const bool quiet = parsed.count("quiet") > 0;
 
-  filters::MaskSet masks = read_ir(input, in_rate_hz);
+  filters::MaskSet masks = read_ir(input, in_rate_hz, "--in-rate");
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {

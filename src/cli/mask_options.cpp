@@ -190,11 +190,8 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   const auto taps_given = [&] {
     // The range is the library's to say (a filters::Error naming --taps, per method); past what
     // an int holds, said here the same way.
-    const std::string text = parsed["taps"].as<std::string>();
-    const double taps = parse_real("--taps", text);
-    if (std::fabs(taps) > (1LL << 30) && taps == std::floor(taps))
-      throw UsageError("--taps " + text + ": the length must be in [1, " + std::to_string(filters::max_taps) + "]");
-    return static_cast<int>(parse_count("--taps", text, -(1LL << 30), 1LL << 30));
+    return static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(), -(1LL << 30), 1LL << 30,
+                                        "the length must be in [1, " + std::to_string(filters::max_taps) + "]"));
   };
   // Given, each is above 0: the library reads 0 as "not given", and would say the other is missing.
   const auto transition = [&] {

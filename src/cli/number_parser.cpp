@@ -66,11 +66,13 @@ double parse_hz(const std::string& option, const std::string& text) {
   return parse_with(option, text, "a frequency", {{"hz", 1.0}, {"k", 1000.0}, {"khz", 1000.0}});
 }
 
-long long parse_count(const std::string& option, const std::string& text, long long min, long long max) {
+long long parse_count(const std::string& option, const std::string& text, long long min, long long max,
+                      const std::string& out_of_range) {
   const double value = parse_with(option, text, "a whole number", {{"k", 1000.0}});
   if (value != std::floor(value)) throw UsageError(option + " " + text + ": not a whole number");
   if (value < static_cast<double>(min) || value > static_cast<double>(max))
-    throw UsageError(option + " " + text + ": give " + std::to_string(min) + " to " + std::to_string(max));
+    throw UsageError(option + " " + text + ": " +
+                     (out_of_range.empty() ? "give " + std::to_string(min) + " to " + std::to_string(max) : out_of_range));
   return static_cast<long long>(value);
 }
 

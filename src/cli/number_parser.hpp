@@ -16,8 +16,10 @@ double parse_real(const std::string& option, const std::string& text);
 // A frequency in Hz: "1000", "1.5k", "2e3", and the suffixes "Hz", "k", "kHz" (any case).
 double parse_hz(const std::string& option, const std::string& text);
 
-// A whole number in [min, max], with an optional `k`: "--taps 255", "--chunk 64k".
-long long parse_count(const std::string& option, const std::string& text, long long min, long long max);
+// A whole number in [min, max], with an optional `k`: "--taps 255", "--chunk 64k". Outside the
+// range: "give MIN to MAX", or `out_of_range` where the caller words it.
+long long parse_count(const std::string& option, const std::string& text, long long min, long long max,
+                      const std::string& out_of_range = "");
 
 // Refuses an option given more than once (`--lowpass 1k --lowpass 2k`: which one was meant?),
 // except the flags named in `repeatable` (switches, positional lists).

@@ -40,7 +40,7 @@ int wisdom_command(int argc, char** argv) {
   options.add_options()("h,help", "this help")(
       "taps", "mask lengths to measure cpu-fft's FFT for (default 255 1023 4095 16383 65535); repeatable",
       cxxopts::value<std::vector<std::string>>())("patient", "FFTW_PATIENT: longer to measure, sometimes faster plans")(
-      "file", "where to save (default: $HALO_FFTW_WISDOM, else ~/.cache/halo/fftw-wisdom-float)",
+      "file", "where to save (default: $HALO_FFTW_WISDOM, else $XDG_CACHE_HOME/halo/fftw-wisdom-float, else ~/.cache/halo/...)",
       cxxopts::value<std::string>())("q,quiet", "no line per length");
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {

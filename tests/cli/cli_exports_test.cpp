@@ -299,6 +299,21 @@ TEST(IrFix, RemovesTheDelayAndNormalizesThePeak) {
     ASSERT_NEAR(fixed.samples[i], in.samples[i + 480 * 2] * peak / in_peak, 1e-6) << i;
 }
 
+// A text IR without a "# rate" line: each command names its own option for the input's rate
+// (ir fix's --rate resamples; it had been named, and then failed the same way).
+TEST(IrRate, AFileWithoutARateNamesTheOptionThatGivesIt) {
+  TempDir dir;
+  write_bytes(dir.path() + "/t.txt", "0\n1\n0.5\n");
+  const Result fix = halo({"ir", "fix", dir.path() + "/t.txt", dir.path() + "/o.wav", "--normalize", "peak"});
+  EXPECT_EQ(fix.exit_code, 2);
+  EXPECT_NE(fix.err.find("does not say its sample rate: give --in-rate HZ"), std::string::npos) << fix.err;
+  const Result inspect = halo({"ir", "inspect", dir.path() + "/t.txt"});
+  EXPECT_EQ(inspect.exit_code, 2);
+  EXPECT_NE(inspect.err.find("does not say its sample rate: give --rate HZ"), std::string::npos) << inspect.err;
+  halo_ok({"ir", "fix", dir.path() + "/t.txt", dir.path() + "/o.wav", "--normalize", "peak", "--in-rate", "8000", "-q"});
+  EXPECT_EQ(read_sound(dir.path() + "/o.wav").rate_hz, 8000);
+}
+
 TEST(InfoJson, GivesTheFiguresOfTheTextReport) {
   TempDir dir;
   const std::string file = dir.path() + "/a.wav";

@@ -476,6 +476,7 @@ TEST(CliFilter, EightBitsStayEightBits) {
       {&u8, "u8.wav", "d.caf", "", SF_FORMAT_CAF | SF_FORMAT_PCM_S8},
       {&s8, "s8.aiff", "e.wav", "pcm8", SF_FORMAT_WAV | SF_FORMAT_PCM_U8},
       {&u8, "u8.wav", "f.flac", "pcmu8", SF_FORMAT_FLAC | SF_FORMAT_PCM_S8},
+      {&u8, "u8.wav", "g.aiff", "pcmu8", SF_FORMAT_AIFF | SF_FORMAT_PCM_S8},  // not AIFC 'raw ' (a QA pass)
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {HALO_BINARY, "filter", dir / c.input, dir / c.output, "--mask", dir / "mask.txt", "-q"};

@@ -44,6 +44,20 @@ std::pair<double, double> extremes(const std::vector<double>& h, double low, dou
   return {smallest, largest};
 }
 
+// Counts take `k` as the README says (`--taps 1k`); past what an int holds, the length's range
+// is named (not the parser's "give -1073741824 to ...").
+TEST(DesignCli, TapsTakeKAndNameTheirRange) {
+  TempDir dir;
+  const Result made = halo({"design", "--lowpass", "1k", "--taps", "1k", "-o", dir / "m.txt", "-q"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_EQ(text_taps(dir / "m.txt").size(), 1000u);
+  for (const std::string taps : {"1e30", "-1e30", "2000k"}) {
+    const Result refused = halo({"design", "--lowpass", "1k", "--taps", taps});
+    EXPECT_EQ(refused.exit_code, 2) << taps;
+    EXPECT_NE(refused.err.find(": the length must be in [1, 1048576]"), std::string::npos) << refused.err;
+  }
+}
+
 TEST(DesignCli, ReportAndJsonAgreeWithAPlainResponse) {
   TempDir dir;
   const Result run = halo({"design", "--lowpass", "3000", "--transition", "600", "--attenuation", "60", "--ripple",
@@ -149,7 +163,7 @@ TEST(DesignCli, AMaskWithNoEdgeIsWrittenWithAWarning) {
 // gives 2.6). The group delay here: Re(sum k h_k z^-k / sum h_k z^-k), written plainly.
 TEST(DesignCli, MinimumPhaseDelayIsMeasuredWithoutAPassBand) {
   TempDir dir;
-  for (const std::vector<std::string> band : {std::vector<std::string>{"--lowpass", "8000", "--taps", "12"},
+  for (const std::vector<std::string>& band : {std::vector<std::string>{"--lowpass", "8000", "--taps", "12"},
                                               std::vector<std::string>{"--bandpass", "1000:4000", "--taps", "64"}}) {
     std::vector<std::string> args = {HALO_BINARY, "design", "--minimum-phase", "-q", "-o", dir / "m.txt", "--report",
                                      dir / "r.json"};
