@@ -25,9 +25,9 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
-#include "audio/reader.hpp"
 #include "audio/format.hpp"
 #include "audio/mask_json_header.hpp"
+#include "audio/reader.hpp"
 #include "audio/sndfile_handle.hpp"
 
 namespace halo::audio {
