@@ -169,6 +169,11 @@ int design_command(int argc, char** argv) {
   if (designed)
     if (const std::string warning = filters::missing_edge_warning(spec, report); !warning.empty())
       std::fprintf(stderr, "halo: warning: %s\n", warning.c_str());
+  // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a minimum-phase
+  // mask's output would come that much early there (CamillaDSP and Equalizer APO convolve as is).
+  if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
+    std::fprintf(stderr, "halo: warning: %s: sox's fir removes %zu frames of delay, as for a linear-phase mask: this "
+                 "minimum-phase mask's output comes that much early there\n", output.c_str(), masks.front().taps.size() / 2);
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
     std::fprintf(stderr, "halo: the spec is not met: %s\n", masks.front().provenance.c_str());

@@ -73,6 +73,21 @@ TEST_F(Exports, SoxFiltersWithTheSoxExportAsHaloFilterDoes) {
   const std::vector<double> ref = expected_output(x.samples, 1, {text_taps(path("sox.txt"))}, Align::same, false);
   EXPECT_LE(relative_error(a.samples, ref), 1e-6);  // sox's own float rounding
   EXPECT_LE(relative_error(b.samples, ref), 1e-6);
+
+  // A minimum-phase mask: sox centres it all the same (its output M/2 frames early against the
+  // causal convolution halo gives it), and the export says so.
+  const Result minimum = halo_ok({"design", "--lowpass", "3000", "--taps", "101", "--minimum-phase", "--format", "sox",
+                                  "-o", path("sox_min.txt"), "-q"});
+  EXPECT_NE(minimum.err.find("warning: " + path("sox_min.txt") + ": sox's fir removes 50 frames of delay"),
+            std::string::npos)
+      << minimum.err;
+  ASSERT_EQ(run({"/usr/bin/sox", path("x.wav"), "-e", "floating-point", "-b", "32", path("y_sox_min.wav"), "fir",
+                 path("sox_min.txt")})
+                .exit_code,
+            0);
+  const std::vector<double> centred =
+      expected_output(x.samples, 1, {text_taps(path("sox_min.txt"))}, Align::same, false);
+  EXPECT_LE(relative_error(read_sound(path("y_sox_min.wav")).samples, centred), 1e-6);
 }
 
 TEST_F(Exports, CamillaDspYamlHasTheDocumentedKeysAndItsRawFileHoldsTheMask) {
