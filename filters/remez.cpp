@@ -293,6 +293,7 @@ Exchange exchange(const Grid& g, int terms, std::vector<std::size_t> extremal, d
   std::vector<std::size_t> best_extremal;
   constexpr int patience = 20;
   int since_best = 0;
+  double largest_delta = 0;  // the largest |delta| yet: while it keeps growing, the exchange is getting somewhere
   for (int iteration = 0;; ++iteration) {
     if (iteration == max_iterations) {
       result.why = std::to_string(max_iterations) + " exchanges";
@@ -332,6 +333,11 @@ Exchange exchange(const Grid& g, int terms, std::vector<std::size_t> extremal, d
         narrow_weights(weights.begin(), weights.end());
     for (std::size_t i = 0; i < points; ++i) {
       error[i] = g.weight[i] * (g.desired[i] - interpolate(nodes, narrow_values, narrow_weights, g.x[i]));
+      // Where the barycentric sums cancel in double (a stop band of 20 Hz at Nyquist weighted
+      // 1e6: its denominator rounds to 0 at 400 taps), wide keeps them finite.
+      if (!std::isfinite(error[i]))
+        error[i] = static_cast<double>(g.weight[i] * (g.desired[i] - interpolate(nodes, values, weights,
+                                                                                 static_cast<wide>(g.x[i]))));
     }
     double largest = 0;
     for (double e : error) largest = std::max(largest, std::fabs(e));
@@ -343,9 +349,14 @@ Exchange exchange(const Grid& g, int terms, std::vector<std::size_t> extremal, d
     // a thousandth of a decibel); or all of them within the float level of delta, where no
     // further exchange would make another float mask.
     const bool converged = largest <= std::fabs(delta) * (1 + 1e-4) || largest - std::fabs(delta) <= float_tolerance;
-    // From a good start the exchange converges in a dozen steps; one that has not bettered
-    // its largest error in `patience` steps is levelling rounding noise.
-    since_best = largest < result.largest ? 0 : since_best + 1;
+    // From a good start the exchange converges in a dozen steps; one that has neither bettered
+    // its largest error nor raised |delta| to a new high in `patience` steps is levelling
+    // rounding noise (where |delta| swings back and forth). A real exchange can climb slowly:
+    // a weighted 348-tap band-pass raised |delta| by 1e-4 of itself a step for thirty steps, its
+    // largest error above 1e-3 throughout, then converged at the forty-third.
+    const bool delta_grew = std::fabs(delta) > largest_delta * (1 + 1e-12);
+    largest_delta = std::max(largest_delta, std::fabs(delta));
+    since_best = largest < result.largest || delta_grew ? 0 : since_best + 1;
     if (converged || largest < result.largest) {
       result.largest = largest;
       result.nodes = std::move(nodes);
@@ -514,19 +525,24 @@ int with_parity(int taps, int parity_of) { return taps % 2 == parity_of % 2 ? ta
 // The design at `taps`, started from one about half as long (recursively), or, where the
 // optimum at `taps` lies below what float taps hold, the shortest design that reaches that
 // level, centred in `taps` zeros.
+Design from_shorter(const Problem& p, int taps);
+
 Design ladder(const Problem& p, int taps) {
   const int terms = taps % 2 == 0 ? taps / 2 : (taps + 1) / 2;
-  if (terms <= direct_terms) {
-    Design direct = attempt(p, taps, nullptr);
-    if (direct.ok() || terms <= min_ladder_terms) return direct;
-    // Evenly spread extremals can level the error to rounding noise at a hundred terms too (a
-    // 255-tap band-stop of 0-1000, 2000-6000 and 7000-24000 Hz: 3e-17 at the first exchange,
-    // which then wanders in noise); half the length is a start near the optimum, as for long
-    // masks.
-    const Design shorter = ladder(p, with_parity(taps / 2, taps));
-    Design again = attempt(p, taps, &shorter);
-    return again.ok() ? again : direct;
-  }
+  if (terms > direct_terms) return from_shorter(p, taps);
+  Design direct = attempt(p, taps, nullptr);
+  if (direct.ok() || terms <= min_ladder_terms) return direct;
+  // Evenly spread extremals can level the error to rounding noise at a hundred terms too (a
+  // 255-tap band-stop of 0-1000, 2000-6000 and 7000-24000 Hz: 3e-17 at the first exchange,
+  // which then wanders in noise), and an optimum below the float level fails here as it does
+  // for long masks (a 249-tap low-pass with a 4 kHz transition at 48 kHz): the long masks' way
+  // then, from half the length.
+  Design laddered = from_shorter(p, taps);
+  return laddered.ok() ? laddered : direct;
+}
+
+// The design at `taps` from the one about half as long (ladder's way past direct_terms).
+Design from_shorter(const Problem& p, int taps) {
   const Design shorter = ladder(p, with_parity(taps / 2, taps));
   const double float_deviation = float_level * p.largest_gain;
   // What a float32 tap resolves of the gain: rounding in double keeps the longest designs that

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -129,8 +130,15 @@ nlohmann::json report_json(const filters::DesignReport& report) {
     bands.push_back(b);
   }
   j["bands"] = bands;
-  j["ripple_db"] = report.ripple_db;
-  j["attenuation_db"] = finite_or_null(report.attenuation_db);
+  // With no pass (stop) band measured (a band narrower than the measuring guard, a mask too
+  // short for its edge), there is no ripple (attenuation) to give: null, not a 0 that reads as
+  // a figure.
+  const auto has = [&](bool pass) {
+    return std::any_of(report.bands.begin(), report.bands.end(),
+                       [&](const filters::BandMeasure& band) { return (band.gain > 0) == pass; });
+  };
+  j["ripple_db"] = has(true) ? nlohmann::json(report.ripple_db) : nlohmann::json(nullptr);
+  j["attenuation_db"] = has(false) ? finite_or_null(report.attenuation_db) : nlohmann::json(nullptr);
   j["minus_3db_hz"] = report.minus_3db_hz;
   j["minus_6db_hz"] = report.minus_6db_hz;
   j["worst_case_gain"] = report.worst_case_gain;

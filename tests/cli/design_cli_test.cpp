@@ -58,6 +58,19 @@ TEST(DesignCli, TapsTakeKAndNameTheirRange) {
   }
 }
 
+// A stop band narrower than the measuring guard (a 10 Hz notch at 4001 taps) is not measured:
+// the JSON report gives no attenuation (null), not 0 dB, which a script would read as a figure.
+TEST(DesignCli, AnUnmeasuredBandHasNoFigureInTheJson) {
+  TempDir dir;
+  const Result run = halo({"design", "--bandstop", "45:55", "--taps", "4001", "-o", dir / "m.txt", "--report",
+                           dir / "r.json", "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(read_bytes(dir / "r.json"));
+  for (const auto& band : report["bands"]) EXPECT_GT(band["gain"].get<double>(), 0) << band.dump();
+  EXPECT_TRUE(report["attenuation_db"].is_null()) << report["attenuation_db"].dump();
+  EXPECT_TRUE(report["ripple_db"].is_number());
+}
+
 TEST(DesignCli, ReportAndJsonAgreeWithAPlainResponse) {
   TempDir dir;
   const Result run = halo({"design", "--lowpass", "3000", "--transition", "600", "--attenuation", "60", "--ripple",

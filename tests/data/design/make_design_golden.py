@@ -94,6 +94,10 @@ REMEZ = [
     # 25 iterations stop short of equiripple (pass-band error 3.5 times the stop band's), its
     # 100 reach it.
     ("bandstop_255", 255, 48000, [(0, 1000), (2000, 6000), (7000, 24000)], [1, 0, 1], [1, 5, 1]),
+    # Weighted for 60 dB and 0.01 dB at once: the exchange climbs slowly (|delta| up by 1e-4 of
+    # itself a step for thirty steps) before it converges at the forty-third.
+    ("bandpass_weighted_348", 348, 96000, [(0, 6081.5), (7041.5, 18991.3), (19951.3, 48000)], [0, 1, 0],
+     [0.5756, 1, 0.5756]),
     ("lowpass_4097", 4097, 48000, [(0, 4776), (4824, 24000)], [1, 0], [1, 1]),
     # Type II at 4096 taps. scipy converges here; with a 100 Hz or 1 kHz transition it does not
     # ("Failure to converge"), so those lengths are checked by their measured response alone.
