@@ -36,11 +36,23 @@ void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noe
         const std::size_t ready = in > out ? static_cast<std::size_t>(in - out) : 0;
         state.owed_frames = ready > median ? ready - median : 0;
         state.lead_to_add = median > ready ? median - ready : 0;
+        state.target_pipeline_frames = median;
         state.lead_added.store(median - frames, std::memory_order_relaxed);
       }
     }
   }
   state.run_frames = frames;
+}
+
+// keep_latency: the frames the pipeline holds past its target, once `played` more frames have
+// left it (callback.hpp): what is owed.
+std::uint64_t frames_past_target(const CallbackState& state, std::uint64_t played) noexcept {
+  const std::uint64_t out = state.frames_out.load(std::memory_order_relaxed) + played + state.discarded;
+  const std::uint64_t in = state.initial_lead_frames + state.captured;
+  const std::uint64_t pipeline = in > out ? in - out : 0;
+  const std::uint64_t target =
+      state.target_pipeline_frames > 0 ? state.target_pipeline_frames : state.initial_lead_frames;
+  return pipeline > target ? pipeline - target : 0;
 }
 
 }  // namespace
@@ -84,6 +96,9 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
       frames -= silent;
     }
     if (state.owed_frames > 0) {
+      // Never more than the pipeline holds past its target: input lost to an overrun since the
+      // debt was counted will never arrive to be dropped.
+      state.owed_frames = std::min(state.owed_frames, frames_past_target(state, 0));
       const std::size_t dropped = ring.discard(state.owed_frames);
       state.owed_frames -= dropped;
       state.discarded += dropped;
@@ -100,7 +115,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
         else
           state.recent_own_underruns |= 1;
         state.underrun_frames.fetch_add(frames - got, std::memory_order_relaxed);
-        if (state.keep_latency) state.owed_frames += frames - got;
+        if (state.keep_latency) state.owed_frames = frames_past_target(state, got);
       }
     }
     state.frames_out.fetch_add(got, std::memory_order_relaxed);

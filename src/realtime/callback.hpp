@@ -29,6 +29,10 @@ namespace halo::realtime {
 //               a period), whatever halo did
 // With keep_latency (live), frames missing after an underrun are owed: as many frames are
 // dropped from the ring when they arrive late, so input-to-output latency stays what it was.
+// What is owed is what the pipeline (below) holds past its target, never a running sum: input
+// the input ring had no room for never arrives as output, so a debt summed over an overload
+// that also overran the input could never be paid, and every later block would be dropped
+// (live fell silent for good after 1.5 s of CPU overload, a QA pass found).
 // Without it (play), nothing of the file is skipped.
 struct CallbackState {
   FrameRing* input = nullptr;   // device input -> worker; null without input
@@ -77,6 +81,9 @@ struct CallbackState {
   std::atomic<std::uint64_t> run_too_long{0};     // the median run, where the rings cannot hold it
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
+  // callback-only (keep_latency): the pipeline's frames when on time: the initial lead, a run
+  // once the lead has grown to one (0: not set yet, initial_lead_frames).
+  std::uint64_t target_pipeline_frames = 0;
   std::size_t run_frames = 0;     // callback-only: frames of the current run of back-to-back callbacks
   std::uint32_t runs[run_samples] = {};  // callback-only: the first runs' frames (sorted once all are in)
   int runs_seen = 0;                      // callback-only

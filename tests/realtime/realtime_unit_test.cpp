@@ -497,13 +497,15 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysDoesNot) {
 }
 
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
-  FrameRing out(1, 256);
+  FrameRing in(1, 256), out(1, 256);
   CallbackState state;
+  state.input = &in;  // live's: what is owed follows from the frames captured
   state.output = &out;
   state.keep_latency = true;
   std::vector<float> buffer(64, 1.0f);
   std::vector<float> ones(64, 1.0f);
-  run_callback(state, nullptr, buffer.data(), 64, true);  // empty: an underrun, and a host xrun
+  const std::vector<float> captured(64, 0.5f);
+  run_callback(state, captured.data(), buffer.data(), 64, true);  // empty: an underrun, and a host xrun
   EXPECT_EQ(state.underruns.load(), 1u);
   EXPECT_EQ(state.host_xruns.load(), 1u);
   EXPECT_EQ(*std::max_element(buffer.begin(), buffer.end()), 0.0f);  // silence
@@ -511,7 +513,7 @@ TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   out.write(ones.data(), 64);
   std::vector<float> two(64, 2.0f);
   out.write(two.data(), 64);
-  run_callback(state, nullptr, buffer.data(), 64, false);
+  run_callback(state, captured.data(), buffer.data(), 64, false);
   EXPECT_EQ(buffer[0], 2.0f);
   EXPECT_EQ(state.underruns.load(), 1u);
   // Draining (the end of a file): a short ring is the end, not an underrun.
@@ -519,6 +521,44 @@ TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   run_callback(state, nullptr, buffer.data(), 64, false);
   EXPECT_EQ(state.underruns.load(), 1u);
   EXPECT_TRUE(state.finished.load());
+}
+
+// live after an overload long enough to overrun its input ring: the worker away for 40
+// periods, the input ring (256 frames) full after 4. The debt for the frames played short was
+// summed, and input dropped for want of room never came out to pay it: every block the worker
+// made after that was dropped as owed, and live stayed silent for good (a QA pass: 1.5 s of
+// CPU overload). Now, a few periods after the worker is back, the output is the input again,
+// one lead (64 frames) later, as before the overload.
+TEST(Callback, LiveComesBackAfterAnOverloadThatOverranItsInput) {
+  constexpr std::size_t period = 64, lead = 64;
+  FrameRing in(1, 256), out(1, 4096);
+  CallbackState state;
+  state.input = &in;
+  state.output = &out;
+  state.keep_latency = true;
+  state.initial_lead_frames = lead;
+  out.write_silence(lead);
+  state.rate_hz = 1e12;  // no call here comes "back to back"
+  std::vector<float> source, played;  // the device's input (a ramp from 1), and what was played
+  std::vector<float> block(period), buffer(period);
+  const auto callback = [&] {
+    for (std::size_t i = 0; i < period; ++i) block[i] = static_cast<float>(source.size() + i + 1);
+    source.insert(source.end(), block.begin(), block.end());
+    run_callback(state, block.data(), buffer.data(), period, false);
+    played.insert(played.end(), buffer.begin(), buffer.end());
+  };
+  const auto worker = [&] {  // the identity filter: every frame waiting, input ring to output ring
+    std::vector<float> frames(in.readable_frames());
+    out.write(frames.data(), in.read(frames.data(), frames.size()));
+  };
+  for (int p = 0; p < 20; ++p) callback(), worker();
+  for (int p = 0; p < 40; ++p) callback();  // the worker away: the input ring overruns
+  EXPECT_GT(state.overruns.load(), 30u);
+  EXPECT_GT(state.underruns.load(), 30u);
+  for (int p = 0; p < 40; ++p) callback(), worker();
+  // The last 20 periods: the input, a lead later, every frame.
+  const std::size_t from = played.size() - 20 * period;
+  for (std::size_t i = from; i < played.size(); ++i) ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
 }
 
 // PortAudio's JACK host flags an xrun in the callback after it hears of it, often a period or
