@@ -234,18 +234,34 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
 
 namespace {
 
-// The value of the first `..._SUFFIX = VALUE;` in a header's text (comments removed); NaN where
-// there is none.
-double header_constant(const std::string& text, const std::string& suffix) {
-  const std::size_t at = text.find(suffix);
-  if (at == std::string::npos) return NAN;
-  const std::size_t eq = text.find('=', at);
-  const std::size_t semicolon = text.find(';', at);
-  if (eq == std::string::npos || semicolon == std::string::npos || eq > semicolon) return NAN;
-  const std::string value = text.substr(eq + 1, semicolon - eq - 1);
-  char* stop = nullptr;
-  const double number = std::strtod(value.c_str(), &stop);
-  return stop == value.c_str() ? NAN : number;
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The value of `IDENTIFIER = VALUE;` in a header's text (comments removed), the identifier
+// whole (`x_causal` is not found inside `x_causal_rate_hz`); NaN where there is none.
+double header_constant(const std::string& text, const std::string& identifier) {
+  for (std::size_t at = text.find(identifier); at != std::string::npos; at = text.find(identifier, at + 1)) {
+    const std::size_t end = at + identifier.size();
+    if ((at > 0 && identifier_char(text[at - 1])) || (end < text.size() && identifier_char(text[end]))) continue;
+    const std::size_t eq = text.find_first_not_of(" \t\r\n", end);
+    if (eq == std::string::npos || text[eq] != '=') continue;
+    const std::size_t semicolon = text.find(';', eq);
+    if (semicolon == std::string::npos) return NAN;
+    const std::string value = text.substr(eq + 1, semicolon - eq - 1);
+    char* stop = nullptr;
+    const double number = std::strtod(value.c_str(), &stop);
+    return stop == value.c_str() ? NAN : number;
+  }
+  return NAN;
+}
+
+// NAME of the `float NAME[...] = {` at `float_at` (the array parse_header_mask reads); empty
+// where it is not one identifier.
+std::string array_name(const std::string& text, std::size_t float_at) {
+  std::size_t begin = text.find_first_not_of(" \t\r\n", float_at + 5);
+  if (begin == std::string::npos) return "";
+  std::size_t end = begin;
+  while (end < text.size() && identifier_char(text[end])) ++end;
+  return text.substr(begin, end - begin);
 }
 
 }  // namespace
@@ -254,12 +270,14 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   const std::string text = without_comments(raw);
   // The array: the first `float` declaration with an initialiser.
   std::size_t equals = std::string::npos;
+  std::string name;  // the array's: its constants are NAME_rate_hz and NAME_causal
   for (std::size_t at = text.find("float"); at != std::string::npos; at = text.find("float", at + 5)) {
     const std::size_t semicolon = text.find(';', at);
     const std::size_t eq = text.find('=', at);
     const std::size_t brace = text.find('{', at);
     if (eq != std::string::npos && brace != std::string::npos && eq < brace && (semicolon == std::string::npos || brace < semicolon)) {
       equals = eq;
+      name = array_name(text, at);
       break;
     }
   }
@@ -319,9 +337,9 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   if (masks.empty()) throw Error(path + ": no coefficients");
 
   // NAME_rate_hz = R; and NAME_causal = 1; as header_contents writes them.
-  const double rate = header_constant(text, "_rate_hz");
+  const double rate = name.empty() ? NAN : header_constant(text, name + "_rate_hz");
   const double rate_hz = std::isfinite(rate) && rate > 0 ? rate : 0;
-  const bool causal = header_constant(text, "_causal") == 1;
+  const bool causal = !name.empty() && header_constant(text, name + "_causal") == 1;
   for (std::size_t m = 0; m < masks.size(); ++m) {
     masks[m].rate_hz = rate_hz;
     masks[m].causal = causal;

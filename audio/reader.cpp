@@ -72,14 +72,19 @@ int sample_bytes(int subtype) {
   }
 }
 
+// A header's data size from this many bytes on is a writer's stand-in for "unknown", not a
+// length: a writer on a pipe cannot go back to fill it in (sox writes 0x7ffff000 in a WAV and
+// a COMM count of 0x7f000000 bytes' worth in an AIFF, ffmpeg 0xffffffff), and the file it made,
+// kept, is whole.
+constexpr long long stand_in_data_bytes = 0x7F000000LL;
+
 // What a WAV or AIFF header read from a pipe declares (libsndfile's info.frames, from the data
-// chunk's size or the COMM count), where it is a length: writers on a pipe that do not know it
-// put a stand-in there (0x7F000000 bytes and more: sox's AIFF, ffmpeg's 0xFFFFFFFF). -1 else.
+// chunk's size or the COMM count), where it is a length, not a stand-in. -1 else.
 std::int64_t streamed_header_frames(const SF_INFO& info) {
   const int container = info.format & SF_FORMAT_TYPEMASK;
   if (container != SF_FORMAT_WAV && container != SF_FORMAT_WAVEX && container != SF_FORMAT_AIFF) return -1;
   const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
-  if (frame_bytes <= 0 || info.frames <= 0 || info.frames >= 0x7F000000LL / frame_bytes) return -1;
+  if (frame_bytes <= 0 || info.frames <= 0 || info.frames >= stand_in_data_bytes / frame_bytes) return -1;
   return info.frames;
 }
 
@@ -167,15 +172,21 @@ int raw_sample_bytes(int subtype) {
 // The frames a seekable file's header declares. libsndfile trims a data chunk that runs past
 // the end of the file to what is there and says so only in its log ("data : 352800 (should
 // be 176378)", or AIFF's COMM frame count "not equal to" what its SSND chunk holds), so a
-// truncated file looks whole; the header's own count is taken from that log.
+// truncated file looks whole; the header's own count is taken from that log. A stand-in
+// (stand_in_data_bytes: a WAV that went through a pipe, whole) is no count: what is there is.
 std::int64_t header_declared_frames(SNDFILE* file, const SF_INFO& info) {
   std::int64_t declared = info.frames;
   const std::string log = log_of(file);
   if (log.find("should be") == std::string::npos && log.find("not equal") == std::string::npos) return declared;
   const int container = info.format & SF_FORMAT_TYPEMASK;
-  if (container == SF_FORMAT_AIFF) return std::max<std::int64_t>(declared, log_number(log, "Frames"));
   const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
+  if (container == SF_FORMAT_AIFF) {
+    const long long frames = log_number(log, "Frames");
+    if (frame_bytes > 0 && frames >= stand_in_data_bytes / frame_bytes) return declared;
+    return std::max<std::int64_t>(declared, frames);
+  }
   long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
+  if (data_bytes >= stand_in_data_bytes) return declared;
   if (container == SF_FORMAT_W64 && data_bytes >= 24) data_bytes -= 24;  // W64 counts its chunk header
   if (frame_bytes > 0 && data_bytes > 0) declared = std::max<std::int64_t>(declared, data_bytes / frame_bytes);
   return declared;

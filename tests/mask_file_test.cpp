@@ -432,6 +432,19 @@ TEST_F(MaskFile, SoundFileErrors) {
   ASSERT_EQ(bytes.size(), data + 8 + 64 * 4);  // float samples after the chunk's 8-byte header
   expect_read_error(write_file("short.wav", bytes.substr(0, data + 8 + 40 * 4)),
                     {"short.wav: truncated", "declares 64 frames", "only 40"});
+  // ... but a whole WAV whose sizes are a pipe writer's stand-ins (ffmpeg's 0xffffffff, sox's
+  // 0x7ffff000: it could not go back to fill them in) is whole, and reads as such.
+  const Mask whole = read_mask(path("whole.wav"))[0];
+  for (const std::uint32_t stand_in : {0xffffffffu, 0x7ffff000u}) {
+    std::string piped = bytes;
+    for (int b = 0; b < 4; ++b) {
+      piped[4 + b] = static_cast<char>((stand_in >> (8 * b)) & 0xff);         // RIFF size
+      piped[data + 4 + b] = static_cast<char>((stand_in >> (8 * b)) & 0xff);  // data size
+    }
+    const MaskSet back = read_mask(write_file("piped.wav", piped));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].taps, whole.taps) << std::hex << stand_in;
+  }
 
   // A valid WAV with no frames, and one holding a NaN sample.
   SF_INFO info{};

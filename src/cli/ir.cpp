@@ -283,6 +283,7 @@ int fix(int argc, char** argv) {
       const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
       const std::vector<double> minimum = filters::minimum_phase(taps);
       mask.taps.assign(minimum.begin(), minimum.end());
+      mask.causal = true;  // it starts at its first tap: OUT read back with --mask says so
       for (float tap : mask.taps)
         if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
     }

@@ -98,7 +98,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     if (state.owed_frames > 0) {
       // Never more than the pipeline holds past its target: input lost to an overrun since the
       // debt was counted will never arrive to be dropped.
-      state.owed_frames = std::min(state.owed_frames, frames_past_target(state, 0));
+      state.owed_frames = std::min(state.owed_frames, frames_past_target(state, frames));
       const std::size_t dropped = ring.discard(state.owed_frames);
       state.owed_frames -= dropped;
       state.discarded += dropped;

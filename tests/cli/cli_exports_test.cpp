@@ -329,6 +329,23 @@ TEST(IrRate, AFileWithoutARateNamesTheOptionThatGivesIt) {
   EXPECT_EQ(read_sound(dir.path() + "/o.wav").rate_hz, 8000);
 }
 
+// `ir fix --minimum-phase` makes an IR that starts at its first tap, and its OUT says so, as a
+// minimum-phase design's does: read back with --mask it is aligned causally (it was centred,
+// the output (M-1)/2 frames early).
+TEST(IrFix, AMinimumPhaseOutputIsCausalReadBack) {
+  TempDir dir;
+  const std::string lin = dir.path() + "/lin.txt", fixed = dir.path() + "/fixed.txt";
+  halo_ok({"design", "--lowpass", "2k", "--taps", "63", "-o", lin, "-q"});  // "# rate 48000 Hz"
+  halo_ok({"ir", "fix", lin, fixed, "--minimum-phase", "-q"});
+  EXPECT_NE(read_bytes(fixed).find("\n# align causal\n"), std::string::npos) << read_bytes(fixed);
+  write_sound(dir.path() + "/x.wav", random_signal(4000, 31, 0.4f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  halo_ok({"filter", dir.path() + "/x.wav", dir.path() + "/y.wav", "--mask", fixed, "-q"});
+  const Sound x = read_sound(dir.path() + "/x.wav");
+  EXPECT_LE(relative_error(read_sound(dir.path() + "/y.wav").samples,
+                           expected_output(x.samples, 1, {text_taps(fixed)}, Align::causal, false)),
+            1e-6);
+}
+
 TEST(InfoJson, GivesTheFiguresOfTheTextReport) {
   TempDir dir;
   const std::string file = dir.path() + "/a.wav";

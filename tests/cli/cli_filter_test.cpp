@@ -404,13 +404,14 @@ TEST(CliFilter, MinimumPhaseDesignsAreCausalByDefault) {
 // The same design written to a file and read back with --mask: halo's text, JSON, C header and
 // sound files say it starts at its first tap, so it is causal by default too (it was centred,
 // the output some 100 frames early); a .f32 has no room to say so and stays centred, and a
-// conversion by `design --mask` keeps what the file said.
+// conversion by `design --mask` keeps what the file said. The header is named so that its
+// NAME_causal and NAME_rate_hz hold "_causal" twice (min_causal_causal, min_causal_rate_hz).
 TEST(CliFilter, AMinimumPhaseMaskReadBackIsCausalToo) {
   TempDir dir;
   const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 113);
   const std::vector<std::string> spec = {"--lowpass", "2000", "--method", "kaiser", "--taps", "255", "--attenuation",
                                          "60", "--minimum-phase", "--quiet"};
-  for (const std::string name : {"m.wav", "m.txt", "m.json", "m.h", "m.f32"}) {
+  for (const std::string name : {"m.wav", "m.txt", "m.json", "min_causal.h", "m.f32"}) {
     std::vector<std::string> design = {"design", "-o", dir / name};
     design.insert(design.end(), spec.begin(), spec.end());
     halo_ok(design);
@@ -418,7 +419,7 @@ TEST(CliFilter, AMinimumPhaseMaskReadBackIsCausalToo) {
   halo_ok({"design", "--mask", dir / "m.txt", "-o", dir / "converted.json", "--quiet"});
   const std::vector<float> taps = read_sound(dir / "m.wav").samples;
   ASSERT_EQ(taps.size(), 255u);
-  for (const std::string name : {"m.wav", "m.txt", "m.json", "m.h", "converted.json", "m.f32"}) {
+  for (const std::string name : {"m.wav", "m.txt", "m.json", "min_causal.h", "converted.json", "m.f32"}) {
     const bool says_causal = name != "m.f32";
     for (const bool same : {false, true}) {
       std::vector<std::string> filter = {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / name, "--quiet"};
@@ -654,6 +655,19 @@ TEST(CliFilter, AStreamCutShortIsToldFromItsHeader) {
   ASSERT_EQ(aiff.exit_code, 0) << describe({whole}, aiff);
   EXPECT_EQ(aiff.err, "") << "sox's stand-in length is no length";
   EXPECT_EQ(read_sound(dir / "out.wav").frames, 6000);
+
+  // Such a stream kept in a file (ffmpeg's 0xffffffff for the sizes it could not fill in) is
+  // whole: filtered as it is, not refused as truncated.
+  std::string bytes = read_bytes(dir / "in.wav");
+  const std::size_t data = bytes.find("data");
+  ASSERT_NE(data, std::string::npos);
+  for (const std::size_t at : {std::size_t{4}, data + 4}) bytes.replace(at, 4, "\xff\xff\xff\xff");
+  write_bytes(dir / "kept.wav", bytes);
+  const Result kept = halo_ok({"filter", dir / "kept.wav", dir / "out.wav", "--mask", dir / "mask.txt", "-q"});
+  EXPECT_EQ(kept.err, "");
+  out = read_sound(dir / "out.wav");
+  EXPECT_EQ(out.frames, 6000);
+  expect_matches(out, expected_output(wav.samples, 2, {taps}, Align::same, false), "a kept stream");
 }
 
 TEST(CliFilter, StandardOutputToPipesAndFiles) {
