@@ -72,11 +72,16 @@ int sample_bytes(int subtype) {
   }
 }
 
-// A header's data size from this many bytes on is a writer's stand-in for "unknown", not a
-// length: a writer on a pipe cannot go back to fill it in (sox writes 0x7ffff000 in a WAV and
-// a COMM count of 0x7f000000 bytes' worth in an AIFF, ffmpeg 0xffffffff), and the file it made,
-// kept, is whole.
-constexpr long long stand_in_data_bytes = 0x7F000000LL;
+// A writer on a pipe cannot go back to fill in its header's sizes, so it puts a stand-in for
+// "unknown" there, and the file it made, kept, is whole: sox writes 0x7ffff000 in a WAV and a
+// COMM count of 0x7f000000 bytes' worth in an AIFF, ffmpeg 0xffffffff (all ones in a W64).
+// Those are just below 2^31 or 2^32 bytes (2^64 in a W64's 64-bit sizes); any other size is a
+// length, so a file of 2-4 GiB cut short is still found truncated.
+bool stand_in_size(long long bytes, int container) {
+  if (container == SF_FORMAT_W64) return bytes >= (1LL << 62);
+  constexpr long long window = 1LL << 24;  // 16 MiB below each power of two
+  return (bytes >= (1LL << 31) - window && bytes < (1LL << 31)) || (bytes >= (1LL << 32) - window && bytes < (1LL << 32));
+}
 
 // What a WAV or AIFF header read from a pipe declares (libsndfile's info.frames, from the data
 // chunk's size or the COMM count), where it is a length, not a stand-in. -1 else.
@@ -84,7 +89,8 @@ std::int64_t streamed_header_frames(const SF_INFO& info) {
   const int container = info.format & SF_FORMAT_TYPEMASK;
   if (container != SF_FORMAT_WAV && container != SF_FORMAT_WAVEX && container != SF_FORMAT_AIFF) return -1;
   const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
-  if (frame_bytes <= 0 || info.frames <= 0 || info.frames >= stand_in_data_bytes / frame_bytes) return -1;
+  if (frame_bytes <= 0 || info.frames <= 0 || stand_in_size(info.frames * frame_bytes, container)) return -1;
+  if (info.frames * frame_bytes >= (1LL << 32)) return -1;  // more than a 32-bit size holds: not a header's
   return info.frames;
 }
 
@@ -173,21 +179,30 @@ int raw_sample_bytes(int subtype) {
 // the end of the file to what is there and says so only in its log ("data : 352800 (should
 // be 176378)", or AIFF's COMM frame count "not equal to" what its SSND chunk holds), so a
 // truncated file looks whole; the header's own count is taken from that log. A stand-in
-// (stand_in_data_bytes: a WAV that went through a pipe, whole) is no count: what is there is.
+// (stand_in_size: a WAV that went through a pipe, whole) is no count: what is there is.
 std::int64_t header_declared_frames(SNDFILE* file, const SF_INFO& info) {
   std::int64_t declared = info.frames;
   const std::string log = log_of(file);
-  if (log.find("should be") == std::string::npos && log.find("not equal") == std::string::npos) return declared;
   const int container = info.format & SF_FORMAT_TYPEMASK;
+  // A W64's data chunk past the end of the file goes without a word in the log: its size is
+  // read whatever the log says.
+  if (container != SF_FORMAT_W64 && log.find("should be") == std::string::npos &&
+      log.find("not equal") == std::string::npos)
+    return declared;
   const long long frame_bytes = static_cast<long long>(sample_bytes(info.format & SF_FORMAT_SUBMASK)) * info.channels;
   if (container == SF_FORMAT_AIFF) {
     const long long frames = log_number(log, "Frames");
-    if (frame_bytes > 0 && frames >= stand_in_data_bytes / frame_bytes) return declared;
+    if (frame_bytes > 0 && stand_in_size(frames * frame_bytes, container)) return declared;
     return std::max<std::int64_t>(declared, frames);
   }
   long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
-  if (data_bytes >= stand_in_data_bytes) return declared;
-  if (container == SF_FORMAT_W64 && data_bytes >= 24) data_bytes -= 24;  // W64 counts its chunk header
+  if (stand_in_size(data_bytes, container)) return declared;
+  // W64 counts its chunk header (24 bytes) and pads the chunk to 8 bytes: up to 7 bytes past
+  // the frames are padding, not frames missing.
+  if (container == SF_FORMAT_W64 && data_bytes >= 24) {
+    data_bytes -= 24;
+    if (frame_bytes > 0 && data_bytes - declared * frame_bytes < 8) return declared;
+  }
   if (frame_bytes > 0 && data_bytes > 0) declared = std::max<std::int64_t>(declared, data_bytes / frame_bytes);
   return declared;
 }

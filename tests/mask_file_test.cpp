@@ -445,6 +445,19 @@ TEST_F(MaskFile, SoundFileErrors) {
     ASSERT_EQ(back.size(), 1u);
     EXPECT_EQ(back[0].taps, whole.taps) << std::hex << stand_in;
   }
+  // Any other size is a length: a header declaring 3 GiB over 256 bytes of data is truncated,
+  // and so is a W64 (64-bit sizes: only all ones there is a stand-in) declaring 3 GiB.
+  std::string three_gib = bytes;
+  for (int b = 0; b < 4; ++b) three_gib[data + 4 + b] = static_cast<char>((0xC0000000u >> (8 * b)) & 0xff);
+  expect_read_error(write_file("3gib.wav", three_gib), {"3gib.wav: truncated", "only 64"});
+  write_mask(path("whole.w64"), {mask_of(random_taps(64, 20), 48000, "")});
+  std::ifstream w64_in(path("whole.w64"), std::ios::binary);
+  std::string w64((std::istreambuf_iterator<char>(w64_in)), std::istreambuf_iterator<char>());
+  const std::size_t w64_data = w64.rfind("data");  // the data chunk's GUID, then its 64-bit size
+  ASSERT_NE(w64_data, std::string::npos);
+  const std::uint64_t declared = (3ull << 30) + 24;  // W64 counts its 24-byte chunk header
+  for (int b = 0; b < 8; ++b) w64[w64_data + 16 + b] = static_cast<char>((declared >> (8 * b)) & 0xff);
+  expect_read_error(write_file("3gib.w64", w64), {"3gib.w64: truncated", "only 64"});
 
   // A valid WAV with no frames, and one holding a NaN sample.
   SF_INFO info{};
