@@ -97,9 +97,14 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     }
     if (state.owed_frames > 0) {
       // Never more than the pipeline holds past its target: input lost to an overrun since the
-      // debt was counted will never arrive to be dropped.
+      // debt was counted will never arrive to be dropped. And only from what this period does
+      // not need: dropping into it would leave it short, owe again, and drop each block the
+      // worker brings while it catches up one a period (silent all along, where the frames
+      // could play a little late until the backlog gives the surplus to pay with).
       state.owed_frames = std::min(state.owed_frames, frames_past_target(state, frames));
-      const std::size_t dropped = ring.discard(state.owed_frames);
+      const std::size_t ready = ring.readable_frames();
+      const std::size_t spare = ready > frames ? ready - frames : 0;
+      const std::size_t dropped = ring.discard(static_cast<std::size_t>(std::min<std::uint64_t>(state.owed_frames, spare)));
       state.owed_frames -= dropped;
       state.discarded += dropped;
     }

@@ -561,6 +561,44 @@ TEST(Callback, LiveComesBackAfterAnOverloadThatOverranItsInput) {
   for (std::size_t i = from; i < played.size(); ++i) ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
 }
 
+// After a stall of two periods, a worker that catches up only one block a period: each block
+// it brings plays (late) rather than being dropped as owed into the very period it was for,
+// which had left the output silent until the backlog cleared (a review's simulation: 8 silent
+// periods for a 2-period stall). Silent: the two stalled periods only; once the worker has
+// caught up, the surplus pays the debt and the latency is the lead again.
+TEST(Callback, LiveCatchingUpSlowlyPlaysLateRatherThanSilent) {
+  constexpr std::size_t period = 64, lead = 64;
+  FrameRing in(1, 4096), out(1, 4096);
+  CallbackState state;
+  state.input = &in;
+  state.output = &out;
+  state.keep_latency = true;
+  state.initial_lead_frames = lead;
+  out.write_silence(lead);
+  state.rate_hz = 1e12;
+  std::vector<float> source, played, block(period), buffer(period);
+  const auto callback = [&] {
+    for (std::size_t i = 0; i < period; ++i) block[i] = static_cast<float>(source.size() + i + 1);
+    source.insert(source.end(), block.begin(), block.end());
+    run_callback(state, block.data(), buffer.data(), period, false);
+    played.insert(played.end(), buffer.begin(), buffer.end());
+  };
+  const auto worker = [&](std::size_t most) {  // the identity filter, up to `most` frames
+    std::vector<float> frames(std::min(most, in.readable_frames()));
+    out.write(frames.data(), in.read(frames.data(), frames.size()));
+  };
+  for (int p = 0; p < 10; ++p) callback(), worker(4096);
+  callback(), callback();  // the worker away for two periods
+  for (int p = 0; p < 8; ++p) callback(), worker(period);  // back, but one block a period
+  for (int p = 0; p < 20; ++p) callback(), worker(4096);
+  std::size_t silent_periods = 0;
+  for (std::size_t start = lead; start + period <= played.size(); start += period)
+    silent_periods += std::all_of(played.begin() + start, played.begin() + start + period, [](float v) { return v == 0; });
+  EXPECT_EQ(silent_periods, 2u);
+  const std::size_t from = played.size() - 10 * period;  // caught up: the lead again
+  for (std::size_t i = from; i < played.size(); ++i) ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
+}
+
 // PortAudio's JACK host flags an xrun in the callback after it hears of it, often a period or
 // more after the stall that left the ring short: a flag up to flag_delay_periods later makes
 // the underrun the host's; one later than that leaves it halo's own.
