@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <atomic>
 #include <cmath>
 #include <dirent.h>
@@ -523,6 +524,41 @@ TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   EXPECT_TRUE(state.finished.load());
 }
 
+// live's callback alone, period by period: a ramp from 1 as the device's input, what it played,
+// and an identity-filter worker that moves frames from the input ring to the output ring when
+// the test says so. Period and lead 64 frames; no call comes "back to back".
+struct CallbackRig {
+  static constexpr std::size_t period = 64, lead = 64;
+  FrameRing in, out;
+  CallbackState state;
+  std::vector<float> source, played;  // the device's input, and what was played
+  std::vector<float> block = std::vector<float>(period), buffer = std::vector<float>(period);
+
+  explicit CallbackRig(std::size_t input_ring_frames) : in(1, input_ring_frames), out(1, 4096) {
+    state.input = &in;
+    state.output = &out;
+    state.keep_latency = true;
+    state.initial_lead_frames = lead;
+    out.write_silence(lead);
+    state.rate_hz = 1e12;
+  }
+  void callback() {
+    for (std::size_t i = 0; i < period; ++i) block[i] = static_cast<float>(source.size() + i + 1);
+    source.insert(source.end(), block.begin(), block.end());
+    run_callback(state, block.data(), buffer.data(), period, false);
+    played.insert(played.end(), buffer.begin(), buffer.end());
+  }
+  void worker(std::size_t most = SIZE_MAX) {  // up to `most` frames of what waits
+    std::vector<float> frames(std::min(most, in.readable_frames()));
+    out.write(frames.data(), in.read(frames.data(), frames.size()));
+  }
+  // The last `periods` periods played are the input, one lead later, every frame.
+  void expect_input_a_lead_later(std::size_t periods) const {
+    for (std::size_t i = played.size() - periods * period; i < played.size(); ++i)
+      ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
+  }
+};
+
 // live after an overload long enough to overrun its input ring: the worker away for 40
 // periods, the input ring (256 frames) full after 4. The debt for the frames played short was
 // summed, and input dropped for want of room never came out to pay it: every block the worker
@@ -530,35 +566,13 @@ TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
 // CPU overload). Now, a few periods after the worker is back, the output is the input again,
 // one lead (64 frames) later, as before the overload.
 TEST(Callback, LiveComesBackAfterAnOverloadThatOverranItsInput) {
-  constexpr std::size_t period = 64, lead = 64;
-  FrameRing in(1, 256), out(1, 4096);
-  CallbackState state;
-  state.input = &in;
-  state.output = &out;
-  state.keep_latency = true;
-  state.initial_lead_frames = lead;
-  out.write_silence(lead);
-  state.rate_hz = 1e12;  // no call here comes "back to back"
-  std::vector<float> source, played;  // the device's input (a ramp from 1), and what was played
-  std::vector<float> block(period), buffer(period);
-  const auto callback = [&] {
-    for (std::size_t i = 0; i < period; ++i) block[i] = static_cast<float>(source.size() + i + 1);
-    source.insert(source.end(), block.begin(), block.end());
-    run_callback(state, block.data(), buffer.data(), period, false);
-    played.insert(played.end(), buffer.begin(), buffer.end());
-  };
-  const auto worker = [&] {  // the identity filter: every frame waiting, input ring to output ring
-    std::vector<float> frames(in.readable_frames());
-    out.write(frames.data(), in.read(frames.data(), frames.size()));
-  };
-  for (int p = 0; p < 20; ++p) callback(), worker();
-  for (int p = 0; p < 40; ++p) callback();  // the worker away: the input ring overruns
-  EXPECT_GT(state.overruns.load(), 30u);
-  EXPECT_GT(state.underruns.load(), 30u);
-  for (int p = 0; p < 40; ++p) callback(), worker();
-  // The last 20 periods: the input, a lead later, every frame.
-  const std::size_t from = played.size() - 20 * period;
-  for (std::size_t i = from; i < played.size(); ++i) ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
+  CallbackRig rig(256);
+  for (int p = 0; p < 20; ++p) rig.callback(), rig.worker();
+  for (int p = 0; p < 40; ++p) rig.callback();  // the worker away: the input ring overruns
+  EXPECT_GT(rig.state.overruns.load(), 30u);
+  EXPECT_GT(rig.state.underruns.load(), 30u);
+  for (int p = 0; p < 40; ++p) rig.callback(), rig.worker();
+  rig.expect_input_a_lead_later(20);
 }
 
 // After a stall of two periods, a worker that catches up only one block a period: each block
@@ -567,36 +581,18 @@ TEST(Callback, LiveComesBackAfterAnOverloadThatOverranItsInput) {
 // periods for a 2-period stall). Silent: the two stalled periods only; once the worker has
 // caught up, the surplus pays the debt and the latency is the lead again.
 TEST(Callback, LiveCatchingUpSlowlyPlaysLateRatherThanSilent) {
-  constexpr std::size_t period = 64, lead = 64;
-  FrameRing in(1, 4096), out(1, 4096);
-  CallbackState state;
-  state.input = &in;
-  state.output = &out;
-  state.keep_latency = true;
-  state.initial_lead_frames = lead;
-  out.write_silence(lead);
-  state.rate_hz = 1e12;
-  std::vector<float> source, played, block(period), buffer(period);
-  const auto callback = [&] {
-    for (std::size_t i = 0; i < period; ++i) block[i] = static_cast<float>(source.size() + i + 1);
-    source.insert(source.end(), block.begin(), block.end());
-    run_callback(state, block.data(), buffer.data(), period, false);
-    played.insert(played.end(), buffer.begin(), buffer.end());
-  };
-  const auto worker = [&](std::size_t most) {  // the identity filter, up to `most` frames
-    std::vector<float> frames(std::min(most, in.readable_frames()));
-    out.write(frames.data(), in.read(frames.data(), frames.size()));
-  };
-  for (int p = 0; p < 10; ++p) callback(), worker(4096);
-  callback(), callback();  // the worker away for two periods
-  for (int p = 0; p < 8; ++p) callback(), worker(period);  // back, but one block a period
-  for (int p = 0; p < 20; ++p) callback(), worker(4096);
+  CallbackRig rig(4096);
+  constexpr std::size_t period = CallbackRig::period;
+  for (int p = 0; p < 10; ++p) rig.callback(), rig.worker();
+  rig.callback(), rig.callback();  // the worker away for two periods
+  for (int p = 0; p < 8; ++p) rig.callback(), rig.worker(period);  // back, but one block a period
+  for (int p = 0; p < 20; ++p) rig.callback(), rig.worker();
   std::size_t silent_periods = 0;
-  for (std::size_t start = lead; start + period <= played.size(); start += period)
-    silent_periods += std::all_of(played.begin() + start, played.begin() + start + period, [](float v) { return v == 0; });
+  for (std::size_t start = CallbackRig::lead; start + period <= rig.played.size(); start += period)
+    silent_periods += std::all_of(rig.played.begin() + start, rig.played.begin() + start + period,
+                                  [](float v) { return v == 0; });
   EXPECT_EQ(silent_periods, 2u);
-  const std::size_t from = played.size() - 10 * period;  // caught up: the lead again
-  for (std::size_t i = from; i < played.size(); ++i) ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
+  rig.expect_input_a_lead_later(10);  // caught up: the lead again
 }
 
 // PortAudio's JACK host flags an xrun in the callback after it hears of it, often a period or
