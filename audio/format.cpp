@@ -180,18 +180,8 @@ namespace halo::audio {
 
 bool wav_may_outgrow(const Format& format) {
   if (format.frames < 0) return true;
-  std::uint64_t sample_bytes = 8;  // the widest WAV sample: double
-  switch (format.subtype & SF_FORMAT_SUBMASK) {
-    case SF_FORMAT_PCM_S8:
-    case SF_FORMAT_PCM_U8:
-    case SF_FORMAT_ULAW:
-    case SF_FORMAT_ALAW: sample_bytes = 1; break;
-    case SF_FORMAT_PCM_16: sample_bytes = 2; break;
-    case SF_FORMAT_PCM_24: sample_bytes = 3; break;
-    case SF_FORMAT_PCM_32:
-    case SF_FORMAT_FLOAT: sample_bytes = 4; break;
-    default: break;
-  }
+  const int fixed = fixed_sample_bytes(format.subtype);
+  const std::uint64_t sample_bytes = fixed > 0 ? static_cast<std::uint64_t>(fixed) : 8;  // else the widest: double
   constexpr std::uint64_t riff_limit = 0xFFFFFFFFull;  // the RIFF size field: file length - 8
   constexpr std::uint64_t header_bytes = 1 << 16;      // fmt, fact, strings (metadata copied over)
   const std::uint64_t data_bytes =
@@ -239,6 +229,17 @@ void check_output_name(const std::string& path, int container) {
   if (by_extension != 0 && container != 0 && by_extension != container)
     throw Error(path + ": --type " + container_name(container) + " contradicts the name's " + extension + " (" +
                 container_name(by_extension) + "); drop --type or rename OUT");
+}
+
+int fixed_sample_bytes(int subtype) {
+  switch (subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8: case SF_FORMAT_PCM_U8: case SF_FORMAT_ULAW: case SF_FORMAT_ALAW: return 1;
+    case SF_FORMAT_PCM_16: return 2;
+    case SF_FORMAT_PCM_24: return 3;
+    case SF_FORMAT_PCM_32: case SF_FORMAT_FLOAT: return 4;
+    case SF_FORMAT_DOUBLE: return 8;
+    default: return 0;
+  }
 }
 
 }  // namespace halo::audio

@@ -25,6 +25,9 @@ struct RawInput {
 
 std::string container_name(int container);  // "WAV", "FLAC", ...
 std::string subtype_name(int subtype);      // "pcm16", "float", "vorbis", ...
+// Bytes of one sample of a fixed-width subtype (pcm8 .. double, u-law, A-law); 0 for the
+// compressed ones, whose size says nothing of their frames.
+int fixed_sample_bytes(int subtype);
 
 // A file name's extension, lower case, without the dot; "" when it has none.
 std::string lower_extension(const std::string& path);

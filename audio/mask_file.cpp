@@ -26,8 +26,8 @@
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/format.hpp"
+#include "audio/header_length.hpp"
 #include "audio/mask_json_header.hpp"
-#include "audio/reader.hpp"
 #include "audio/sndfile_handle.hpp"
 
 namespace halo::audio {
@@ -303,18 +303,25 @@ MaskSet parse_raw_f32(const std::string& path, const std::string& bytes) {
 // The comment string a sound mask that starts at its first tap carries (Mask::causal).
 constexpr const char* causal_sound_comment = "halo mask: align causal";
 
-// The masks of an open sound file, one per channel: read_sound opens a path, parse_sound bytes.
-MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info) {
+// The masks of an open sound file, one per channel: read_sound opens a path, parse_sound bytes
+// (`on_disk`: whether `path` names the file itself, where its header may be read again).
+MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info, bool on_disk) {
   if (info.channels < 1) throw Error(path + ": no channels");
   const char* comment = sf_get_string(file, SF_STR_COMMENT);
   const bool causal = comment != nullptr && std::strcmp(comment, causal_sound_comment) == 0;
 
-  // Read to the end rather than trusting info.frames: some codecs only estimate it.
+  // Read to the end rather than trusting info.frames: some codecs only estimate it. (A cut SDS
+  // is the other way round: libsndfile counts frames past its end; length.present stops there.)
+  const HeaderLength length = info.seekable ? header_length(file, info, on_disk ? path : std::string()) : HeaderLength{};
   const sf_count_t block_frames = 4096;
   std::vector<float> block(static_cast<std::size_t>(block_frames) * info.channels);
   std::vector<float> interleaved;
   for (;;) {
-    const sf_count_t frames = sf_readf_float(file, block.data(), block_frames);
+    sf_count_t wanted = block_frames;
+    if (length.present >= 0)
+      wanted = std::min<sf_count_t>(wanted, length.present - static_cast<sf_count_t>(interleaved.size() / info.channels));
+    if (wanted <= 0) break;
+    const sf_count_t frames = sf_readf_float(file, block.data(), wanted);
     if (frames <= 0) break;
     if (interleaved.size() / info.channels + static_cast<std::size_t>(frames) > max_mask_taps)
       throw Error(path + ": longer than " + std::to_string(max_mask_taps) + " frames, the most a mask holds");
@@ -327,8 +334,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   const std::size_t frames = interleaved.size() / channels;
   // A file cut short would filter with a response cut short (a reverb's tail gone): refused as
   // a truncated IN is, naming both counts.
-  if (const std::int64_t declared = header_declared_frames(file, info);
-      info.seekable && declared > static_cast<std::int64_t>(frames))
+  if (const std::int64_t declared = length.declared; info.seekable && declared > static_cast<std::int64_t>(frames))
     throw Error(path + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
                 std::to_string(frames) + " could be read (a mask or impulse response must be whole)");
   MaskSet masks(channels);
@@ -357,7 +363,7 @@ MaskSet read_sound(const std::string& path) {
   SF_INFO info{};
   SndfileHandle file(sf_open(path.c_str(), SFM_READ, &info));
   if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
-  return decode_sound(path, file.get(), info);
+  return decode_sound(path, file.get(), info, true);
 }
 
 // Bytes in memory as a read-only libsndfile virtual file.
@@ -390,7 +396,7 @@ MaskSet parse_sound(const std::string& path, const std::string& bytes) {
   SF_INFO info{};
   SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
   if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
-  return decode_sound(path, file.get(), info);
+  return decode_sound(path, file.get(), info, false);
 }
 
 // ---------------------------------------------------------------- writing

@@ -10,11 +10,6 @@
 
 namespace halo::audio {
 
-// The frames a seekable sound file's header declares, which a truncated file does not hold:
-// libsndfile trims a data chunk that runs past the end of the file to what is there and says so
-// only in its log. For Reader, and for mask and impulse-response files.
-std::int64_t header_declared_frames(SNDFILE* file, const SF_INFO& info);
-
 // Reads any file libsndfile reads ("-" = standard input) in chunks of interleaved float
 // frames, normalised to [-1, 1) for integer subtypes (pcm16: v / 32768).
 class Reader {
@@ -58,6 +53,9 @@ class Reader {
   bool stop_at_damage_ = false;
   std::string damage_;  // libsndfile's message for the error that ended reading early
   std::size_t partial_frame_bytes_ = 0;
+  // The frames still to read where libsndfile counts more than the file holds (HeaderLength::
+  // present: a cut SDS); -1 where its own end of file is the end.
+  std::int64_t frames_left_ = -1;
   SndfileHandle file_;
 };
 

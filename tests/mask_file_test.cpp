@@ -458,6 +458,12 @@ TEST_F(MaskFile, SoundFileErrors) {
   const std::uint64_t declared = (3ull << 30) + 24;  // W64 counts its 24-byte chunk header
   for (int b = 0; b < 8; ++b) w64[w64_data + 16 + b] = static_cast<char>((declared >> (8 * b)) & 0xff);
   expect_read_error(write_file("3gib.w64", w64), {"3gib.w64: truncated", "only 64"});
+  // An RF64 keeps its sizes in its ds64 chunk ("data" says 0xFFFFFFFF): cut, it is found by those.
+  write_mask(path("whole.rf64"), {mask_of(random_taps(1000, 21), 48000, "")});
+  std::ifstream rf64_in(path("whole.rf64"), std::ios::binary);
+  const std::string rf64((std::istreambuf_iterator<char>(rf64_in)), std::istreambuf_iterator<char>());
+  expect_read_error(write_file("cut.rf64", rf64.substr(0, rf64.size() - 400 * 4)),
+                    {"cut.rf64: truncated", "declares 1000 frames", "only 600"});
 
   // A valid WAV with no frames, and one holding a NaN sample.
   SF_INFO info{};

@@ -8,6 +8,7 @@
 #include <sndfile.h>
 #include <unistd.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,12 @@ namespace halo::test {
 namespace {
 
 constexpr std::size_t declared = 48000;
-constexpr int channels = 2;
 
 struct Container {
   const char* extension;
   int format;
+  int channels = 2;
+  int rate_hz = 48000;
 };
 
 class TruncatedInput : public testing::TestWithParam<Container> {};
@@ -30,7 +32,8 @@ TEST_P(TruncatedInput, FailsNamingBothCountsUnlessAccepted) {
   const Container container = GetParam();
   TempDir dir;
   const std::string input = dir / (std::string("cut.") + container.extension);
-  write_sound(input, random_signal(declared * channels, 5, 0.4f), channels, 48000, container.format);
+  write_sound(input, random_signal(declared * container.channels, 5, 0.4f), container.channels, container.rate_hz,
+              container.format);
   struct stat status {};
   ASSERT_EQ(stat(input.c_str(), &status), 0);
   ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);
@@ -59,11 +62,18 @@ TEST_P(TruncatedInput, FailsNamingBothCountsUnlessAccepted) {
       << info.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput,
-                         testing::Values(Container{"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},
-                                         Container{"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16},
-                                         Container{"au", SF_FORMAT_AU | SF_FORMAT_FLOAT},
-                                         Container{"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24}),
+// Every container whose header declares a length (libsndfile says so in its log, or for NIST
+// not even there): IRCAM, PAF and XI headers carry none, so a cut one is what is there.
+const Container declaring_containers[] = {
+    {"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},      {"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16},
+    {"au", SF_FORMAT_AU | SF_FORMAT_FLOAT},         {"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24},
+    {"rf64", SF_FORMAT_RF64 | SF_FORMAT_FLOAT},     {"nist", SF_FORMAT_NIST | SF_FORMAT_PCM_16},
+    {"mat4", SF_FORMAT_MAT4 | SF_FORMAT_PCM_16},    {"mat5", SF_FORMAT_MAT5 | SF_FORMAT_FLOAT},
+    {"voc", SF_FORMAT_VOC | SF_FORMAT_PCM_16},      {"avr", SF_FORMAT_AVR | SF_FORMAT_PCM_16},
+    {"mpc2k", SF_FORMAT_MPC2K | SF_FORMAT_PCM_16},  {"wve", SF_FORMAT_WVE | SF_FORMAT_ALAW, 1, 8000},
+};
+
+INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput, testing::ValuesIn(declaring_containers),
                          [](const testing::TestParamInfo<Container>& info) { return std::string(info.param.extension); });
 
 // A FLAC cut mid-stream does not read short: libsndfile's decoder loses sync and reports an
@@ -73,6 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput,
 TEST(TruncatedInput, ACutFlacFiltersTheFramesBeforeTheDamage) {
   TempDir dir;
   const std::size_t frames = 4 * declared;
+  constexpr int channels = 2;
   write_sound(dir / "whole.flac", random_signal(frames * channels, 8, 0.4f), channels, 48000,
               SF_FORMAT_FLAC | SF_FORMAT_PCM_24);
   const Sound whole = read_sound(dir / "whole.flac");
@@ -104,24 +115,60 @@ TEST(TruncatedInput, ACutFlacFiltersTheFramesBeforeTheDamage) {
   EXPECT_NE(info.out.find("damaged:"), std::string::npos) << info.out;
 }
 
+// A cut SDS goes the other way: libsndfile counts the header's frames and, past the end of
+// the file, reads the last block's again. halo stops where the blocks end: refused without
+// --accept-short; with it, the frames there, each the whole file's own (an identity mask,
+// float out), and as many as the 127-byte blocks of 40 samples left in the file hold.
+TEST(TruncatedInput, ACutSdsEndsWhereItsBlocksEnd) {
+  TempDir dir;
+  write_sound(dir / "whole.sds", random_signal(declared, 9, 0.4f), 1, 48000, SF_FORMAT_SDS | SF_FORMAT_PCM_16);
+  const Sound whole = read_sound(dir / "whole.sds");
+  ASSERT_EQ(whole.frames, static_cast<std::int64_t>(declared));
+  struct stat status {};
+  ASSERT_EQ(stat((dir / "whole.sds").c_str(), &status), 0);
+  const off_t cut_bytes = status.st_size / 2;
+  ASSERT_EQ(run({"/bin/sh", "-c",
+                 "head -c " + std::to_string(cut_bytes) + " '" + dir / "whole.sds" + "' > '" + dir / "cut.sds" + "'"})
+                .exit_code,
+            0);
+  write_mask_text(dir / "one.txt", {{1.0f}});
+
+  const DirectorySnapshot before(dir.path());
+  const auto args = halo_args({"filter", dir / "cut.sds", dir / "out.wav", "--mask", dir / "one.txt"});
+  const Result failed = run(args);
+  expect_one_line_failure(failed, 1, "declares " + std::to_string(declared) + " frames", before, describe(args, failed));
+
+  const auto accepted_args = halo_args({"filter", dir / "cut.sds", dir / "out.wav", "--mask", dir / "one.txt",
+                                        "--subtype", "float", "--accept-short", "-q"});
+  const Result accepted = run(accepted_args);
+  ASSERT_EQ(accepted.exit_code, 0) << describe(accepted_args, accepted);
+  const Sound out = read_sound(dir / "out.wav");
+  const std::int64_t blocks_there = (cut_bytes - 21) / 127;  // a 21-byte dump header, then 127-byte packets
+  EXPECT_GE(out.frames, (blocks_there - 1) * 40);
+  EXPECT_LE(out.frames, (blocks_there + 1) * 40);
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < out.samples.size(); ++i) differing += out.samples[i] != whole.samples[i];
+  EXPECT_EQ(differing, 0u) << "the frames there are the whole file's";
+}
+
 // sox, the oracle, agrees that the cut WAV is short ("Premature EOF"), and a whole file of
 // every container passes without a word about its length.
 TEST(TruncatedInput, SoxAgreesAndWholeFilesPass) {
   TempDir dir;
-  for (const Container container : {Container{"wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},
-                                    Container{"aiff", SF_FORMAT_AIFF | SF_FORMAT_PCM_16},
-                                    Container{"au", SF_FORMAT_AU | SF_FORMAT_FLOAT},
-                                    Container{"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24},
-                                    Container{"flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16}}) {
+  std::vector<Container> containers(std::begin(declaring_containers), std::end(declaring_containers));
+  containers.push_back({"flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16});
+  containers.push_back({"sds", SF_FORMAT_SDS | SF_FORMAT_PCM_16, 1});
+  for (const Container container : containers) {
     const std::string input = dir / (std::string("whole.") + container.extension);
-    write_sound(input, random_signal(declared * channels, 6, 0.4f), channels, 48000, container.format);
+    write_sound(input, random_signal(declared * container.channels, 6, 0.4f), container.channels, container.rate_hz,
+                container.format);
     const Result whole = halo({"filter", input, dir / "out.wav", "--lowpass", "2k", "-q"});
     EXPECT_EQ(whole.exit_code, 0) << input << "\n" << whole.err;
     EXPECT_EQ(whole.err.find("truncated"), std::string::npos) << whole.err;
   }
   if (access("/usr/bin/sox", X_OK) != 0) GTEST_SKIP() << "sox is not installed";
   const std::string input = dir / "cut.wav";
-  write_sound(input, random_signal(declared * channels, 7, 0.4f), channels, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  write_sound(input, random_signal(declared * 2, 7, 0.4f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
   struct stat status {};
   ASSERT_EQ(stat(input.c_str(), &status), 0);
   ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);

@@ -1,0 +1,122 @@
+#include "audio/header_length.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "audio/format.hpp"
+#include "audio/sndfile_log.hpp"
+
+namespace halo::audio {
+namespace {
+
+// A writer on a pipe cannot go back to fill in its header's sizes, so it puts a stand-in for
+// "unknown" there, and the file it made, kept, is whole: sox writes 0x7ffff000 in a WAV and a
+// COMM count of 0x7f000000 bytes' worth in an AIFF, ffmpeg 0xffffffff (all ones in a W64 or an
+// RF64's 64-bit sizes). Those are just below 2^31 or 2^32 bytes (2^64 in 64-bit sizes); any
+// other size is a length, so a file of 2-4 GiB cut short is still found truncated.
+bool stand_in_size(long long bytes, int container) {
+  if (container == SF_FORMAT_W64 || container == SF_FORMAT_RF64) return bytes >= (1LL << 62);
+  constexpr long long window = 1LL << 24;  // 16 MiB below each power of two
+  return (bytes >= (1LL << 31) - window && bytes < (1LL << 31)) || (bytes >= (1LL << 32) - window && bytes < (1LL << 32));
+}
+
+// A NIST SPHERE header is text ("sample_count -i 48000" among its lines, up to "end_head"),
+// which libsndfile reads without logging its count.
+long long nist_sample_count(const std::string& path) {
+  struct stat status {};
+  if (path.empty() || stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return -1;
+  std::ifstream file(path, std::ios::binary);
+  std::string header(4096, '\0');
+  file.read(header.data(), static_cast<std::streamsize>(header.size()));
+  header.resize(static_cast<std::size_t>(file.gcount()));
+  header = header.substr(0, header.find("end_head"));
+  const std::size_t key = header.find("\nsample_count -i ");
+  return key == std::string::npos ? -1 : std::strtoll(header.c_str() + key + 17, nullptr, 10);
+}
+
+// The data bytes a WAV, AU or W64 header declares where libsndfile's log says they run past
+// the end of the file ("data : 352800 (should be 176378)"); a W64's goes without a word in the
+// log, so its size is read whatever the log says.
+long long riff_like_data_bytes(const std::string& log, int container, long long declared_frames, long long frame_bytes) {
+  long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
+  if (container == SF_FORMAT_W64 && data_bytes >= 24) {
+    // W64 counts its chunk header (24 bytes) and pads the chunk to 8 bytes: up to 7 bytes past
+    // the frames are padding, not frames missing.
+    data_bytes -= 24;
+    if (frame_bytes > 0 && data_bytes - declared_frames * frame_bytes < 8) return -1;
+  }
+  return data_bytes;
+}
+
+}  // namespace
+
+HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string& path) {
+  HeaderLength length;
+  length.declared = info.frames;
+  const std::string log = log_of(file);
+  const int container = info.format & SF_FORMAT_TYPEMASK;
+  const long long frame_bytes = static_cast<long long>(fixed_sample_bytes(info.format)) * info.channels;
+  const bool cut = log.find("should be") != std::string::npos || log.find("not equal") != std::string::npos ||
+                   log.find("truncated") != std::string::npos;
+  // The header's count, as frames or as data bytes (-1: none beyond libsndfile's own).
+  long long frames = -1;
+  long long data_bytes = -1;
+  switch (container) {
+    case SF_FORMAT_WAV:
+    case SF_FORMAT_WAVEX:
+    case SF_FORMAT_AU:
+      if (cut) data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes);
+      break;
+    case SF_FORMAT_W64: data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes); break;
+    case SF_FORMAT_RF64: data_bytes = log_number(log, "Data size"); break;  // the ds64 chunk's
+    case SF_FORMAT_AIFF:
+      if (cut) {
+        frames = log_number(log, "Frames");
+        if (frame_bytes > 0 && stand_in_size(frames * frame_bytes, container)) frames = -1;
+      }
+      break;
+    case SF_FORMAT_AVR:
+    case SF_FORMAT_MPC2K: frames = log_number(log, "Frames"); break;
+    case SF_FORMAT_MAT4:
+    case SF_FORMAT_MAT5: frames = log_number(log, "Cols"); break;  // the last matrix's: the samples, a row a channel
+    case SF_FORMAT_NIST: frames = nist_sample_count(path); break;
+    case SF_FORMAT_VOC:  // the sound block's size, with its own header's bytes
+      if (cut) {
+        if (const long long extended = log_number(log, "Extended II"); extended > 12) data_bytes = extended - 12;
+        else if (const long long sound = log_number(log, "Sound Data"); sound > 2) data_bytes = sound - 2;
+      }
+      break;
+    case SF_FORMAT_WVE:  // "Data length 48000 should be 23984": bytes
+      if (const std::size_t at = log.find("Data length "); at != std::string::npos && cut)
+        data_bytes = std::strtoll(log.c_str() + at + 12, nullptr, 10);
+      break;
+    case SF_FORMAT_SDS:  // libsndfile counts the header's frames; its log, the blocks begun
+      if (const long long begun = log_number(log, "Frames"); begun >= 0 && begun < info.frames) {
+        // Only whole blocks are there: a 21-byte dump header, then packets of 127 bytes.
+        const long long file_bytes = log_number(log, "Length");
+        const long long per_block = log_number(log, "Samples/Block");
+        const long long whole = file_bytes > 21 && per_block > 0 ? (file_bytes - 21) / 127 * per_block : begun;
+        length.present = std::min(begun, whole);
+      }
+      break;
+    default: break;
+  }
+  if (data_bytes > 0 && !stand_in_size(data_bytes, container) && frame_bytes > 0) frames = data_bytes / frame_bytes;
+  if (frames > 0) length.declared = std::max<std::int64_t>(length.declared, frames);
+  return length;
+}
+
+std::int64_t streamed_header_frames(const SF_INFO& info) {
+  const int container = info.format & SF_FORMAT_TYPEMASK;
+  if (container != SF_FORMAT_WAV && container != SF_FORMAT_WAVEX && container != SF_FORMAT_AIFF) return -1;
+  const long long frame_bytes = static_cast<long long>(fixed_sample_bytes(info.format)) * info.channels;
+  if (frame_bytes <= 0 || info.frames <= 0 || stand_in_size(info.frames * frame_bytes, container)) return -1;
+  if (info.frames * frame_bytes >= (1LL << 32)) return -1;  // more than a 32-bit size holds: not a header's
+  return info.frames;
+}
+
+}  // namespace halo::audio

@@ -1,0 +1,18 @@
+#pragma once
+#include <sndfile.h>
+
+#include <string>
+
+namespace halo::audio {
+
+// libsndfile's log of an open file, or (null) of the last open that failed. The log is where
+// libsndfile says what a header holds that it then overrides (a data size past the end of the
+// file, a rate of 0), which its API does not tell.
+std::string log_of(SNDFILE* file);
+
+// The number after "KEY :" in the log, at the start of a line or after a blank within one
+// (libsndfile puts two fields on a line for some containers: "Rows : 2    Cols : 48000"); KEY in
+// any case. The last such number in the log, -1 when none.
+long long log_number(const std::string& log, const std::string& key);
+
+}  // namespace halo::audio
