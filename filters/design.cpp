@@ -165,9 +165,9 @@ Mask mask_of(const std::vector<double>& taps, const Spec& resolved, const std::s
   return mask;
 }
 
-Designed design_to_spec(const Spec& spec) {
+Designed design_to_spec(const Spec& spec, const SearchObserver& observer) {
   validate(spec);
-  if (spec.taps == 0 && spec.method != Method::window) return shortest_design(spec);
+  if (spec.taps == 0 && spec.method != Method::window) return shortest_design(spec, observer);
   Spec resolved = spec;
   std::string how;
   if (spec.method == Method::window) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "filters/mask.hpp"
@@ -29,6 +30,15 @@ struct Designed {
   Spec spec;
 };
 
+// What the shortest-mask search (taps == 0) tells as it goes, one length measured at a time: a
+// remez search of thousands of taps takes a minute, which a user should see moving.
+struct SearchStep {
+  Method method;
+  int taps;
+  bool met;  // the design at this length meets the goals
+};
+using SearchObserver = std::function<void(const SearchStep&)>;
+
 // Validates, then designs by spec.method; double precision inside, float on the way out.
 // - window: as scipy.signal.firwin(numtaps, cutoff, window, pass_zero, scale=True, fs=rate).
 //   When taps == 0 the length and beta come from kaiser_order as they are (no search) and a
@@ -40,7 +50,8 @@ struct Designed {
 //   and ripple_db on the bands (shortest_design.cpp); filters::Error naming the spec when no
 //   length up to the method's max_search_taps_* does.
 // minimum_phase: then the minimum-phase mask of the same length and magnitude.
-Designed design_to_spec(const Spec& spec);
+// `observer`, where given, hears each length the search measures.
+Designed design_to_spec(const Spec& spec, const SearchObserver& observer = {});
 
 // design_to_spec(spec).mask.
 Mask design(const Spec& spec);

@@ -31,6 +31,7 @@ Mask mask_of(const std::vector<double>& taps, const Spec& resolved, const std::s
 
 // The shortest mask that meets the spec's goals (taps == 0, method not window), by method or
 // across kaiser, remez and firls (shortest_design.cpp).
-Designed shortest_design(const Spec& spec);
+// `observer` (may be empty) hears each length measured.
+Designed shortest_design(const Spec& spec, const SearchObserver& observer);
 
 }  // namespace halo::filters

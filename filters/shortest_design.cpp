@@ -88,7 +88,8 @@ constexpr int scan_limit_taps = 2048;
 // Searches one method's lengths in [1, max_taps].
 class Search {
  public:
-  Search(const Spec& spec, Method method, int max_taps) : spec_(spec), method_(method), max_taps_(max_taps) {
+  Search(const Spec& spec, Method method, int max_taps, const SearchObserver& observer)
+      : spec_(spec), method_(method), max_taps_(max_taps), observer_(observer) {
     // firls designs odd lengths; a mask that passes Nyquist needs one.
     const bool nyquist = spec.band == Band::multiband
                              ? spec.bands.back().high_hz >= spec.rate_hz / 2 && spec.bands.back().gain > 0
@@ -188,24 +189,23 @@ class Search {
     if (found_.count(taps)) return true;
     if (failed_.count(taps)) return false;
     const Spec s = at_length(taps);
+    bool met = false;
     try {
       const Designed designed{mask_of(coefficients_of(s), s, ""), s};
-      if (!measure(designed.mask, s).met) {
-        failed_.insert(taps);
-        return false;
-      }
-      found_.emplace(taps, designed);
-      return true;
+      met = measure(designed.mask, s).met;
+      if (met) found_.emplace(taps, designed);
     } catch (const Error& e) {  // remez that does not converge, firls singular: this length fails
       failure_ = e.what();
-      failed_.insert(taps);
-      return false;
     }
+    if (!met) failed_.insert(taps);
+    if (observer_) observer_({method_, taps, met});
+    return met;
   }
 
   Spec spec_;
   Method method_;
   int max_taps_;
+  const SearchObserver& observer_;
   bool odd_only_ = false;
   std::map<int, Designed> found_;  // the designs that met, by length
   std::set<int> failed_;           // the lengths tried that did not
@@ -231,7 +231,7 @@ std::string goals_text(const Spec& spec) {
 
 }  // namespace
 
-Designed shortest_design(const Spec& spec) {
+Designed shortest_design(const Spec& spec, const SearchObserver& observer) {
   std::vector<Method> methods;
   if (spec.method == Method::automatic) {
     // remez first: usually the shortest, so that it caps the others' searches.
@@ -247,7 +247,7 @@ Designed shortest_design(const Spec& spec) {
     limit = std::max(limit, max_taps_of(method));
     const int cap = best ? std::min(max_taps_of(method), best->spec.taps - 1) : max_taps_of(method);
     if (cap < 1) continue;
-    Search search(spec, method, cap);
+    Search search(spec, method, cap, observer);
     std::optional<Designed> found = search.run();
     if (!search.failure().empty()) failure = search.failure();
     if (found) best = std::move(found);

@@ -14,6 +14,7 @@
 #include "filters/resample.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
+#include "src/cli/search_status.hpp"
 
 namespace halo::cli {
 
@@ -149,6 +150,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     throw UsageError("no mask: give --lowpass, --highpass, --bandpass, --bandstop, --bands, --mask or --ir");
 
   MaskSource source;
+  source.quiet = parsed.count("quiet") > 0;
   const std::string value = parsed[chosen].as<std::string>();
   if (chosen == "mask" || chosen == "ir") {
     for (const char* design_option : {"taps", "transition", "attenuation", "window", "method", "ripple", "minimum-phase"})
@@ -259,7 +261,8 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
 
 filters::Designed design_for(MaskSource source, double rate_hz) {
   source.spec.rate_hz = rate_hz;
-  return flags_for(source.spec.band, [&] { return filters::design_to_spec(source.spec); });
+  SearchStatus status(!source.quiet);
+  return flags_for(source.spec.band, [&] { return filters::design_to_spec(source.spec, status.observer()); });
 }
 
 std::string describe_masks(const filters::MaskSet& masks) {

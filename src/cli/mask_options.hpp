@@ -29,6 +29,8 @@ struct MaskSource {
   bool every_mask_rate = false;
   // design converts: the rate wanted is --rate's, not the audio's (the messages say which).
   bool rate_from_option = false;
+  // --quiet: no status line while a shortest-mask search runs (SearchStatus).
+  bool quiet = false;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 

@@ -2,6 +2,7 @@
 // printed and JSON report against a response computed plainly here from the written taps,
 // exit 3 for a spec not met, -q, and bad specs refused with one line and nothing written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -109,6 +110,28 @@ TEST(DesignCli, QuietPrintsNothing) {
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(run.err, "");
   EXPECT_EQ(text_taps(dir / "m.txt").size(), 101u);
+}
+
+// A search that runs for seconds says where it is on a terminal (script(1) gives halo one):
+// a status line naming the method and a length measured, erased before the report; with -q,
+// or with stderr not a terminal (every other test here), no such line.
+TEST(DesignCli, ALongSearchShowsWhereItIsOnATerminal) {
+  if (access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "script(1) is not installed";
+  TempDir dir;
+  const std::string design = std::string("'") + HALO_BINARY + "' design --lowpass 4k --transition 120 --attenuation 80" +
+                             " --method remez -o '" + dir / "m.txt" + "'";
+  const Result shown = run({"/usr/bin/script", "-qec", design, "/dev/null"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out << shown.err;
+  EXPECT_NE(shown.out.find("\rhalo: searching remez: "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" taps meets"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("lengths, "), std::string::npos) << shown.out;
+  const Result quiet = run({"/usr/bin/script", "-qec", design + " -q", "/dev/null"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
+  EXPECT_EQ(quiet.out.find("searching"), std::string::npos) << quiet.out;
+  const Result piped = halo({"design", "--lowpass", "4k", "--transition", "120", "--attenuation", "80", "--method",
+                             "remez", "-o", dir / "n.txt"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("searching"), std::string::npos) << piped.err;
 }
 
 TEST(DesignCli, ASpecNotMetExitsThreeAndStillWrites) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -489,7 +490,8 @@ void expect_shortest(const Spec& goal) {
   std::printf("%s\n", designed.mask.provenance.c_str());
 }
 
-TEST(Shortest, EveryMethodFindsItsShortestLength) {
+// A 3 kHz low-pass at 48 kHz, 60 dB down past 3.6 kHz within 0.1 dB, of no given length.
+Spec lowpass_goal() {
   Spec goal;
   goal.band = Band::lowpass;
   goal.low_hz = 3000;
@@ -497,6 +499,11 @@ TEST(Shortest, EveryMethodFindsItsShortestLength) {
   goal.attenuation_db = 60;
   goal.ripple_db = 0.1;
   goal.taps = 0;
+  return goal;
+}
+
+TEST(Shortest, EveryMethodFindsItsShortestLength) {
+  Spec goal = lowpass_goal();
   for (Method method : {Method::kaiser, Method::remez, Method::firls}) {
     goal.method = method;
     expect_shortest(goal);
@@ -505,6 +512,30 @@ TEST(Shortest, EveryMethodFindsItsShortestLength) {
   goal.low_hz = 500;
   goal.method = Method::remez;
   expect_shortest(goal);
+}
+
+// The search's observer (the CLI's status line) hears every length measured, as measured: each
+// step's verdict is what a design at that length measures, the answer is among the lengths
+// that met, and auto tells which method each length was of.
+TEST(Shortest, TheObserverHearsEachLengthAsMeasured) {
+  Spec goal = lowpass_goal();
+  goal.method = Method::automatic;
+  std::vector<SearchStep> steps;
+  const Designed best = design_to_spec(goal, [&](const SearchStep& step) { steps.push_back(step); });
+  ASSERT_GE(steps.size(), 3u);
+  std::set<Method> methods;
+  bool answer_heard = false;
+  for (const SearchStep& step : steps) {
+    methods.insert(step.method);
+    Spec at = goal;
+    at.method = step.method;
+    at.taps = step.taps;
+    const Designed designed = design_to_spec(at);
+    EXPECT_EQ(step.met, measure(designed.mask, designed.spec).met) << to_string(step.method) << " " << step.taps;
+    answer_heard |= step.met && step.method == best.spec.method && step.taps == best.spec.taps;
+  }
+  EXPECT_TRUE(answer_heard) << best.spec.taps;
+  EXPECT_GE(methods.size(), 2u) << "auto searches remez, then firls and kaiser under its cap";
 }
 
 TEST(Shortest, AutoIsNoLongerThanAnyMethod) {
