@@ -20,6 +20,7 @@
 #include "audio/streamed_output.hpp"
 #include "src/engine/nonfinite.hpp"
 #include "src/offline/chunk_queue.hpp"
+#include "src/offline/silence_gate.hpp"
 
 namespace halo {
 namespace {
@@ -77,6 +78,7 @@ struct Chunk {
   std::size_t frames = 0;
   std::size_t first = 0;
   bool end = false;  // the reader's last message: no more input
+  ChunkZeros zeros;  // input: where its channels are 0 (SilenceGate)
 };
 
 // Buffers in flight per direction: one being filled, one queued, one being drained.
@@ -186,6 +188,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         const auto start = Clock::now();
         (*chunk)->frames = reader.read((*chunk)->samples.data(), io_frames);
         result.nonfinite_input_samples += zero_nonfinite((*chunk)->samples.data(), (*chunk)->frames * channels);
+        (*chunk)->zeros.summarise((*chunk)->samples.data(), (*chunk)->frames, channels, mask_frames_);
         result.timings.read_s += seconds_since(start);
         (*chunk)->end = (*chunk)->frames < io_frames;
         if (!full_inputs.push(*chunk) || (*chunk)->end) return;
@@ -223,11 +226,16 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
     // Engine output frames to drop first: the alignment's advance plus the engine's own lag.
     std::uint64_t delay = delay_frames();
     std::uint64_t engine_frames = 0;  // frames the engine has produced so far
+    std::int64_t engine_latency = 0;
+    SilenceGate silence_gate(channels, mask_frames_);
     // Runs `frames` (up to one I/O chunk) through the engine, block by block, and queues the
-    // part of the engine's output [delay, stop) they produced. `in` is null for silence.
-    auto run_engine = [&](const float* in, std::size_t frames, std::uint64_t stop) -> bool {
+    // part of the engine's output [delay, stop) they produced. `in` is null for silence, else
+    // `zeros` is where it is 0.
+    auto run_engine = [&](const float* in, const ChunkZeros* zeros, std::size_t frames, std::uint64_t stop) -> bool {
       auto out = free_outputs.pop();
       if (!out) return false;
+      if (in) silence_gate.feed(*zeros);
+      else silence_gate.feed_silence(frames);
       auto start = Clock::now();
       for (std::size_t done = 0; done < frames; done += block_frames) {
         const std::size_t block = std::min(block_frames, frames - done);
@@ -235,6 +243,9 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         if (engine->process(block_in, (*out)->samples.data() + done * channels, block) != Status::ok)
           throw Error(engine->name() + ": " + engine->failure());
       }
+      // Engine frame e holds y_full[e - latency].
+      silence_gate.zero_silent_outputs((*out)->samples.data(), static_cast<std::int64_t>(engine_frames) - engine_latency,
+                                       frames);
       result.timings.process_s += seconds_since(start);
       const std::uint64_t begin = engine_frames, end = engine_frames + frames;
       engine_frames = end;
@@ -252,13 +263,15 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         engine = &engine_source();
         result.timings.engine_wait_s = seconds_since(start);
         engine->reset();
+        engine_latency = static_cast<std::int64_t>(engine->latency_frames());
         delay += engine->latency_frames();
         block_frames = std::min(block_frames, engine->spec().max_block_frames);
       }
       result.frames_in += (*chunk)->frames;
       const bool end = (*chunk)->end;
       if (end) check_length(reader, result.frames_in, result.declared_frames, options_.accept_short);
-      if ((*chunk)->frames > 0 && !run_engine((*chunk)->samples.data(), (*chunk)->frames, UINT64_MAX)) break;
+      if ((*chunk)->frames > 0 && !run_engine((*chunk)->samples.data(), &(*chunk)->zeros, (*chunk)->frames, UINT64_MAX))
+        break;
       if (!free_inputs.push(*chunk) || end) break;
       if (interrupted()) throw Error("interrupted");
     }
@@ -268,7 +281,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
       if (interrupted()) throw Error("interrupted");
       const std::size_t frames =
           static_cast<std::size_t>(std::min<std::uint64_t>(io_frames, delay + wanted - engine_frames));
-      if (!run_engine(nullptr, frames, delay + wanted)) break;
+      if (!run_engine(nullptr, nullptr, frames, delay + wanted)) break;
     }
   } catch (...) {
     fail(std::current_exception());

@@ -1,0 +1,107 @@
+#include "src/offline/silence_gate.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace halo {
+namespace {
+
+// Where the run of zeros the input starts in began: x is 0 before frame 0, as far back as an
+// engine's latency reaches (a quarter of the range: no sum with it overflows).
+constexpr std::int64_t before_the_input = std::numeric_limits<std::int64_t>::min() / 4;
+
+}  // namespace
+
+void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
+  const std::size_t width = static_cast<std::size_t>(channel_count);
+  frames = frame_count;
+  channels.resize(width);
+  // Per channel while scanning: whether a non-zero frame has been met, and the last one.
+  std::vector<std::size_t> last_nonzero(width, 0);
+  std::vector<bool> met(width, false);
+  for (auto& channel : channels) {
+    channel.inner.clear();
+    channel.leading = channel.trailing = 0;
+  }
+  constexpr std::size_t stretch = 1024;  // frames
+  for (std::size_t start = 0; start < frame_count; start += stretch) {
+    const std::size_t end = std::min(frame_count, start + stretch);
+    std::size_t zeros = 0;  // a loop the compiler vectorises
+    for (std::size_t i = start * width; i < end * width; ++i) zeros += x[i] == 0.0f;
+    if (zeros == 0) {  // every channel non-zero throughout: no run begins or ends inside
+      for (std::size_t c = 0; c < width; ++c) {
+        if (!met[c]) channels[c].leading = start;
+        else if (start - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, start});
+        met[c] = true;
+        last_nonzero[c] = end - 1;
+      }
+      continue;
+    }
+    for (std::size_t f = start; f < end; ++f) {
+      for (std::size_t c = 0; c < width; ++c) {
+        if (x[f * width + c] == 0.0f) continue;
+        if (!met[c]) channels[c].leading = f;
+        else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
+        met[c] = true;
+        last_nonzero[c] = f;
+      }
+    }
+  }
+  for (std::size_t c = 0; c < width; ++c) {
+    channels[c].leading = met[c] ? channels[c].leading : frame_count;
+    channels[c].trailing = met[c] ? frame_count - 1 - last_nonzero[c] : frame_count;
+  }
+}
+
+SilenceGate::SilenceGate(int channels, std::size_t mask_frames)
+    : channels_(static_cast<std::size_t>(channels), Channel{{}, true, before_the_input}),
+      mask_frames_(static_cast<std::int64_t>(mask_frames)) {}
+
+void SilenceGate::feed(const ChunkZeros& chunk) {
+  const std::int64_t frames = static_cast<std::int64_t>(chunk.frames);
+  for (std::size_t c = 0; c < channels_.size(); ++c) {
+    Channel& gate = channels_[c];
+    const ChunkZeros::Channel& zeros = chunk.channels[c];
+    if (static_cast<std::int64_t>(zeros.leading) == frames) {  // silent throughout: a run begins or goes on
+      if (!gate.open && frames > 0) gate.open_begin = fed_;
+      gate.open = gate.open || frames > 0;
+      continue;
+    }
+    const std::int64_t run_begin = gate.open ? gate.open_begin : fed_;
+    const std::int64_t run_end = fed_ + static_cast<std::int64_t>(zeros.leading);
+    if (run_end - run_begin >= mask_frames_) gate.closed.push_back({run_begin, run_end});
+    for (const ChunkZeros::Run& run : zeros.inner)
+      gate.closed.push_back({fed_ + static_cast<std::int64_t>(run.begin), fed_ + static_cast<std::int64_t>(run.end)});
+    gate.open = zeros.trailing > 0;
+    gate.open_begin = fed_ + frames - static_cast<std::int64_t>(zeros.trailing);
+  }
+  fed_ += frames;
+}
+
+void SilenceGate::feed_silence(std::size_t frames) {
+  for (Channel& gate : channels_) {
+    if (!gate.open && frames > 0) gate.open_begin = fed_;
+    gate.open = gate.open || frames > 0;
+  }
+  fed_ += static_cast<std::int64_t>(frames);
+}
+
+void SilenceGate::zero_silent_outputs(float* interleaved, std::int64_t first, std::size_t frames) {
+  const std::int64_t last = first + static_cast<std::int64_t>(frames);  // outputs [first, last)
+  const std::size_t width = channels_.size();
+  for (std::size_t c = 0; c < width; ++c) {
+    Channel& gate = channels_[c];
+    auto zero = [&](std::int64_t begin, std::int64_t end) {
+      // y_full[n] is 0 for n in [begin + M - 1, end): its inputs n - M + 1 .. n lie in the run.
+      const std::int64_t from = std::max(first, begin + mask_frames_ - 1), to = std::min(last, end);
+      for (std::int64_t n = from; n < to; ++n) interleaved[static_cast<std::size_t>(n - first) * width + c] = 0.0f;
+    };
+    for (const Run& run : gate.closed) zero(run.begin, run.end);
+    if (gate.open) zero(gate.open_begin, fed_);
+    // Outputs never go back: runs that end before the last output asked for are done with.
+    gate.closed.erase(std::remove_if(gate.closed.begin(), gate.closed.end(), [&](const Run& run) { return run.end <= last; }),
+                      gate.closed.end());
+  }
+}
+
+}  // namespace halo

@@ -1,0 +1,105 @@
+// SilenceGate and ChunkZeros against the plain rule: y_full[n] must be written 0 exactly when
+// x[n - M + 1 .. n] are all 0 on its channel (x before frame 0 and after the input is 0), and
+// no other output is touched. Random signals with zero runs shorter and longer than the mask,
+// at the start, inside and at the end, and a channel silent throughout, cut into chunks of
+// random sizes (one frame up), fed as the stream feeds them; outputs asked for in pieces that
+// do not line up with the chunks, with an engine latency in front.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "src/offline/silence_gate.hpp"
+
+namespace halo {
+namespace {
+
+// Frames [0, frames) of `channels` channels: noise with zero runs of random lengths around M.
+std::vector<float> signal_with_gaps(std::size_t frames, int channels, std::size_t mask, std::mt19937& random) {
+  std::vector<float> x(frames * static_cast<std::size_t>(channels));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::uniform_int_distribution<std::size_t> gap(1, 3 * mask);
+  std::bernoulli_distribution starts_gap(0.02);
+  for (int c = 0; c < channels; ++c) {
+    if (c == channels - 1 && channels > 2) continue;  // the last of three or more: silent throughout
+    std::size_t zeros_left = c == 0 ? mask + 5 : 0;  // channel 0 starts silent for longer than M
+    for (std::size_t f = 0; f < frames; ++f) {
+      if (zeros_left == 0 && starts_gap(random)) zeros_left = gap(random);
+      if (zeros_left > 0) {
+        --zeros_left;
+        continue;
+      }
+      float v = value(random);
+      while (v == 0.0f) v = value(random);
+      x[f * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)] = v;
+    }
+  }
+  return x;
+}
+
+// Whether every input of y_full[n] on channel c is 0 (the plain rule).
+bool exactly_zero(const std::vector<float>& x, std::size_t frames, int channels, int c, std::size_t mask, std::int64_t n) {
+  for (std::int64_t k = n - static_cast<std::int64_t>(mask) + 1; k <= n; ++k) {
+    if (k < 0 || k >= static_cast<std::int64_t>(frames)) continue;
+    if (x[static_cast<std::size_t>(k) * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)] != 0.0f)
+      return false;
+  }
+  return true;
+}
+
+void check_gate(std::size_t mask, int channels, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  const std::size_t frames = 20000;
+  const std::vector<float> x = signal_with_gaps(frames, channels, mask, random);
+  const std::size_t flush = mask + 300;  // silence after the input, as the stream's flush
+  const std::int64_t latency = static_cast<std::int64_t>(seed % 7);
+  const std::size_t width = static_cast<std::size_t>(channels);
+
+  SilenceGate gate(channels, mask);
+  std::vector<float> out((frames + flush) * width, 1.0f);  // 1: an output the gate must leave alone
+  std::uniform_int_distribution<std::size_t> chunk_size(1, 3 * mask);
+  std::size_t fed = 0, asked = 0;  // input frames fed, engine output frames handed to the gate
+  ChunkZeros zeros;
+  while (asked < frames + flush) {
+    const std::size_t chunk = std::min(chunk_size(random), frames + flush - fed);
+    if (fed < frames) {
+      const std::size_t real = std::min(chunk, frames - fed);
+      zeros.summarise(x.data() + fed * width, real, channels, mask);
+      gate.feed(zeros);
+      fed += real;
+    } else {
+      gate.feed_silence(chunk);
+      fed += chunk;
+    }
+    // The engine's output for the frames just fed, in two pieces that straddle the chunks.
+    const std::size_t half = (fed - asked) / 2;
+    for (const std::size_t piece : {half, fed - asked - half}) {
+      gate.zero_silent_outputs(out.data() + asked * width, static_cast<std::int64_t>(asked) - latency, piece);
+      asked += piece;
+    }
+  }
+  std::size_t zeroed = 0, kept = 0;
+  for (std::size_t e = 0; e < frames + flush; ++e) {
+    const std::int64_t n = static_cast<std::int64_t>(e) - latency;  // the y_full index of engine frame e
+    for (int c = 0; c < channels; ++c) {
+      const bool zero = exactly_zero(x, frames, channels, c, mask, n);
+      const float got = out[e * width + static_cast<std::size_t>(c)];
+      ASSERT_EQ(got, zero ? 0.0f : 1.0f) << "mask " << mask << ", seed " << seed << ", channel " << c << ", y_full["
+                                          << n << "]";
+      zero ? ++zeroed : ++kept;
+    }
+  }
+  EXPECT_GT(zeroed, 1000u);  // the case has silence the gate must find ...
+  EXPECT_GT(kept, 1000u);    // ... and sound it must leave
+}
+
+TEST(SilenceGate, ZeroesExactlyTheOutputsWhoseInputsAreAllZero) {
+  for (const std::size_t mask : {1, 2, 7, 64, 255, 1000})
+    for (const int channels : {1, 2, 3})
+      for (std::uint32_t seed = 1; seed <= 3; ++seed) check_gate(mask, channels, seed * 100 + static_cast<std::uint32_t>(mask));
+}
+
+}  // namespace
+}  // namespace halo
