@@ -109,8 +109,7 @@ int design_command(int argc, char** argv) {
   }
   if (!parsed.unmatched().empty()) throw UsageError("design takes no file arguments: '" + parsed.unmatched().front() + "' (use -o)");
   refuse_repeats(parsed, {"help"});
-  const double rate_hz = parse_hz("--rate", parsed["rate"].as<std::string>());
-  if (!(rate_hz > 0) || rate_hz > 10e6) throw UsageError("--rate: give a sample rate above 0 Hz");
+  const double rate_hz = parse_rate_hz("--rate", parsed["rate"].as<std::string>());
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");

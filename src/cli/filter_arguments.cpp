@@ -70,17 +70,27 @@ cxxopts::Options filter_options() {
   return options;
 }
 
+// Whether a word is a plain decimal number: [+-] digits [. digits], or [+-] . digits.
+bool plain_number(const std::string& word) {
+  std::size_t i = word.size() > 0 && (word[0] == '-' || word[0] == '+') ? 1 : 0;
+  std::size_t digits = 0, points = 0;
+  for (; i < word.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(word[i]))) ++digits;
+    else if (word[i] == '.' && points == 0) ++points;
+    else return false;
+  }
+  return digits > 0;
+}
+
 // `--norm` alone means -1 dBFS (an implicit value), so cxxopts takes `--norm -3` for --norm
-// and an option -3 ("Option '3' does not exist"); a level in the next word is its value.
+// and an option -3 ("Option '3' does not exist"), and `--norm 0` for --norm and a third file
+// name; a number in the next word is its level (`--norm=0` for a file named 0, were there one).
 std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i] == "--") break;
-    const std::string& next = words[i + 1];
-    const bool level =
-        next.size() > 1 && next[0] == '-' && (std::isdigit(static_cast<unsigned char>(next[1])) || next[1] == '.');
-    if (words[i] == "--norm" && level) {
-      words[i] = "--norm=" + next;
+    if (words[i] == "--norm" && plain_number(words[i + 1])) {
+      words[i] = "--norm=" + words[i + 1];
       words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     }
   }

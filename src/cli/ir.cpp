@@ -43,10 +43,18 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& parsed) {
 }
 
 // The IR of FILE with a known rate: a sound file's own, a text mask's "# rate" line, or the
-// option named `rate_option` (inspect's --rate, fix's --in-rate: its --rate resamples).
+// option named `rate_option` (inspect's --rate, fix's --in-rate: its --rate resamples), which
+// is for a file that does not say it and may not contradict one that does.
 filters::MaskSet read_ir(const std::string& path, double rate_hz, const char* rate_option) {
   filters::MaskSet masks = audio::read_mask(path);
   for (filters::Mask& mask : masks) {
+    if (rate_hz > 0 && mask.rate_hz > 0 && mask.rate_hz != rate_hz) {
+      char says[64];
+      std::snprintf(says, sizeof says, "%.10g Hz", mask.rate_hz);
+      throw UsageError(std::string(rate_option) + ": " + path + " says its rate, " + says +
+                       "; the option is for a text or .f32 file that does not" +
+                       (std::string(rate_option) == "--in-rate" ? " (--rate resamples)" : ""));
+    }
     if (rate_hz > 0) mask.rate_hz = rate_hz;
     if (!(mask.rate_hz > 0))
       throw UsageError(path + ": the file does not say its sample rate: give " + rate_option + " HZ");
@@ -137,8 +145,9 @@ int inspect(int argc, char** argv) {
     std::printf("%s\n", options.help().c_str());
     return 0;
   }
-  refuse_repeats(parsed, {"help", "json"});
+  refuse_repeats(parsed, {"help", "json", "files"});
   const std::vector<std::string> files = positionals(parsed);
+  if (files.size() > 1) throw UsageError("ir inspect takes one FILE: '" + files[1] + "' is a second file name");
   if (files.size() != 1) throw UsageError("ir inspect needs one FILE (see halo ir inspect --help)");
   const std::string plot = parsed.count("plot") ? parsed["plot"].as<std::string>() : "";
   if (!plot.empty()) check_plot_name("--plot", plot);
@@ -149,8 +158,7 @@ int inspect(int argc, char** argv) {
     if (plot.empty()) throw UsageError("--plot-scale goes with --plot FILE.svg");
     scale = text == "linear" ? filters::FrequencyScale::linear : filters::FrequencyScale::log;
   }
-  const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
-  if (parsed.count("rate") && !(rate_hz > 0)) throw UsageError("--rate: give a sample rate above 0 Hz");
+  const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;
 
   const filters::MaskSet masks = read_ir(files.front(), rate_hz, "--rate");
   std::vector<filters::IrAnalysis> analyses;
@@ -255,10 +263,8 @@ int fix(int argc, char** argv) {
   audio::check_export_output(output, format);  // before any work
   audio::refuse_overwriting_input(input, output);
 
-  const double rate_hz = parsed.count("rate") ? parse_hz("--rate", parsed["rate"].as<std::string>()) : 0;
-  if (parsed.count("rate") && !(rate_hz > 0 && rate_hz <= 10e6)) throw UsageError("--rate: give a sample rate above 0 Hz");
-  const double in_rate_hz = parsed.count("in-rate") ? parse_hz("--in-rate", parsed["in-rate"].as<std::string>()) : 0;
-  if (parsed.count("in-rate") && !(in_rate_hz > 0)) throw UsageError("--in-rate: give a sample rate above 0 Hz");
+  const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;
+  const double in_rate_hz = parsed.count("in-rate") ? parse_rate_hz("--in-rate", parsed["in-rate"].as<std::string>()) : 0;
   const double fade_ms = parsed.count("fade-out") ? parse_real("--fade-out", parsed["fade-out"].as<std::string>()) : 0;
   if (parsed.count("fade-out") && !(fade_ms > 0)) throw UsageError("--fade-out: give a length in ms above 0");
   const Normalize normalize = parse_normalize(parsed);
@@ -281,7 +287,12 @@ int fix(int argc, char** argv) {
   if (parsed.count("minimum-phase")) {
     for (filters::Mask& mask : masks) {
       const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
-      const std::vector<double> minimum = filters::minimum_phase(taps);
+      std::vector<double> minimum;
+      try {
+        minimum = filters::minimum_phase(taps);
+      } catch (const filters::Error& error) {  // a mask of zeros
+        throw audio::Error(input + ": " + error.detail());
+      }
       mask.taps.assign(minimum.begin(), minimum.end());
       mask.causal = true;  // it starts at its first tap: OUT read back with --mask says so
       for (float tap : mask.taps)

@@ -245,6 +245,14 @@ bool centred_by_default(const MaskSource& source, const filters::MaskSet& masks)
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   if (source.kind == MaskSource::Kind::mask_file) {
     filters::MaskSet masks = audio::read_mask(source.path);
+    // Asked to resample a file that says no rate (raw .f32, a text mask without "# rate"): its
+    // taps are taken as they are, and the user hears so.
+    if (source.mask_rate == MaskSource::IrRate::resample && !(masks.front().rate_hz > 0)) {
+      char line[160];
+      std::snprintf(line, sizeof line, " does not say its rate: --mask-rate resample takes it as %s %.10g Hz",
+                    source.rate_from_option ? "--rate's" : "the audio's", rate_hz);
+      notice("warning: " + source.path + line);
+    }
     if (carries_design_rate(source.path) || source.every_mask_rate)
       to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate",
                     source.rate_from_option ? "--rate asks for" : "the audio is at");

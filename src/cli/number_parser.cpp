@@ -66,6 +66,12 @@ double parse_hz(const std::string& option, const std::string& text) {
   return parse_with(option, text, "a frequency", {{"hz", 1.0}, {"k", 1000.0}, {"khz", 1000.0}});
 }
 
+double parse_rate_hz(const std::string& option, const std::string& text) {
+  const double hz = parse_hz(option, text);
+  if (!(hz > 0) || hz > 10e6) throw UsageError(option + " " + text + ": give a sample rate above 0 Hz, up to 10 MHz");
+  return hz;
+}
+
 long long parse_count(const std::string& option, const std::string& text, long long min, long long max,
                       const std::string& out_of_range) {
   const double value = parse_with(option, text, "a whole number", {{"k", 1000.0}});

@@ -16,6 +16,10 @@ double parse_real(const std::string& option, const std::string& text);
 // A frequency in Hz: "1000", "1.5k", "2e3", and the suffixes "Hz", "k", "kHz" (any case).
 double parse_hz(const std::string& option, const std::string& text);
 
+// A sample rate in Hz, as parse_hz reads it, above 0 and up to 10 MHz (past any converter; the
+// designs and libsamplerate take it): "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz".
+double parse_rate_hz(const std::string& option, const std::string& text);
+
 // A whole number in [min, max], with an optional `k`: "--taps 255", "--chunk 64k". Outside the
 // range: "give MIN to MAX", or `out_of_range` where the caller words it.
 long long parse_count(const std::string& option, const std::string& text, long long min, long long max,

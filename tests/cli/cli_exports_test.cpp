@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <nlohmann/json.hpp>
@@ -327,6 +328,33 @@ TEST(IrRate, AFileWithoutARateNamesTheOptionThatGivesIt) {
   EXPECT_NE(inspect.err.find("does not say its sample rate: give --rate HZ"), std::string::npos) << inspect.err;
   halo_ok({"ir", "fix", dir.path() + "/t.txt", dir.path() + "/o.wav", "--normalize", "peak", "--in-rate", "8000", "-q"});
   EXPECT_EQ(read_sound(dir.path() + "/o.wav").rate_hz, 8000);
+}
+
+// ... and a file that says its rate keeps it: --in-rate and inspect's --rate do not overwrite
+// it (a 48 kHz WAV had been written as 22050 Hz), a rate past 10 MHz is named as such, a second
+// FILE to inspect is called that, and an IR of zeros has no minimum phase, in words.
+TEST(IrRate, ARateTheFileSaysIsNotOverwritten) {
+  TempDir dir;
+  const std::string wav = ir_data("decay_t60_0.5.wav"), out = dir.path() + "/o.wav";
+  for (const auto& [args, words] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"ir", "fix", wav, out, "--in-rate", "22050"}, "--in-rate: " + wav + " says its rate, 48000 Hz"},
+           {{"ir", "inspect", wav, "--rate", "22050"}, "--rate: " + wav + " says its rate, 48000 Hz"},
+           {{"ir", "fix", wav, out, "--rate", "2e7"}, "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz"},
+           {{"design", "--lowpass", "1k", "--rate", "2e7"}, "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz"},
+           {{"ir", "inspect", wav, wav}, "ir inspect takes one FILE: '" + wav + "' is a second file name"}}) {
+    std::vector<std::string> command = {HALO_BINARY};
+    command.insert(command.end(), args.begin(), args.end());
+    const Result result = run(command);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(result.err.rfind("halo: " + words, 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(file_exists(out));
+  }
+  halo_ok({"ir", "fix", wav, out, "--in-rate", "48000", "-q"});  // the rate it says: no contradiction
+  write_sound(dir.path() + "/zeros.wav", std::vector<float>(64, 0.0f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result zeros = halo({"ir", "fix", dir.path() + "/zeros.wav", dir.path() + "/z.wav", "--minimum-phase"});
+  EXPECT_EQ(zeros.exit_code, 1);
+  EXPECT_EQ(zeros.err, "halo: " + dir.path() + "/zeros.wav: a mask of zeros has no minimum phase\n");
 }
 
 // `ir fix --minimum-phase` makes an IR that starts at its first tap, and its OUT says so, as a

@@ -158,6 +158,18 @@ TEST_F(MaskRate, TheSameRateNeedsNoChoice) {
   for (std::size_t k = 0; k < taps.size(); ++k) ASSERT_NEAR(h[2000 - 50 + k], taps[k], 1e-7) << k;
 }
 
+// A mask that says no rate (raw .f32, a text mask without "# rate") has nothing to resample
+// from: its taps are used as they are, and --mask-rate resample says so (it had said nothing).
+TEST_F(MaskRate, ResampleOfAMaskWithoutARateSaysSo) {
+  write_bytes(path("d.txt"), "0.25\n0.5\n0.25\n");
+  const Result result = halo({"filter", path("x.wav"), path("y.wav"), "--mask", path("d.txt"), "--mask-rate", "resample", "-q"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "halo: warning: " + path("d.txt") +
+                            " does not say its rate: --mask-rate resample takes it as the audio's 48000 Hz\n");
+  const std::vector<double> h = applied("y.wav");
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(h[2000 - 1 + k], k == 1 ? 0.5 : 0.25, 1e-7) << k;
+}
+
 TEST_F(MaskRate, TheOptionIsForMaskFilesAndTakesThreeWords) {
   const DirectorySnapshot before(dir.path());
   expect_one_line_failure(
