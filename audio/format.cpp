@@ -30,9 +30,19 @@ const std::map<std::string, int>& subtype_names() {
   return names;
 }
 
+// Layouts libsndfile 1.2.0 accepts but writes wrong: SDS at 8 and 24 bits reads back off by up
+// to 63 LSB and 3 million LSB (its own round trip, through python-soundfile too). halo does not
+// write what it cannot read back.
+bool writes_correctly(int container, int subtype) {
+  const int sub = subtype & SF_FORMAT_SUBMASK;
+  return !((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_SDS && (sub == SF_FORMAT_PCM_S8 || sub == SF_FORMAT_PCM_24));
+}
+
 }  // namespace
 
 std::string container_name(int container) {
+  // libsndfile calls NIST SPHERE "WAV (NIST Sphere)".
+  if ((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_NIST) return "NIST";
   SF_FORMAT_INFO info{};
   info.format = container & SF_FORMAT_TYPEMASK;
   if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof(info)) == 0 && info.name) {
@@ -66,7 +76,8 @@ int container_for_extension(const std::string& path) {
       {"aif", SF_FORMAT_AIFF}, {"aiff", SF_FORMAT_AIFF}, {"aifc", SF_FORMAT_AIFF},
       {"ogg", SF_FORMAT_OGG},  {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
       {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV},
-      {"ircam", SF_FORMAT_IRCAM}, {"nist", SF_FORMAT_NIST}, {"mat4", SF_FORMAT_MAT4}, {"mat5", SF_FORMAT_MAT5}};
+      {"ircam", SF_FORMAT_IRCAM}, {"nist", SF_FORMAT_NIST}, {"sph", SF_FORMAT_NIST}, {"mat4", SF_FORMAT_MAT4},
+      {"mat5", SF_FORMAT_MAT5}, {"svx", SF_FORMAT_SVX}, {"wavex", SF_FORMAT_WAVEX}};
   if (auto it = aliases.find(extension); it != aliases.end()) return it->second;
   int count = 0;
   sf_command(nullptr, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof(int));
@@ -110,12 +121,18 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.container = container;
   else if (output_path != "-")
     if (int by_extension = container_for_extension(output_path)) output.container = by_extension;
+  // A WAVEX input (the channel mask of a 5.1 file, say) stays WAVEX in a .wav: as plain WAV it
+  // lost its mask.
+  if (container == 0 && output.container == SF_FORMAT_WAV && input.container == SF_FORMAT_WAVEX)
+    output.container = SF_FORMAT_WAVEX;
+  if (output.container == SF_FORMAT_SD2)  // OUT without an extension, from an SD2 IN (check_output_name)
+    throw Error(output_path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
   auto fits = [&](int candidate) {
     SF_INFO info{};
     info.samplerate = output.rate_hz;
     info.channels = output.channels;
     info.format = output.container | candidate;
-    return sf_format_check(&info) != 0;
+    return sf_format_check(&info) != 0 && writes_correctly(output.container, candidate);
   };
   // 8-bit PCM is unsigned in WAV and signed elsewhere (FLAC, AIFF): each is the other with its
   // sign bit flipped, so either stands for "8 bits" where the container holds only the other.
@@ -202,7 +219,7 @@ void check_output_subtype(const std::string& path, int container, int subtype) {
         info.samplerate = rate;
         info.channels = channels;
         info.format = container | candidate;
-        if (sf_format_check(&info)) return;
+        if (sf_format_check(&info) && writes_correctly(container, candidate)) return;
       }
     }
   }
@@ -213,6 +230,11 @@ void check_output_subtype(const std::string& path, int container, int subtype) {
 void check_output_name(const std::string& path, int container) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
   if (path == "-") return;
+  // SD2 keeps its header in a resource fork, which libsndfile writes as a file "._NAME" beside
+  // NAME only when it opens NAME itself; halo writes through a temporary, so the fork went to a
+  // "._" in the working directory and OUT could not be read.
+  if (container == SF_FORMAT_SD2 || (container == 0 && container_for_extension(path) == SF_FORMAT_SD2))
+    throw Error(path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
   struct stat status {};
   if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
     throw Error(path + ": is a directory; give OUT a file name");
@@ -226,7 +248,9 @@ void check_output_name(const std::string& path, int container) {
   if (by_extension == 0 && container == 0)
     throw Error(path + ": " + extension + " is not an extension halo knows (wav, flac, aiff, au, caf, w64, rf64, "
                 "ogg, opus, mp3, ...); rename OUT, or name its container with --type");
-  if (by_extension != 0 && container != 0 && by_extension != container)
+  // WAVEX (WAVE_FORMAT_EXTENSIBLE) is a WAV: `--type wavex` for out.wav agrees with its name.
+  const bool wav_as_wavex = by_extension == SF_FORMAT_WAV && container == SF_FORMAT_WAVEX;
+  if (by_extension != 0 && container != 0 && by_extension != container && !wav_as_wavex)
     throw Error(path + ": --type " + container_name(container) + " contradicts the name's " + extension + " (" +
                 container_name(by_extension) + "); drop --type or rename OUT");
 }

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace halo::audio {
 
@@ -12,6 +13,9 @@ struct Format {
   int container = 0;
   int subtype = 0;
   std::int64_t frames = -1;
+  // Which speaker each channel feeds (libsndfile's SF_CHANNEL_MAP_*), where the file says (a
+  // WAVEX's channel mask, a CAF's layout); empty where it does not. An output keeps it.
+  std::vector<int> channel_map;
 };
 
 // A headerless input (`-t raw`): what its header would have said. Samples interleaved, in the
@@ -46,7 +50,7 @@ struct SampleScale {
   double full_scale = 1.0;  // float value 1.0 maps to this; 32768 for pcm16
   double lowest = -1.0;     // smallest value that fits, in output units
   double highest = 1.0;     // largest value that fits, in output units
-  bool integer = false;     // written raw (normalisation off) after rounding by libsndfile
+  bool integer = false;     // rounded here and written as whole numbers (Writer: ints at 32-bit full scale)
   bool clips = true;        // false for float and double: nothing is clipped or counted
 };
 SampleScale sample_scale(int subtype);

@@ -146,6 +146,12 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   format_.channels = info.channels;
   format_.container = info.format & SF_FORMAT_TYPEMASK;
   format_.subtype = info.format & SF_FORMAT_SUBMASK;
+  if (info.channels > 0) {
+    std::vector<int> map(static_cast<std::size_t>(info.channels));
+    if (sf_command(file_.get(), SFC_GET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int))) ==
+        SF_TRUE)
+      format_.channel_map = map;
+  }
   // A pipe reports a huge or zero length; trust only what a seekable file says.
   format_.frames = info.seekable ? static_cast<std::int64_t>(info.frames) : -1;
   if (info.seekable) {

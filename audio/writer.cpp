@@ -90,11 +90,17 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     throw Error(path + ": cannot write " + container_name(format.container) + ": " + reason);
   }
   if (!sink_) mark_output_streamed();  // its header has gone out: a failure now leaves part of it
-  if (scale_.integer) sf_command(file_.get(), SFC_SET_NORM_DOUBLE, nullptr, SF_FALSE);
   // libsndfile's PEAK chunk costs a pass over every float written (a tenth of the writer's time);
   // sox and most tools do not write one either.
   sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);
+  // The input's speaker layout, where this container holds one (WAVEX, CAF; elsewhere libsndfile
+  // says no, and nothing is lost that the container could have kept).
+  if (format.channel_map.size() == static_cast<std::size_t>(format.channels)) {
+    std::vector<int> map = format.channel_map;
+    sf_command(file_.get(), SFC_SET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int)));
+  }
   if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(max_chunk_frames * format.channels);
+  if (scale_.integer) converted_int_.resize(max_chunk_frames * format.channels);
   if (options_.norm_peak > 0) {
     std::string directory;
     spool_fd_ = open_scratch_file("halo-norm", &directory);
@@ -200,7 +206,19 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
       converted_[i] = value;
     }
     clipped_samples_ += clipped;
-    written = sf_writef_double(file_.get(), converted_.data(), static_cast<sf_count_t>(frames));
+    if (scale_.integer) {
+      // Rounded to whole numbers in output units (to nearest, ties to even, as libsndfile's own
+      // conversion did), written as ints at 32-bit full scale (a shift: exact), the path every
+      // libsndfile integer codec takes as it is. Unnormalised doubles, which halo wrote before,
+      // came out wrong from libsndfile 1.2.0 for PAF 24-bit and SDS 8 and 24-bit (errors of 0.75
+      // to 1.75 of full scale, a QA pass found).
+      const long long to_int32 = static_cast<long long>(2147483648.0 / scale_.full_scale);  // a power of two
+      for (std::size_t i = 0; i < samples; ++i)
+        converted_int_[i] = static_cast<int>(std::llrint(converted_[i]) * to_int32);
+      written = sf_writef_int(file_.get(), converted_int_.data(), static_cast<sf_count_t>(frames));
+    } else {
+      written = sf_writef_double(file_.get(), converted_.data(), static_cast<sf_count_t>(frames));
+    }
   }
   frames_out_ += frames;
   if (written != static_cast<sf_count_t>(frames) || (sink_ && sink_->error() != 0)) {

@@ -81,6 +81,7 @@ class Writer {
   SampleScale scale_;
   SndfileHandle file_;                // declared after output_: closed before its descriptor
   std::vector<double> converted_;  // one chunk in output units, for integer and clipped subtypes
+  std::vector<int> converted_int_;  // integer subtypes: the same chunk at 32-bit full scale, as written
   std::size_t max_chunk_frames_;
   std::uint64_t clipped_samples_ = 0;
   std::uint64_t nonfinite_samples_ = 0;

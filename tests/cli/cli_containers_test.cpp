@@ -1,0 +1,98 @@
+// Containers whose details halo had got wrong (a QA pass over every format libsndfile handles):
+// integer samples written through libsndfile's int path (PAF 24-bit had come out wrong from
+// unnormalised doubles), layouts libsndfile writes but cannot read back refused (SDS 8 and 24
+// bits, SD2's resource fork), a WAVEX kept WAVEX with its channel mask, NIST named as such.
+// What halo writes is read back with python-soundfile and compared with the input read the
+// same way; the WAVEX header is read byte by byte.
+#include <gtest/gtest.h>
+#include <sndfile.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.hpp"
+
+namespace halo::test {
+namespace {
+
+TEST(Containers, IntegerSamplesAreExactInEveryContainerThatHoldsThem) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4000, 71, 0.3f), 1, 8000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"paf", "pcm24"}, {"paf", "pcm16"}, {"paf", "pcm8"},   {"sds", "pcm16"}, {"wav", "pcm8"},  {"wav", "pcm16"},
+      {"wav", "pcm24"}, {"wav", "pcm32"}, {"aiff", "pcm8"},  {"au", "pcm32"},  {"caf", "pcm24"}, {"w64", "pcm16"},
+      {"flac", "pcm24"}, {"mat5", "pcm32"}, {"avr", "pcm8"}, {"voc", "pcm16"}, {"nist", "pcm24"}, {"ircam", "pcm32"}};
+  std::string names;
+  for (const auto& [extension, subtype] : cases) {
+    const std::string out = "out-" + subtype + "." + extension;
+    const Result result = halo({"filter", dir / "in.wav", dir / out, "--mask", dir / "unit.txt", "--subtype", subtype,
+                                "--no-dither", "-q"});
+    ASSERT_EQ(result.exit_code, 0) << out << ": " << result.err;
+    names += "'" + out + "', ";
+  }
+  // The unit mask's output is the input rounded to the subtype: within half an LSB, every sample.
+  const Result check = python(dir.path(), "import numpy as np, soundfile as sf\nnames = [" + names + "]\n" + R"(
+x, _ = sf.read('in.wav', dtype='float64')
+for name in names:
+    y, _ = sf.read(name, dtype='float64')
+    bits = int(name.split('-')[1].split('.')[0][3:])
+    assert len(y) == len(x), (name, len(y))
+    error = np.max(np.abs(y - x)) * 2 ** (bits - 1)
+    assert error <= 0.5 + 1e-6, (name, error)
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
+TEST(Containers, LayoutsLibsndfileCannotReadBackAreRefused) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4000, 72, 0.3f), 1, 8000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  for (const std::string subtype : {"pcm24", "pcm8"}) {
+    const DirectorySnapshot before(dir.path());
+    const auto args = halo_args({"filter", dir / "in.wav", dir / "out.sds", "--lowpass", "1k", "--subtype", subtype});
+    expect_one_line_failure(run(args), 2, "SDS cannot hold --subtype " + subtype, before, subtype);
+  }
+  // Float in, SDS out: the subtype chosen is one that reads back (pcm16), not pcm24.
+  ASSERT_EQ(halo({"filter", dir / "in.wav", dir / "out.sds", "--lowpass", "1k", "-q"}).exit_code, 0);
+  SF_INFO info{};
+  SNDFILE* file = sf_open((dir / "out.sds").c_str(), SFM_READ, &info);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(info.format & SF_FORMAT_SUBMASK, SF_FORMAT_PCM_16);
+  sf_close(file);
+  // SD2: refused before any work, nothing written here or in the working directory (its
+  // resource fork had gone to a "._" there).
+  const DirectorySnapshot before(dir.path());
+  const auto args = halo_args({"filter", dir / "in.wav", dir / "out.sd2", "--lowpass", "1k"});
+  expect_one_line_failure(run(args, in_directory(dir.path())), 2, "cannot write SD2", before, "sd2");
+}
+
+TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
+  TempDir dir;
+  write_sound(dir / "six.wav", random_signal(6000, 73, 0.3f), 6, 48000, SF_FORMAT_WAVEX | SF_FORMAT_PCM_24);
+  ASSERT_EQ(halo({"filter", dir / "six.wav", dir / "out.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
+  const std::string in = read_bytes(dir / "six.wav"), out = read_bytes(dir / "out.wav");
+  ASSERT_EQ(in.substr(12, 4), "fmt ");
+  ASSERT_EQ(out.substr(12, 4), "fmt ");
+  auto u16 = [](const std::string& b, std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(b[at])) |
+                                                               static_cast<unsigned>(static_cast<unsigned char>(b[at + 1])) << 8; };
+  EXPECT_EQ(u16(out, 20), 0xFFFEu) << "WAVE_FORMAT_EXTENSIBLE";
+  EXPECT_EQ(u16(out, 40), u16(in, 40)) << "the channel mask (low half)";
+  EXPECT_EQ(u16(in, 40), 0x3Fu) << "libsndfile's 5.1 mask, what the input carries";
+  // Asked for by name, from a plain WAV.
+  write_sound(dir / "plain.wav", random_signal(2000, 74, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  ASSERT_EQ(halo({"filter", dir / "plain.wav", dir / "x.wav", "--lowpass", "5k", "--type", "wavex", "-q"}).exit_code, 0);
+  EXPECT_EQ(u16(read_bytes(dir / "x.wav"), 20), 0xFFFEu);
+}
+
+TEST(Containers, NistIsCalledNistAndSphIsItsName) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(2000, 75, 0.3f), 1, 16000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  ASSERT_EQ(halo({"filter", dir / "in.wav", dir / "out.sph", "--lowpass", "1k", "-q"}).exit_code, 0);
+  const Result info = halo({"info", dir / "out.sph"});
+  EXPECT_NE(info.out.find("format:    NIST pcm16"), std::string::npos) << info.out;
+}
+
+}  // namespace
+}  // namespace halo::test
