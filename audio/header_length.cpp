@@ -56,6 +56,8 @@ long long riff_like_data_bytes(const std::string& log, int container, long long 
 
 HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string& path) {
   HeaderLength length;
+  // SF_COUNT_MAX is libsndfile's "not known" (an Ogg whose last page is missing): no count.
+  if (info.frames == SF_COUNT_MAX) return length;
   length.declared = info.frames;
   const std::string log = log_of(file);
   const int container = info.format & SF_FORMAT_TYPEMASK;

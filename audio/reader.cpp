@@ -50,21 +50,33 @@ bool peek_pipe(int fd, char (&magic)[4]) {
   return whole;
 }
 
-// A pipe (standard input, a FIFO) as libsndfile can read it. libsndfile reads FLAC ("flac
-// decoder lost sync"), CAF (no frames at all) and VOC only from a seekable file: on a pipe,
-// such a stream is first copied to an unlinked temporary in $TMPDIR (else /tmp), as large as
-// the stream; every other container is read as it comes. Returns `fd` itself, or the
+// Whether a stream that starts with `magic` is one libsndfile reads as it comes, from a pipe:
+// WAV, AIFF and IFF, AU, Ogg, MP3, NIST, PAF, AVR and MAT5. Others it reads only from a seekable
+// file, and from a pipe it read FLAC with "lost sync", CAF as no frames, RF64 from its fmt chunk
+// as audio (wrong samples, exit 0), SDS not at all (a loop at full CPU), HTK, XI and WVE not
+// at all (QA passes).
+bool streams_from_a_pipe(const char (&magic)[4]) {
+  static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "fap ", " paf", "2BIT",
+                                         "MATL"};
+  for (const char* prefix : streamed)
+    if (std::memcmp(magic, prefix, std::strlen(prefix)) == 0) return true;
+  // An MPEG audio frame without an ID3 tag: 11 sync bits.
+  return static_cast<unsigned char>(magic[0]) == 0xFF && (static_cast<unsigned char>(magic[1]) & 0xE0) == 0xE0;
+}
+
+// A pipe (standard input, a FIFO) as libsndfile can read it: a stream that does not stream
+// (streams_from_a_pipe) is first copied to an unlinked temporary in $TMPDIR (else /tmp), as
+// large as the stream; the others are read as they come. Returns `fd` itself, or the
 // temporary's descriptor (the caller closes both). `name` is for messages.
 int seekable_stream(int fd, const std::string& name) {
   char magic[4];
   if (lseek(fd, 0, SEEK_CUR) >= 0 || !peek_pipe(fd, magic)) return fd;
-  if (std::memcmp(magic, "fLaC", 4) != 0 && std::memcmp(magic, "caff", 4) != 0 && std::memcmp(magic, "Crea", 4) != 0)
-    return fd;
+  if (streams_from_a_pipe(magic)) return fd;
   std::string directory;
   const int spool = open_scratch_file("halo-stdin", &directory);
   if (spool < 0)
     throw Error(name + ": cannot make a temporary in " + directory +
-                " to read it from (FLAC and CAF need a seekable file): " + std::strerror(errno));
+                " to read it from (libsndfile reads this container only from a seekable file): " + std::strerror(errno));
   std::vector<char> block(1 << 16);
   for (;;) {
     const ssize_t got = read(fd, block.data(), block.size());
@@ -152,8 +164,9 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
         SF_TRUE)
       format_.channel_map = map;
   }
-  // A pipe reports a huge or zero length; trust only what a seekable file says.
-  format_.frames = info.seekable ? static_cast<std::int64_t>(info.frames) : -1;
+  // A pipe reports a huge or zero length; trust only what a seekable file says, and not
+  // SF_COUNT_MAX, libsndfile's "not known" (an Ogg cut short).
+  format_.frames = info.seekable && info.frames != SF_COUNT_MAX ? static_cast<std::int64_t>(info.frames) : -1;
   if (info.seekable) {
     const HeaderLength length = header_length(file_.get(), info, path);
     declared_frames_ = length.declared;
