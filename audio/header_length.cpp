@@ -40,16 +40,29 @@ long long nist_sample_count(const std::string& path) {
 
 // The data bytes a WAV, AU or W64 header declares where libsndfile's log says they run past
 // the end of the file ("data : 352800 (should be 176378)"); a W64's goes without a word in the
-// log, so its size is read whatever the log says.
-long long riff_like_data_bytes(const std::string& log, int container, long long declared_frames, long long frame_bytes) {
+// log, so its size is read whatever the log says. `cut`: the log says the file is shorter than
+// its header.
+long long riff_like_data_bytes(const std::string& log, int container, long long declared_frames, long long frame_bytes,
+                               bool cut) {
   long long data_bytes = container == SF_FORMAT_AU ? log_number(log, "Data Size") : log_number(log, "data");
   if (container == SF_FORMAT_W64 && data_bytes >= 24) {
-    // W64 counts its chunk header (24 bytes) and pads the chunk to 8 bytes: up to 7 bytes past
-    // the frames are padding, not frames missing.
+    // W64 counts its chunk header (24 bytes) and pads the chunk to 8 bytes: in a whole file up
+    // to 7 bytes past the frames are padding, not frames missing (in a cut one, they are not).
     data_bytes -= 24;
-    if (frame_bytes > 0 && data_bytes - declared_frames * frame_bytes < 8) return -1;
+    if (!cut && frame_bytes > 0 && data_bytes - declared_frames * frame_bytes < 8) return -1;
   }
   return data_bytes;
+}
+
+// A block codec's frames in a WAV or W64 (IMA and MS ADPCM, GSM 6.10): the data chunk's whole
+// blocks, or the fact chunk's count where it is more. Neither alone: libsndfile's own writer
+// puts half the frames in a stereo IMA WAV's fact chunk, and 2^63 - 10001 in a W64's.
+long long block_codec_frames(const std::string& log, long long data_bytes) {
+  long long frames = -1;
+  const long long block_align = log_number(log, "Block Align"), per_block = log_number(log, "Samples/Block");
+  if (data_bytes > 0 && block_align > 0 && per_block > 0) frames = data_bytes / block_align * per_block;
+  if (const long long fact = log_number(log, "frames"); fact > frames && fact < (1LL << 40)) frames = fact;
+  return frames;
 }
 
 }  // namespace
@@ -71,12 +84,23 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
     case SF_FORMAT_WAV:
     case SF_FORMAT_WAVEX:
     case SF_FORMAT_AU:
-      if (cut) data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes);
+    case SF_FORMAT_W64:
+      if (cut || container == SF_FORMAT_W64) data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes, cut);
+      if (frame_bytes == 0 && cut && container != SF_FORMAT_AU) frames = block_codec_frames(log, data_bytes);
       break;
-    case SF_FORMAT_W64: data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes); break;
+    case SF_FORMAT_CAF:  // the data chunk counts its 4-byte edit count; ALAC says its frames
+      if (frame_bytes == 0) frames = log_number(log, "Valid frames");
+      else if (const long long data = log_number(log, "data"); data > 4) data_bytes = data - 4;
+      break;
+    case SF_FORMAT_SVX:
+      if (cut) data_bytes = log_number(log, "BODY");
+      break;
     case SF_FORMAT_RF64: data_bytes = log_number(log, "Data size"); break;  // the ds64 chunk's
     case SF_FORMAT_AIFF:
-      if (cut) {
+      if (cut && (info.format & SF_FORMAT_SUBMASK) == SF_FORMAT_IMA_ADPCM) {
+        // AIFC 'ima4': packets of 34 bytes a channel hold 64 frames; COMM counts packets.
+        if (const long long ssnd = log_number(log, "SSND"); ssnd > 8) frames = (ssnd - 8) / (34LL * info.channels) * 64;
+      } else if (cut) {
         frames = log_number(log, "Frames");
         if (frame_bytes > 0 && stand_in_size(frames * frame_bytes, container)) frames = -1;
       }

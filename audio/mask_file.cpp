@@ -312,7 +312,10 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
 
   // Read to the end rather than trusting info.frames: some codecs only estimate it. (A cut SDS
   // is the other way round: libsndfile counts frames past its end; length.present stops there.)
-  const HeaderLength length = info.seekable ? header_length(file, info, on_disk ? path : std::string()) : HeaderLength{};
+  // A mask is whole in memory or on disk (a GSM 6.10 file is "unseekable" to libsndfile only
+  // because its codec cannot seek).
+  const bool whole = on_disk || info.seekable;
+  const HeaderLength length = whole ? header_length(file, info, on_disk ? path : std::string()) : HeaderLength{};
   const sf_count_t block_frames = 4096;
   std::vector<float> block(static_cast<std::size_t>(block_frames) * info.channels);
   std::vector<float> interleaved;
@@ -334,7 +337,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   const std::size_t frames = interleaved.size() / channels;
   // A file cut short would filter with a response cut short (a reverb's tail gone): refused as
   // a truncated IN is, naming both counts.
-  if (const std::int64_t declared = length.declared; info.seekable && declared > static_cast<std::int64_t>(frames))
+  if (const std::int64_t declared = length.declared; whole && declared > static_cast<std::int64_t>(frames))
     throw Error(path + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
                 std::to_string(frames) + " could be read (a mask or impulse response must be whole)");
   MaskSet masks(channels);

@@ -31,23 +31,27 @@ std::string open_failure(const std::string& name) {
   return name + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")";
 }
 
-// The first four bytes waiting in the pipe `fd`, left there for the reader (tee(2) copies
-// without consuming). False where `fd` is not a pipe or holds fewer bytes.
-bool peek_pipe(int fd, char (&magic)[4]) {
+// The first bytes waiting in the pipe `fd` (up to sizeof head), left there for the reader
+// (tee(2) copies without consuming); how many, or 0 where `fd` is not a pipe.
+constexpr std::size_t peeked_bytes = 24;  // a WAV's RIFF header and its fmt chunk's format tag
+std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
   int copy[2];
-  if (pipe(copy) != 0) return false;
-  ssize_t got = 0;
-  // A writer may deliver fewer than four bytes first; give it a moment (10 ms at a time).
+  if (pipe(copy) != 0) return 0;
+  ssize_t kept = 0;
+  // A writer may deliver its first bytes in pieces; give it a moment (10 ms at a time). Each
+  // copy is read back at once: a pipe holds 16 buffers, however small, and the 17th tee of a
+  // stream that had ended after 2 bytes blocked for ever.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    got = tee(fd, copy[1], sizeof magic, 0);
+    const ssize_t got = tee(fd, copy[1], sizeof head, 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0 || got >= static_cast<ssize_t>(sizeof magic)) break;
+    if (got <= 0) break;
+    kept = read(copy[0], head, static_cast<std::size_t>(got));
+    if (kept < 0 || kept >= static_cast<ssize_t>(sizeof head)) break;
     usleep(10000);
   }
-  const bool whole = got >= static_cast<ssize_t>(sizeof magic) && read(copy[0], magic, sizeof magic) == sizeof magic;
   close(copy[0]);
   close(copy[1]);
-  return whole;
+  return kept > 0 ? static_cast<std::size_t>(kept) : 0;
 }
 
 // Whether a stream that starts with `magic` is one libsndfile reads as it comes, from a pipe:
@@ -55,13 +59,22 @@ bool peek_pipe(int fd, char (&magic)[4]) {
 // file, and from a pipe it read FLAC with "lost sync", CAF as no frames, RF64 from its fmt chunk
 // as audio (wrong samples, exit 0), SDS not at all (a loop at full CPU), HTK, XI and WVE not
 // at all (QA passes).
-bool streams_from_a_pipe(const char (&magic)[4]) {
+// A WAV of GSM 6.10 (format tag 0x31) it does not read from a pipe either ("Unspecified internal
+// error"), where the fmt chunk comes first, as every writer puts it.
+// A stream that brings fewer bytes than that in a second (one that has ended: libsndfile read
+// a 2-byte pipe in a loop for ever, as it does SDS) goes through the temporary too, where
+// libsndfile meets its end.
+bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
+  if (bytes < peeked_bytes) return false;
+  if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVEfmt ", 8) == 0 &&
+      static_cast<unsigned char>(head[20]) == 0x31 && head[21] == 0)
+    return false;
   static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "fap ", " paf", "2BIT",
                                          "MATL"};
   for (const char* prefix : streamed)
-    if (std::memcmp(magic, prefix, std::strlen(prefix)) == 0) return true;
+    if (std::memcmp(head, prefix, std::strlen(prefix)) == 0) return true;
   // An MPEG audio frame without an ID3 tag: 11 sync bits.
-  return static_cast<unsigned char>(magic[0]) == 0xFF && (static_cast<unsigned char>(magic[1]) & 0xE0) == 0xE0;
+  return static_cast<unsigned char>(head[0]) == 0xFF && (static_cast<unsigned char>(head[1]) & 0xE0) == 0xE0;
 }
 
 // A pipe (standard input, a FIFO) as libsndfile can read it: a stream that does not stream
@@ -69,9 +82,9 @@ bool streams_from_a_pipe(const char (&magic)[4]) {
 // large as the stream; the others are read as they come. Returns `fd` itself, or the
 // temporary's descriptor (the caller closes both). `name` is for messages.
 int seekable_stream(int fd, const std::string& name) {
-  char magic[4];
-  if (lseek(fd, 0, SEEK_CUR) >= 0 || !peek_pipe(fd, magic)) return fd;
-  if (streams_from_a_pipe(magic)) return fd;
+  char head[peeked_bytes];
+  if (lseek(fd, 0, SEEK_CUR) >= 0) return fd;
+  if (streams_from_a_pipe(head, peek_pipe(fd, head))) return fd;
   std::string directory;
   const int spool = open_scratch_file("halo-stdin", &directory);
   if (spool < 0)
@@ -118,8 +131,13 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
       throw Error(path + ": raw " + subtype_name(raw.subtype) + " with " + std::to_string(raw.channels) +
                   " channels at " + std::to_string(raw.rate_hz) + " Hz is not a layout libsndfile reads");
   }
+  // Whether libsndfile reads a file whose end it can see (a regular file, a temporary standing
+  // in for a pipe), where a header's length means what it says. Not info.seekable: libsndfile
+  // calls a GSM 6.10 WAV on disk unseekable, since the codec cannot seek.
+  bool from_a_file = false;
   if (path == "-") {
     const int input = raw.subtype != 0 ? STDIN_FILENO : seekable_stream(STDIN_FILENO, "standard input");
+    from_a_file = lseek(input, 0, SEEK_CUR) >= 0;
     // SF_TRUE for a temporary: libsndfile closes it (and so removes it) with the file, or at once
     // when it cannot open it.
     file_.reset(sf_open_fd(input, SFM_READ, &info, input == STDIN_FILENO ? SF_FALSE : SF_TRUE));
@@ -141,8 +159,10 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
         throw;
       }
       if (input != fifo) close(fifo);
+      from_a_file = input != fifo;
       file_.reset(sf_open_fd(input, SFM_READ, &info, SF_TRUE));
     } else {
+      from_a_file = S_ISREG(status.st_mode);
       file_.reset(sf_open(path.c_str(), SFM_READ, &info));
     }
     if (!file_) throw Error(open_failure(path));
@@ -166,13 +186,14 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   }
   // A pipe reports a huge or zero length; trust only what a seekable file says, and not
   // SF_COUNT_MAX, libsndfile's "not known" (an Ogg cut short).
-  format_.frames = info.seekable && info.frames != SF_COUNT_MAX ? static_cast<std::int64_t>(info.frames) : -1;
-  if (info.seekable) {
+  const bool whole = from_a_file || info.seekable;
+  format_.frames = whole && info.frames != SF_COUNT_MAX ? static_cast<std::int64_t>(info.frames) : -1;
+  if (whole) {
     const HeaderLength length = header_length(file_.get(), info, path);
     declared_frames_ = length.declared;
     if (length.present >= 0) format_.frames = frames_left_ = length.present;
   }
-  if (!info.seekable) streamed_declared_frames_ = streamed_header_frames(info);
+  if (!whole) streamed_declared_frames_ = streamed_header_frames(info);
   for (int kind = SF_STR_FIRST; kind <= SF_STR_LAST; ++kind)
     if (const char* text = sf_get_string(file_.get(), kind); text && *text) strings_.emplace_back(kind, text);
   if (format_.channels < 1 || format_.rate_hz < 1)

@@ -55,10 +55,14 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // Refused on a pipe before a byte goes out. libFLAC rewrites its header at the end; on a pipe
   // that lands as junk after the frames. MP3 on a pipe goes without its length frame (Xing), and
-  // libsndfile then reads such a file short (9540 of 48000 frames). libsndfile refuses AIFF on a
-  // pipe only after writing its header. (WAV, CAF, W64, ... it refuses before; see below.)
+  // libsndfile then reads such a file short (9540 of 48000 frames). libsndfile refuses AIFF and
+  // PAF on a pipe only after writing its header (2048 bytes of PAF went out before the error),
+  // and writes an SDS there whose header counts no frames (read back: none). (WAV, CAF, W64, ...
+  // it refuses before; see below.)
   const bool header_at_end = format.container == SF_FORMAT_FLAC || format.container == SF_FORMAT_MPEG;
-  if ((header_at_end || format.container == SF_FORMAT_AIFF) && lseek(descriptor, 0, SEEK_CUR) < 0) {
+  const bool not_on_a_pipe = format.container == SF_FORMAT_AIFF || format.container == SF_FORMAT_PAF ||
+                             format.container == SF_FORMAT_SDS;
+  if ((header_at_end || not_on_a_pipe) && lseek(descriptor, 0, SEEK_CUR) < 0) {
     discard();
     throw Error(output_name(path) + ": " + container_name(format.container) + " cannot be written to a pipe (" +
                 (header_at_end ? "its header is completed at the end" : "libsndfile does not write it there") +

@@ -24,6 +24,13 @@ struct Container {
   int format;
   int channels = 2;
   int rate_hz = 48000;
+  // How the file is cut: to half its size (0), or by this many bytes at its end.
+  long cut_end_bytes = 0;
+  // The test's name where the extension is not enough (a codec, a way of cutting).
+  const char* label = nullptr;
+  // Whether the header's count is the frames written: a block codec counts its last block's
+  // padding too (IMA ADPCM in a WAV: 48480 for 48000 written).
+  bool declares_what_was_written = true;
 };
 
 class TruncatedInput : public testing::TestWithParam<Container> {};
@@ -36,7 +43,7 @@ TEST_P(TruncatedInput, FailsNamingBothCountsUnlessAccepted) {
               container.format);
   struct stat status {};
   ASSERT_EQ(stat(input.c_str(), &status), 0);
-  ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);
+  ASSERT_EQ(truncate(input.c_str(), container.cut_end_bytes > 0 ? status.st_size - container.cut_end_bytes : status.st_size / 2), 0);
   const Sound cut = read_sound(input);  // what is there, as libsndfile reads it
   ASSERT_GT(cut.frames, 1000);
   ASSERT_LT(cut.frames, static_cast<std::int64_t>(declared));
@@ -44,21 +51,29 @@ TEST_P(TruncatedInput, FailsNamingBothCountsUnlessAccepted) {
   const DirectorySnapshot before(dir.path());
   const auto args = halo_args({"filter", input, dir / "out.wav", "--lowpass", "2k"});
   const Result failed = run(args);
-  expect_one_line_failure(failed, 1, "declares " + std::to_string(declared) + " frames", before, describe(args, failed));
+  const std::string declares = container.declares_what_was_written ? "declares " + std::to_string(declared) + " frames"
+                                                                      : "truncated: its header declares ";
+  expect_one_line_failure(failed, 1, declares, before, describe(args, failed));
   EXPECT_NE(failed.err.find(std::to_string(cut.frames)), std::string::npos) << failed.err;
   EXPECT_NE(failed.err.find("--accept-short"), std::string::npos) << failed.err;
 
-  const auto accepted_args = halo_args({"filter", input, dir / "out.wav", "--lowpass", "2k", "--accept-short", "-q"});
+  // Float out: a block codec's output would hold its last block's padding too.
+  const auto accepted_args =
+      halo_args({"filter", input, dir / "out.wav", "--lowpass", "2k", "--accept-short", "--subtype", "float", "-q"});
   const Result accepted = run(accepted_args);
   ASSERT_EQ(accepted.exit_code, 0) << describe(accepted_args, accepted);
   EXPECT_NE(accepted.err.find("warning"), std::string::npos) << accepted.err;
-  EXPECT_NE(accepted.err.find(std::to_string(declared)), std::string::npos) << accepted.err;
+  if (container.declares_what_was_written) {
+    EXPECT_NE(accepted.err.find(std::to_string(declared)), std::string::npos) << accepted.err;
+  }
   EXPECT_NE(accepted.err.find(std::to_string(cut.frames)), std::string::npos) << accepted.err;
   EXPECT_EQ(read_sound(dir / "out.wav").frames, cut.frames);
 
   const Result info = halo({"info", input});
   EXPECT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("truncated: the header declares " + std::to_string(declared)), std::string::npos)
+  EXPECT_NE(info.out.find("truncated: the header declares " +
+                          (container.declares_what_was_written ? std::to_string(declared) : std::string())),
+            std::string::npos)
       << info.out;
 }
 
@@ -71,10 +86,26 @@ const Container declaring_containers[] = {
     {"mat4", SF_FORMAT_MAT4 | SF_FORMAT_PCM_16},    {"mat5", SF_FORMAT_MAT5 | SF_FORMAT_FLOAT},
     {"voc", SF_FORMAT_VOC | SF_FORMAT_PCM_16},      {"avr", SF_FORMAT_AVR | SF_FORMAT_PCM_16},
     {"mpc2k", SF_FORMAT_MPC2K | SF_FORMAT_PCM_16},  {"wve", SF_FORMAT_WVE | SF_FORMAT_ALAW, 1, 8000},
+    {"svx", SF_FORMAT_SVX | SF_FORMAT_PCM_16, 1},
+    // Found by a QA pass: a W64, CAF or IFF two bytes short (a W64's "padding" had hidden the
+    // lost frame; the CAF's data chunk counts a 4-byte edit count), and block codecs, whose
+    // frames are not bytes over a sample's size (a GSM 6.10 WAV is "unseekable" to libsndfile
+    // as its codec cannot seek, and had been read as from a pipe).
+    {"w64", SF_FORMAT_W64 | SF_FORMAT_PCM_16, 2, 48000, 2, "w64_two_bytes_short"},
+    {"caf", SF_FORMAT_CAF | SF_FORMAT_PCM_16, 2, 48000, 2, "caf_two_bytes_short"},
+    {"svx", SF_FORMAT_SVX | SF_FORMAT_PCM_16, 1, 48000, 2, "svx_two_bytes_short"},
+    {"wav", SF_FORMAT_WAV | SF_FORMAT_IMA_ADPCM, 2, 48000, 0, "wav_ima_adpcm", false},
+    {"wav", SF_FORMAT_WAV | SF_FORMAT_MS_ADPCM, 2, 48000, 0, "wav_ms_adpcm", false},
+    {"wav", SF_FORMAT_WAV | SF_FORMAT_GSM610, 1, 8000, 0, "wav_gsm610", false},
+    {"w64", SF_FORMAT_W64 | SF_FORMAT_MS_ADPCM, 2, 48000, 0, "w64_ms_adpcm", false},
+    {"aiff", SF_FORMAT_AIFF | SF_FORMAT_IMA_ADPCM, 2, 48000, 0, "aiff_ima_adpcm", false},
+    {"caf", SF_FORMAT_CAF | SF_FORMAT_ALAC_16, 2, 48000, 2, "caf_alac_two_bytes_short"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Containers, TruncatedInput, testing::ValuesIn(declaring_containers),
-                         [](const testing::TestParamInfo<Container>& info) { return std::string(info.param.extension); });
+                         [](const testing::TestParamInfo<Container>& info) {
+                           return std::string(info.param.label ? info.param.label : info.param.extension);
+                         });
 
 // A FLAC cut mid-stream does not read short: libsndfile's decoder loses sync and reports an
 // error. --accept-short filters the frames decoded before it (each the whole file's own, as
