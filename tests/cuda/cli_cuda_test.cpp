@@ -3,6 +3,7 @@
 // and `auto` says which engine it took. Skips where no CUDA device is usable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli_test_support.hpp"
@@ -67,6 +68,45 @@ TEST(CliCuda, EveryCudaEngineMatchesReferenceAndCpuOnRealFiles) {
         EXPECT_LE(relative_error(gpu.samples, cpu_samples), tolerance) << context << " against the CPU engine";
         EXPECT_EQ(read_bytes(filter(engine, "4093")), read_bytes(whole)) << context << ": --chunk 4093 differs";
       }
+    }
+  }
+}
+
+// Digital silence on the GPU: every output whose inputs (the mask's reach) are all exactly 0 is
+// written exactly 0 by every CUDA engine, whatever its latency and block (the stream's silence
+// gate; an FFT engine leaves rounding dust there, which pcm16's dither would turn into noise),
+// and the burst itself is there. The silent region is computed here from the input.
+TEST(CliCuda, DigitalSilenceStaysZeroOnEveryCudaEngine) {
+  SKIP_WITHOUT_GPU();
+  TempDir dir;
+  constexpr std::size_t frames = 200000, taps = 4095;
+  std::vector<float> x(frames * 2, 0.0f);
+  const std::vector<float> burst = random_signal(2 * 20000, 520, 0.3f);
+  std::copy(burst.begin(), burst.end(), x.begin() + 2 * 60000);  // frames 60000 .. 80000
+  write_sound(dir / "burst.wav", x, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const std::vector<float> mask = random_signal(taps, 521, 0.02f);
+  write_mask_text(dir / "mask.txt", {mask});
+  for (const std::string engine : {"cuda-fast", "cuda-fft", "cuda-fft-fused", "auto"}) {
+    for (const std::string subtype : {"float", "pcm16"}) {
+      const std::string out = dir / ("out_" + engine + "_" + subtype + ".wav");
+      halo_ok({"filter", dir / "burst.wav", out, "--mask", dir / "mask.txt", "--subtype", subtype, "--engine", engine,
+               "--tail", "--quiet"});
+      const Sound y = read_sound(out);
+      ASSERT_EQ(y.frames, static_cast<std::int64_t>(frames + taps - 1 - (taps - 1) / 2)) << engine;
+      // Output frame i is y_full[i + (M - 1) / 2]: non-zero inputs 60000 .. 79999 reach
+      // y_full 60000 .. 79999 + M - 1.
+      std::size_t stray = 0, sound = 0;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(y.frames); ++i) {
+        const std::size_t n = i + (taps - 1) / 2;
+        const bool silent = n < 60000 || n >= 80000 + taps - 1;
+        for (int c = 0; c < 2; ++c) {
+          const float v = y.samples[2 * i + static_cast<std::size_t>(c)];
+          if (silent) stray += v != 0.0f;
+          else sound += v != 0.0f;
+        }
+      }
+      EXPECT_EQ(stray, 0u) << engine << ", " << subtype << ": non-zero samples where every input is 0";
+      EXPECT_GT(sound, 2 * 20000u) << engine << ", " << subtype;
     }
   }
 }
