@@ -52,6 +52,12 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
                 " at " + std::to_string(format.rate_hz) + " Hz with " + std::to_string(format.channels) +
                 " channels (choose another --subtype or extension)");
 
+  // Opus codes 8, 12, 16, 24 or 48 kHz only; libsndfile says so only when it opens the file, and
+  // on a pipe that read as "cannot write OGG to a pipe".
+  if ((format.subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS && format.rate_hz != 8000 && format.rate_hz != 12000 &&
+      format.rate_hz != 16000 && format.rate_hz != 24000 && format.rate_hz != 48000)
+    throw Error(output_name(path) + ": Opus codes 8, 12, 16, 24 or 48 kHz, not " + std::to_string(format.rate_hz) +
+                " Hz; resample IN first, or write Vorbis (.ogg)");
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // Refused on a pipe before a byte goes out. libFLAC rewrites its header at the end; on a pipe
   // that lands as junk after the frames. MP3 on a pipe goes without its length frame (Xing), and

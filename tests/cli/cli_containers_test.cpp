@@ -94,5 +94,22 @@ TEST(Containers, NistIsCalledNistAndSphIsItsName) {
   EXPECT_NE(info.out.find("format:    NIST pcm16"), std::string::npos) << info.out;
 }
 
+// Opus codes 8, 12, 16, 24 or 48 kHz: a 44.1 kHz input is refused naming the rates, to a file
+// and to a pipe alike (on a pipe it had read "cannot write OGG to a pipe").
+TEST(Containers, OpusNamesTheRatesItCodes) {
+  TempDir dir;
+  write_sound(dir / "a44.wav", random_signal(4410 * 2, 76, 0.3f), 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot before(dir.path());
+  const auto to_file = halo_args({"filter", dir / "a44.wav", dir / "out.opus", "--lowpass", "1k"});
+  expect_one_line_failure(run(to_file), 1, "Opus codes 8, 12, 16, 24 or 48 kHz, not 44100 Hz", before, "file");
+  const std::string piped = "'" + std::string(HALO_BINARY) + "' filter '" + dir / "a44.wav" +
+                            "' - --type opus --lowpass 1k";
+  const Result result = run({"/bin/sh", "-c", piped});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(result.err, "halo: standard output: Opus codes 8, 12, 16, 24 or 48 kHz, not 44100 Hz; resample IN first, "
+                        "or write Vorbis (.ogg)\n");
+  EXPECT_TRUE(result.out.empty());
+}
+
 }  // namespace
 }  // namespace halo::test
