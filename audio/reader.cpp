@@ -54,16 +54,14 @@ std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
   return kept > 0 ? static_cast<std::size_t>(kept) : 0;
 }
 
-// Whether a stream that starts with `magic` is one libsndfile reads as it comes, from a pipe:
-// WAV, AIFF and IFF, AU, Ogg, MP3, NIST, PAF, AVR and MAT5. Others it reads only from a seekable
-// file, and from a pipe it read FLAC with "lost sync", CAF as no frames, RF64 from its fmt chunk
-// as audio (wrong samples, exit 0), SDS not at all (a loop at full CPU), HTK, XI and WVE not
-// at all (QA passes).
-// A WAV of GSM 6.10 (format tag 0x31) it does not read from a pipe either ("Unspecified internal
-// error"), where the fmt chunk comes first, as every writer puts it.
-// A stream that brings fewer bytes than that in a second (one that has ended: libsndfile read
-// a 2-byte pipe in a loop for ever, as it does SDS) goes through the temporary too, where
-// libsndfile meets its end.
+// Whether a stream whose first `bytes` are `head` is one libsndfile reads as it comes, from a
+// pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, PAF, AVR and MAT5, by their magic. The others it
+// reads only from a seekable file; from a pipe it read FLAC with "lost sync", CAF as no frames,
+// RF64 from its fmt chunk on as audio (wrong samples, exit 0), SDS in a loop at full CPU, and
+// refused HTK, XI, WVE and a GSM 6.10 WAV (format tag 0x31, in the fmt chunk every writer puts
+// first) (QA passes). So does a stream that brought fewer than peeked_bytes in a second, most
+// likely one that has ended: libsndfile read a 2-byte pipe in a loop for ever; from the
+// temporary it meets the end.
 bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
   if (bytes < peeked_bytes) return false;
   if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVEfmt ", 8) == 0 &&
