@@ -104,8 +104,11 @@ static int run_command(int argc, char** argv) {
     halo::cli::notice(command + ": " + error.what());
     return 2;
   } catch (const std::bad_alloc&) {
+    // What needs less, in the options of the command that ran out.
+    const bool streams_audio = command == "filter" || command == "play" || command == "live";
     halo::cli::notice(std::string("out of memory: ") + halo::audio::failed_output_note() +
-                      " (a shorter mask, fewer channels or a smaller --chunk needs less)");
+                      (streams_audio ? " (a shorter mask, fewer channels or a smaller --chunk needs less)"
+                                     : " (a shorter mask needs less)"));
     return 1;
   } catch (const std::exception& error) {
     if (halo::cli::interrupted()) {

@@ -1,4 +1,5 @@
 #include "src/engine/handover_engine.hpp"
+#include "src/engine/started_thread.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -79,7 +80,7 @@ void HandoverEngine::start_second(const TapSet& taps) {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_taps_ = taps;
   }
-  background_ = std::thread([this, spec = spec()] {
+  background_ = started_thread("starting the GPU engine beside the CPU one", [this, spec = spec()] {
     const auto start = Clock::now();
     try {
       std::unique_ptr<Engine> engine = make_second_();

@@ -1,4 +1,5 @@
 #include "src/engine/partitioned_engine.hpp"
+#include "src/engine/started_thread.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -127,11 +128,7 @@ void CpuPartitionedEngine::start_worker() {
     wake_made_ = true;
   }
   stopping_.store(false, std::memory_order_relaxed);
-  try {
-    worker_ = std::thread([this] { worker_loop(); });
-  } catch (const std::system_error& error) {
-    throw Error(std::string("cpu-partitioned: could not start the worker thread: ") + error.what());
-  }
+  worker_ = started_thread("cpu-partitioned's worker", [this] { worker_loop(); });
 }
 
 void CpuPartitionedEngine::stop_worker() noexcept {

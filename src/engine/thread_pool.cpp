@@ -8,6 +8,7 @@
 #endif
 
 #include "src/engine/error.hpp"
+#include "src/engine/started_thread.hpp"
 
 namespace halo {
 namespace {
@@ -41,7 +42,9 @@ ThreadPool::ThreadPool(int threads) {
     throw Error("a pool of " + std::to_string(threads) + " threads: give 1 to " + std::to_string(max_threads));
   workers_.reserve(static_cast<std::size_t>(threads - 1));
   try {
-    for (int thread = 1; thread < threads; ++thread) workers_.emplace_back([this, thread] { worker_loop(thread); });
+    for (int thread = 1; thread < threads; ++thread)
+      workers_.push_back(started_thread("the engine's pool (" + std::to_string(threads) + " threads; --threads takes fewer)",
+                                        [this, thread] { worker_loop(thread); }));
   } catch (...) {
     stop();  // the workers already started
     throw;

@@ -5,6 +5,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 #include "audio/same_file.hpp"
 #include "audio/writer.hpp"
@@ -72,7 +73,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   // Choosing an engine by name may start the CUDA driver and creating it starts a context:
   // both overlap reading. `auto` starts no CUDA here: where the GPU pays, the hand-over engine
   // starts the context on its own thread while the CPU engine filters.
-  auto pending = std::async(std::launch::async, [&]() {
+  auto prepare = [&]() {
     const auto start = std::chrono::steady_clock::now();
     PreparedEngine prepared;
     prepared.choice = auto_choice ? *auto_choice : choose_engine(options.engine, taps, spec, samples);
@@ -81,7 +82,13 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     prepared.engine->set_taps(taps);
     prepared.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return prepared;
-  });
+  };
+  std::future<PreparedEngine> pending;
+  try {
+    pending = std::async(std::launch::async, prepare);
+  } catch (const std::system_error& error) {  // std::async's own words: "Resource temporarily unavailable"
+    throw Error(std::string("cannot start a thread for making the engine: ") + error.what());
+  }
   PreparedEngine prepared;
   auto engine_source = [&]() -> Engine& {
     prepared = pending.get();

@@ -1,6 +1,7 @@
 #include "src/offline/silence_gate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace halo {
@@ -9,6 +10,10 @@ namespace {
 // Where the run of zeros the input starts in began: x is 0 before frame 0, as far back as an
 // engine's latency reaches (a quarter of the range: no sum with it overflows).
 constexpr std::int64_t before_the_input = std::numeric_limits<std::int64_t>::min() / 4;
+
+// A sample the engines take for 0: 0, -0 and the subnormals, which every engine flushes (a gap
+// of 1e-42 had come out of cpu-fft as rounding dust, dithered: a QA pass).
+inline bool silent(float sample) { return std::fabs(sample) < std::numeric_limits<float>::min(); }
 
 }  // namespace
 
@@ -27,7 +32,7 @@ void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_
   for (std::size_t start = 0; start < frame_count; start += stretch) {
     const std::size_t end = std::min(frame_count, start + stretch);
     std::size_t zeros = 0;  // a loop the compiler vectorises
-    for (std::size_t i = start * width; i < end * width; ++i) zeros += x[i] == 0.0f;
+    for (std::size_t i = start * width; i < end * width; ++i) zeros += silent(x[i]);
     if (zeros == 0) {  // every channel non-zero throughout: no run begins or ends inside
       for (std::size_t c = 0; c < width; ++c) {
         if (!met[c]) channels[c].leading = start;
@@ -39,7 +44,7 @@ void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_
     }
     for (std::size_t f = start; f < end; ++f) {
       for (std::size_t c = 0; c < width; ++c) {
-        if (x[f * width + c] == 0.0f) continue;
+        if (silent(x[f * width + c])) continue;
         if (!met[c]) channels[c].leading = f;
         else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
         met[c] = true;

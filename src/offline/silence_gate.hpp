@@ -6,7 +6,7 @@
 namespace halo {
 
 // Output that must be exactly 0 written as 0. y_full[n] = sum_k h[k] x[n - k] is exactly 0
-// wherever x[n - M + 1 .. n] are all 0 on that channel, but an FFT engine leaves rounding dust
+// wherever x[n - M + 1 .. n] are all 0 on that channel (or subnormal: every engine flushes those), but an FFT engine leaves rounding dust
 // there (about 3e-8 after a burst, up to one of its blocks away: over a second with cpu-fft's
 // parallel blocks), which the writer's dither then turned into ±1 LSB noise in digital silence
 // (a QA pass, 4095 taps: 982 samples in a 1 s gap). The gate zeroes what the input's zero runs

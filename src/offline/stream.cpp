@@ -19,6 +19,7 @@
 
 #include "audio/streamed_output.hpp"
 #include "src/engine/nonfinite.hpp"
+#include "src/engine/started_thread.hpp"
 #include "src/offline/chunk_queue.hpp"
 #include "src/offline/silence_gate.hpp"
 
@@ -178,7 +179,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   StreamResult result;
   result.declared_frames = reader.declared_frames();
 
-  std::thread reader_thread([&] {
+  auto read_chunks = [&] {
     lower_this_threads_priority();
     try {
       for (;;) {
@@ -196,9 +197,8 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
     } catch (...) {
       fail(std::current_exception());
     }
-  });
-
-  std::thread writer_thread([&] {
+  };
+  auto write_chunks = [&] {
     lower_this_threads_priority();
     try {
       for (;;) {
@@ -218,7 +218,16 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
     } catch (...) {
       fail(std::current_exception());
     }
-  });
+  };
+  std::thread reader_thread = started_thread("reading the input", read_chunks);
+  std::thread writer_thread;
+  try {
+    writer_thread = started_thread("writing the output", write_chunks);
+  } catch (...) {
+    fail(std::current_exception());  // closes every queue: the reader stops
+    reader_thread.join();
+    throw;
+  }
 
   // The engine stage, on this thread.
   try {

@@ -1,4 +1,5 @@
 #include "src/realtime/session.hpp"
+#include "src/engine/started_thread.hpp"
 
 #include <samplerate.h>
 
@@ -380,7 +381,7 @@ void Session::start() {
     output_->write_silence(options_.period_frames);  // the one period the worker runs behind
     worker_->start();
   } else {
-    reader_->thread = std::thread([this] { reader_->run(); });
+    reader_->thread = started_thread("reading the file", [this] { reader_->run(); });
     worker_->start();
     // Fill ahead before the device asks for the first frame.
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -1,4 +1,5 @@
 #include "src/realtime/worker.hpp"
+#include "src/engine/started_thread.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -59,7 +60,7 @@ Worker::~Worker() {
 
 void Worker::start() {
   stopping_.store(false);
-  thread_ = std::thread([this] { loop(); });
+  thread_ = started_thread("the audio worker", [this] { loop(); });
   while (!priority_known_.load(std::memory_order_acquire)) std::this_thread::yield();
 }
 

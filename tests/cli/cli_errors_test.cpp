@@ -177,6 +177,33 @@ TEST_F(CliErrors, TruncatedOrCorruptHeader) {
   }
 }
 
+// A process limit that refuses a thread (ulimit -u) at whatever point it bites: one `halo:`
+// line saying a thread could not start, exit 1, nothing left beside OUT. halo had aborted
+// ("terminate called without an active exception", SIGABRT) when the writer's thread failed
+// after the reader's had started, leaving its temporary (a QA pass).
+TEST_F(CliErrors, AThreadThatCannotStartFailsCleanly) {
+  RunOptions options;
+  if (running_as_root()) {
+    if (!nobody_can_run_halo()) GTEST_SKIP() << "running as root, and `nobody` cannot run " << HALO_BINARY;
+    options.uid = nobody_uid();  // RLIMIT_NPROC does not bind root
+    chmod(dir_.path().c_str(), 0777);
+  }
+  int refused = 0;
+  for (int processes = 1; processes <= 8; ++processes) {
+    const std::string command = "ulimit -u " + std::to_string(processes) + " && exec \"$0\" \"$@\"";
+    const std::vector<std::string> args = {"/bin/bash", "-c", command, HALO_BINARY, "filter", in(), out(),
+                                           "--lowpass", "1000", "--threads", "4"};
+    unlink(out().c_str());
+    const DirectorySnapshot before(dir_.path());
+    const Result result = run(args, options);
+    EXPECT_EQ(result.signal, 0) << describe(args, result);
+    if (result.exit_code == 0) continue;  // enough threads at this limit
+    ++refused;
+    expect_failure_contract(args, result, out(), "cannot start a thread", nullptr, before);
+  }
+  EXPECT_GT(refused, 0) << "no limit refused a thread: the test tests nothing";
+}
+
 TEST_F(CliErrors, ZeroFrames) {
   write_sound(dir_ / "zero.wav", {}, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   ASSERT_EQ(read_sound(dir_ / "zero.wav").frames, 0);

@@ -1,5 +1,5 @@
 // SilenceGate and ChunkZeros against the plain rule: y_full[n] must be written 0 exactly when
-// x[n - M + 1 .. n] are all 0 on its channel (x before frame 0 and after the input is 0), and
+// x[n - M + 1 .. n] are all 0 (or -0, or subnormal: the engines flush those) on its channel (x before frame 0 and after the input is 0), and
 // no other output is touched. Random signals with zero runs shorter and longer than the mask,
 // at the start, inside and at the end, and a channel silent throughout, cut into chunks of
 // random sizes (one frame up), fed as the stream feeds them; outputs asked for in pieces that
@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -25,10 +27,15 @@ std::vector<float> signal_with_gaps(std::size_t frames, int channels, std::size_
   for (int c = 0; c < channels; ++c) {
     if (c == channels - 1 && channels > 2) continue;  // the last of three or more: silent throughout
     std::size_t zeros_left = c == 0 ? mask + 5 : 0;  // channel 0 starts silent for longer than M
+    std::uniform_int_distribution<int> kind_of_zero(0, 9);
     for (std::size_t f = 0; f < frames; ++f) {
       if (zeros_left == 0 && starts_gap(random)) zeros_left = gap(random);
       if (zeros_left > 0) {
         --zeros_left;
+        // Now and then -0 or a subnormal, which the engines take for 0 (they flush subnormals).
+        const int kind = kind_of_zero(random);
+        const float zero = kind == 0 ? -0.0f : kind == 1 ? 1e-42f : kind == 2 ? -1.1e-38f : 0.0f;
+        x[f * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)] = zero;
         continue;
       }
       float v = value(random);
@@ -43,7 +50,8 @@ std::vector<float> signal_with_gaps(std::size_t frames, int channels, std::size_
 bool exactly_zero(const std::vector<float>& x, std::size_t frames, int channels, int c, std::size_t mask, std::int64_t n) {
   for (std::int64_t k = n - static_cast<std::int64_t>(mask) + 1; k <= n; ++k) {
     if (k < 0 || k >= static_cast<std::int64_t>(frames)) continue;
-    if (x[static_cast<std::size_t>(k) * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)] != 0.0f)
+    if (std::fabs(x[static_cast<std::size_t>(k) * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)]) >=
+        std::numeric_limits<float>::min())
       return false;
   }
   return true;
