@@ -114,8 +114,17 @@ void remove_live_temporaries() noexcept {
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
-  target_ = resolve_links(path);
+  // A device, a FIFO or a pipe: written through, never replaced. Asked of the name itself, which
+  // the kernel follows: /dev/stdout and /dev/fd/N lead through /proc to "pipe:[N]", no name
+  // resolve_links could follow (halo had tried to make a temporary in /proc/self/fd).
   struct stat existing {};
+  if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
+    target_ = path;
+    fd_ = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd_ < 0) throw Error(path + ": " + reason());
+    return;
+  }
+  target_ = resolve_links(path);
   const bool exists = stat(target_.c_str(), &existing) == 0;
   if (exists && !S_ISREG(existing.st_mode)) {  // a device, a FIFO: written through, never replaced
     fd_ = open(target_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);

@@ -156,6 +156,15 @@ TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
   expect_half("in.wav", "got.au");
 
+  // /dev/stdout and /dev/fd/N on a pipe: names the kernel follows through /proc to "pipe:[N]",
+  // which halo had followed by hand and then tried to make a temporary in /proc/self/fd.
+  for (const std::string name : {"/dev/stdout", "/dev/fd/1"}) {
+    const std::string through = "$HALO filter in.wav " + name + " --type au --mask half.txt -q | cat > got.au";
+    const Result piped = sh(through);
+    ASSERT_EQ(piped.exit_code, 0) << describe_command(through, piped);
+    expect_half("in.wav", "got.au");
+  }
+
   if (!running_as_root()) GTEST_SKIP() << "mknod needs root: the device-node half is not run";
   ASSERT_EQ(mknod(at("null").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);  // /dev/null
   for (const std::string command : {"$HALO design --lowpass 1k -o null", "$HALO filter in.wav null --mask half.txt -q"}) {

@@ -116,6 +116,30 @@ TEST(StalledInput, SignalOnAStalledStdinPipeExitsPromptly) {
   expect_prompt_exit_on_stall(SignalCase{SIGTERM, 143, "TERM"}, true);
 }
 
+// An abort halo cannot catch (FFTW asserts when its allocator fails under ulimit -v, a QA pass
+// found; here SIGABRT itself, mid-run) removes the temporary output before the abort goes on:
+// killed by SIGABRT, one `halo: aborted` line, nothing left beside OUT.
+TEST(StalledInput, AnAbortLeavesNoTemporary) {
+  std::signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  const std::string fifo = dir / "in.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string out_dir = dir / "out";
+  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
+  const DirectorySnapshot before(out_dir);
+  StalledWriter writer(fifo, wav_head(dir));
+  Process halo_process(halo_args({"filter", fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}));
+  ASSERT_TRUE(temporary_appears(before)) << "halo never started writing";
+  ASSERT_EQ(kill(halo_process.pid(), SIGABRT), 0);
+  const bool exited = exits_within(halo_process, 8s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(exited) << "SIGABRT did not end halo within 8 s";
+  EXPECT_EQ(result.signal, SIGABRT) << result.err;
+  EXPECT_NE(result.err.find("halo: aborted; "), std::string::npos) << result.err;
+  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+}
+
 // `halo design` of a long mask to a stdout nobody reads blocks in write(); Ctrl-C stops it.
 TEST(StalledOutput, CtrlCStopsDesignBlockedOnAFullPipe) {
   Process design(halo_args({"design", "--lowpass", "1k", "--taps", "1048575"}));  // stdout: a pipe we do not read
