@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -314,16 +315,28 @@ void write_export(const std::string& path, ExportFormat format, const MaskSet& m
       write_bytes(path, sox_contents(masks, notes));
       return;
     }
-    case ExportFormat::camilladsp: {
-      const std::string yaml = camilladsp_contents(parts, masks);
-      write_mask(coefficient_file(parts, masks.size()), masks);  // checked, whole, renamed into place
-      write_bytes(path, yaml);
-      return;
-    }
+    case ExportFormat::camilladsp:
     case ExportFormat::eqapo: {
-      const std::string config = eqapo_contents(parts, masks);
-      for (std::size_t m = 0; m < masks.size(); ++m) write_mask(eqapo_wav(parts, masks.size(), m), {masks[m]});
-      write_bytes(path, config);
+      // The config and its coefficient files are all written first and renamed into place only
+      // then: a failure (a full disk) changes none of them. The coefficient file had been renamed
+      // before the config was written, so a failed run left a new .f32 beside an old .yml (QA).
+      const std::string config =
+          format == ExportFormat::camilladsp ? camilladsp_contents(parts, masks) : eqapo_contents(parts, masks);
+      std::vector<std::unique_ptr<AtomicFile>> files;
+      if (format == ExportFormat::camilladsp) {
+        const std::string coefficients = coefficient_file(parts, masks.size());
+        files.push_back(std::make_unique<AtomicFile>(coefficients));
+        write_mask_into(*files.back(), coefficients, masks);
+      } else {
+        for (std::size_t m = 0; m < masks.size(); ++m) {
+          const std::string wav = eqapo_wav(parts, masks.size(), m);
+          files.push_back(std::make_unique<AtomicFile>(wav));
+          write_mask_into(*files.back(), wav, {masks[m]});
+        }
+      }
+      files.push_back(std::make_unique<AtomicFile>(path));
+      files.back()->write_all(config.data(), config.size());
+      for (auto& file : files) file->commit();
       return;
     }
   }

@@ -571,8 +571,14 @@ void check_mask_output(const std::string& path) {
 }
 
 void write_mask(const std::string& path, const MaskSet& masks) {
+  AtomicFile output(path);
+  write_mask_into(output, path, masks);
+  output.commit();
+}
+
+void write_mask_into(AtomicFile& output, const std::string& path, const MaskSet& masks) {
   check_writable_set(path, masks);
-  // Every format problem is found before a temporary file exists.
+  // Every format problem is found before a byte is written (the temporary goes with the error).
   const FileKind kind = kind_of(path);
   std::string bytes;
   SoundPlan sound{};
@@ -585,13 +591,11 @@ void write_mask(const std::string& path, const MaskSet& masks) {
     case FileKind::sound: sound = plan_sound(path, masks); break;
   }
 
-  AtomicFile output(path);
   if (kind == FileKind::sound) {
     write_sound(path, masks, sound, output);
   } else {
     output.write_all(bytes.data(), bytes.size());
   }
-  output.commit();
 }
 
 }  // namespace halo::audio

@@ -1,6 +1,7 @@
 #pragma once
 #include <string>
 
+#include "audio/atomic_file.hpp"
 #include "filters/mask.hpp"
 
 namespace halo::audio {
@@ -40,6 +41,9 @@ filters::MaskSet parse_mask(const std::string& name, const std::string& bytes);
 // Written through an AtomicFile (audio/atomic_file.hpp): a failure leaves nothing under path.
 // Throws audio::Error naming the file.
 void write_mask(const std::string& path, const filters::MaskSet& masks);
+// The same into `output` (opened on `path`), not committed: for files that are renamed into
+// place together once every one is written (an export's companions), so a failure changes none.
+void write_mask_into(AtomicFile& output, const std::string& path, const filters::MaskSet& masks);
 
 // What write_mask would refuse from the name alone (a format that cannot hold a mask, a folder
 // that does not exist), checked before any work. Throws audio::Error naming the file.

@@ -7,6 +7,7 @@
 
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -214,6 +215,29 @@ TEST_F(OutputSafety, FullDiskFailsCleanlyForEveryContainer) {
     EXPECT_NE(lines[0].find("No space left on device"), std::string::npos) << lines[0];
     EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{}) << "left on the full disk after " << command;
   }
+}
+
+// An export of several files (CamillaDSP's YAML and its raw coefficients) changes all or none:
+// on a disk with room for the coefficients alone, the run fails and both old files stay as
+// they were. The coefficients had been renamed into place before the YAML was written, so a
+// new .f32 stood beside the old .yml (a QA pass).
+TEST_F(OutputSafety, AnExportsFilesChangeTogetherOrNotAtAll) {
+  SmallDisk disk(at("small"));
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
+  write_bytes(at("small/m.yml"), "old yaml\n");
+  write_bytes(at("small/m.f32"), "");
+  struct statvfs room {};
+  ASSERT_EQ(statvfs(at("small").c_str(), &room), 0);
+  const unsigned long long free_bytes = static_cast<unsigned long long>(room.f_bavail) * room.f_frsize;
+  constexpr unsigned long long coefficient_bytes = 4096 * 3;  // 3001 taps of float32, in whole pages
+  ASSERT_GT(free_bytes, coefficient_bytes);
+  write_bytes(at("small/filler"), std::string(free_bytes - coefficient_bytes, 'x'));
+  const std::string command = "$HALO design --lowpass 1k --taps 3001 -o small/m.yml -q";
+  const Result run = sh(command);
+  EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+  EXPECT_EQ(read_bytes(at("small/m.yml")), "old yaml\n") << "the YAML changed";
+  EXPECT_EQ(read_bytes(at("small/m.f32")), "") << "the coefficients changed while the YAML could not be written";
+  EXPECT_EQ(list_directory(at("small")), (std::vector<std::string>{"filler", "m.f32", "m.yml"}));
 }
 
 // Past a file-size limit (`ulimit -f`) the kernel's SIGXFSZ killed halo where it stood (exit
