@@ -238,6 +238,13 @@ void check_output_name(const std::string& path, int container) {
   struct stat status {};
   if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
     throw Error(path + ": is a directory; give OUT a file name");
+  // A FIFO OUT for a container that cannot go down a pipe: refused now, where opening the FIFO
+  // would first wait for a reader, and only then be refused.
+  const int named = container != 0 ? container : container_for_extension(path);
+  const bool streams = named == SF_FORMAT_AU || named == SF_FORMAT_RAW || named == SF_FORMAT_IRCAM ||
+                       named == SF_FORMAT_OGG || named == SF_FORMAT_AVR;
+  if (S_ISFIFO(status.st_mode) && named != 0 && !streams)
+    throw Error(path + ": a FIFO, and " + container_name(named) + " cannot be written to a pipe (AU, raw, IRCAM and Ogg can)");
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
   const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) &&

@@ -157,6 +157,14 @@ TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
   expect_half("in.wav", "got.au");
 
+  // A FIFO named for a container that cannot go down a pipe is refused at once (halo had
+  // waited in open() for a reader, then refused).
+  ASSERT_EQ(mkfifo(at("pipe.wav").c_str(), 0644), 0);
+  const std::string unread = "timeout 20 $HALO filter in.wav pipe.wav --mask half.txt";
+  const Result refused = sh(unread);
+  EXPECT_EQ(refused.exit_code, 2) << describe_command(unread, refused);
+  EXPECT_NE(refused.err.find("pipe.wav: a FIFO, and WAV cannot be written to a pipe"), std::string::npos) << refused.err;
+
   // /dev/stdout and /dev/fd/N on a pipe: names the kernel follows through /proc to "pipe:[N]",
   // which halo had followed by hand and then tried to make a temporary in /proc/self/fd.
   for (const std::string name : {"/dev/stdout", "/dev/fd/1"}) {
