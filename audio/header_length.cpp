@@ -55,14 +55,37 @@ long long riff_like_data_bytes(const std::string& log, int container, long long 
 }
 
 // A block codec's frames in a WAV or W64 (IMA and MS ADPCM, GSM 6.10): the data chunk's whole
-// blocks, or the fact chunk's count where it is more. Neither alone: libsndfile's own writer
-// puts half the frames in a stereo IMA WAV's fact chunk, and 2^63 - 10001 in a W64's.
-long long block_codec_frames(const std::string& log, long long data_bytes) {
-  long long frames = -1;
+// blocks; the fact chunk's count only where the blocks cannot be counted (libsndfile's own
+// writer puts half the frames in a stereo IMA WAV's fact chunk and 2^63 - 10001 in a W64's,
+// and sox on a pipe one made from its stand-in size). None where the data size is a stand-in.
+long long block_codec_frames(const std::string& log, long long data_bytes, int container) {
+  if (data_bytes <= 0 || stand_in_size(data_bytes, container)) return -1;
   const long long block_align = log_number(log, "Block Align"), per_block = log_number(log, "Samples/Block");
-  if (data_bytes > 0 && block_align > 0 && per_block > 0) frames = data_bytes / block_align * per_block;
-  if (const long long fact = log_number(log, "frames"); fact > frames && fact < (1LL << 40)) frames = fact;
-  return frames;
+  if (block_align > 0 && per_block > 0) return data_bytes / block_align * per_block;
+  const long long fact = log_number(log, "frames");
+  return fact > 0 && fact < (1LL << 40) ? fact : -1;
+}
+
+// Whether libsndfile's log says a chunk runs past the end of the file: "should be" on a size
+// line (RIFF, data, AU's Data Size, FORM, SSND, BODY, ...; not sox's "Bytes/sec : 8111 (should be 8110)" of a
+// whole IMA WAV), a COMM count "not equal" to what SSND holds, or "truncated".
+bool log_says_cut_short(const std::string& log) {
+  if (log.find("not equal") != std::string::npos || log.find("truncated") != std::string::npos) return true;
+  for (std::size_t at = log.find("should be"); at != std::string::npos; at = log.find("should be", at + 1)) {
+    const std::size_t line = log.rfind('\n', at) == std::string::npos ? 0 : log.rfind('\n', at) + 1;
+    const std::string text = log.substr(line, at - line);
+    for (const char* size : {"RIFF", "riff", "data", "Data Size", "FORM", "SSND", "BODY", "Riff size", "Data length"})
+      if (text.find(size) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Whether a frame count is a stand-in's: sox's AIFF on a pipe counts 0x7f000000 bytes' worth
+// of frames, rounded down, so with 3-, 6- or 12-byte frames the count times the frame falls
+// just under the window.
+bool stand_in_frames(long long frames, long long frame_bytes, int container) {
+  return frame_bytes > 0 &&
+         (stand_in_size(frames * frame_bytes, container) || stand_in_size(frames * frame_bytes + frame_bytes - 1, container));
 }
 
 }  // namespace
@@ -75,8 +98,7 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
   const std::string log = log_of(file);
   const int container = info.format & SF_FORMAT_TYPEMASK;
   const long long frame_bytes = static_cast<long long>(fixed_sample_bytes(info.format)) * info.channels;
-  const bool cut = log.find("should be") != std::string::npos || log.find("not equal") != std::string::npos ||
-                   log.find("truncated") != std::string::npos;
+  const bool cut = log_says_cut_short(log);
   // The header's count, as frames or as data bytes (-1: none beyond libsndfile's own).
   long long frames = -1;
   long long data_bytes = -1;
@@ -86,7 +108,7 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
     case SF_FORMAT_AU:
     case SF_FORMAT_W64:
       if (cut || container == SF_FORMAT_W64) data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes, cut);
-      if (frame_bytes == 0 && cut && container != SF_FORMAT_AU) frames = block_codec_frames(log, data_bytes);
+      if (frame_bytes == 0 && cut && container != SF_FORMAT_AU) frames = block_codec_frames(log, data_bytes, container);
       break;
     case SF_FORMAT_CAF:  // the data chunk counts its 4-byte edit count; ALAC says its frames
       if (frame_bytes == 0) frames = log_number(log, "Valid frames");
@@ -102,7 +124,7 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
         if (const long long ssnd = log_number(log, "SSND"); ssnd > 8) frames = (ssnd - 8) / (34LL * info.channels) * 64;
       } else if (cut) {
         frames = log_number(log, "Frames");
-        if (frame_bytes > 0 && stand_in_size(frames * frame_bytes, container)) frames = -1;
+        if (stand_in_frames(frames, frame_bytes, container)) frames = -1;
       }
       break;
     case SF_FORMAT_AVR:
@@ -140,7 +162,7 @@ std::int64_t streamed_header_frames(const SF_INFO& info) {
   const int container = info.format & SF_FORMAT_TYPEMASK;
   if (container != SF_FORMAT_WAV && container != SF_FORMAT_WAVEX && container != SF_FORMAT_AIFF) return -1;
   const long long frame_bytes = static_cast<long long>(fixed_sample_bytes(info.format)) * info.channels;
-  if (frame_bytes <= 0 || info.frames <= 0 || stand_in_size(info.frames * frame_bytes, container)) return -1;
+  if (frame_bytes <= 0 || info.frames <= 0 || stand_in_frames(info.frames, frame_bytes, container)) return -1;
   if (info.frames * frame_bytes >= (1LL << 32)) return -1;  // more than a 32-bit size holds: not a header's
   return info.frames;
 }

@@ -58,15 +58,19 @@ std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
 // pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, PAF, AVR and MAT5, by their magic. The others it
 // reads only from a seekable file; from a pipe it read FLAC with "lost sync", CAF as no frames,
 // RF64 from its fmt chunk on as audio (wrong samples, exit 0), SDS in a loop at full CPU, and
-// refused HTK, XI, WVE and a GSM 6.10 WAV (format tag 0x31, in the fmt chunk every writer puts
-// first) (QA passes). So does a stream that brought fewer than peeked_bytes in a second, most
+// refused HTK, XI and WVE (QA passes); WAVs of block codecs, known by the format tag in the fmt
+// chunk every writer puts first, below. So does a stream that brought fewer than peeked_bytes in a second, most
 // likely one that has ended: libsndfile read a 2-byte pipe in a loop for ever; from the
 // temporary it meets the end.
 bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
   if (bytes < peeked_bytes) return false;
-  if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVEfmt ", 8) == 0 &&
-      static_cast<unsigned char>(head[20]) == 0x31 && head[21] == 0)
-    return false;
+  if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVEfmt ", 8) == 0) {
+    // PCM, float, A-law, u-law and WAVE_FORMAT_EXTENSIBLE stream; a block codec does not: GSM
+    // 6.10 is refused, and IMA or MS ADPCM behind a pipe writer's stand-in size was decoded for
+    // the whole 2 GiB it "declares" (a 0.5 s file from sox became 2118119480 frames).
+    const unsigned tag = static_cast<unsigned char>(head[20]) | static_cast<unsigned>(static_cast<unsigned char>(head[21])) << 8;
+    return tag == 0x0001 || tag == 0x0003 || tag == 0x0006 || tag == 0x0007 || tag == 0xFFFE;
+  }
   static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "fap ", " paf", "2BIT",
                                          "MATL"};
   for (const char* prefix : streamed)

@@ -225,6 +225,30 @@ TEST(TruncatedInput, SoxAgreesAndWholeFilesPass) {
   ASSERT_EQ(truncate(input.c_str(), status.st_size / 2), 0);
   const Result sox = run({"/usr/bin/sox", input, "-n"});
   EXPECT_NE(sox.err.find("Premature EOF"), std::string::npos) << sox.err;
+
+  // Whole files another program wrote down a pipe, kept: sox puts stand-ins for the sizes it
+  // could not fill in (a data size of 0x7ffff000 and a fact count made from it in a block-codec
+  // WAV; a COMM count of 0x7f000000 bytes' worth, rounded down to whole frames, in an AIFF,
+  // which with 3-, 6- or 12-byte frames falls just under 2 GiB - 16 MiB). halo had called them
+  // truncated, "declaring" 2118119480 frames (a review).
+  const std::vector<std::string> piped_by_sox = {"-c 2 -e ima-adpcm -t wav", "-c 2 -e ms-adpcm -t wav",
+                                                 "-c 1 -e gsm-full-rate -t wav", "-b 24 -c 2 -t aiff",
+                                                 "-b 16 -c 3 -t aiff", "-b 32 -c 3 -t aiff"};
+  for (std::size_t i = 0; i < piped_by_sox.size(); ++i) {
+    const std::string kept = dir / ("sox" + std::to_string(i) + (piped_by_sox[i].find("wav") != std::string::npos ? ".wav" : ".aiff"));
+    const std::string make = "/usr/bin/sox -n -r 8000 " + piped_by_sox[i] + " - synth 0.5 sine 440 vol 0.5 | cat > '" + kept + "'";
+    ASSERT_EQ(run({"/bin/sh", "-c", make}).exit_code, 0) << make;
+    const Result whole = halo({"filter", kept, dir / "out.wav", "--lowpass", "1k", "-q"});
+    EXPECT_EQ(whole.exit_code, 0) << piped_by_sox[i] << "\n" << whole.err;
+    EXPECT_EQ(whole.err.find("truncated"), std::string::npos) << piped_by_sox[i] << "\n" << whole.err;
+    const std::string through = "cat '" + kept + "' | '" + HALO_BINARY + "' filter - '" + (dir / "out.wav") + "' --lowpass 1k -q";
+    const Result streamed = run({"/bin/sh", "-c", through});
+    EXPECT_EQ(streamed.exit_code, 0) << piped_by_sox[i] << "\n" << streamed.err;
+    EXPECT_EQ(streamed.err, "") << piped_by_sox[i];
+    // 0.5 s at 8 kHz, and no more: an ADPCM WAV streamed behind the stand-in had been decoded
+    // for the 2 GiB it declares (2118119480 frames, 45 s).
+    EXPECT_LT(read_sound(dir / "out.wav").frames, 8000) << piped_by_sox[i];
+  }
 }
 
 }  // namespace
