@@ -120,8 +120,14 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   struct stat existing {};
   if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
     target_ = path;
-    fd_ = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd_ < 0) throw Error(path + ": " + reason());
+    fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);  // no O_TRUNC: not a regular file, and if the
+    if (fd_ < 0) throw Error(path + ": " + reason());  // name was swapped for one meanwhile, not truncated
+    struct stat opened {};
+    if (fstat(fd_, &opened) != 0 || S_ISREG(opened.st_mode)) {
+      close(fd_);
+      fd_ = -1;
+      throw Error(path + ": it changed from a device or pipe to a file while halo opened it");
+    }
     return;
   }
   target_ = resolve_links(path);
@@ -170,12 +176,17 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
   }
 }
 
-void AtomicFile::commit() {
-  // The descriptor closed without error, then the rename: in that order, so that the target
-  // name only ever holds a complete file (a full disk or a quota can surface only at close).
+void AtomicFile::close_checked() {
+  if (fd_ < 0) return;
   const int fd = fd_;
   fd_ = -1;
   if (close(fd) != 0) throw Error(path_ + ": closing failed: " + reason());
+}
+
+void AtomicFile::commit() {
+  // The descriptor closed without error, then the rename: in that order, so that the target
+  // name only ever holds a complete file (a full disk or a quota can surface only at close).
+  close_checked();
   if (!temporary_.empty() && std::rename(temporary_.c_str(), target_.c_str()) != 0)
     throw Error(path_ + ": cannot rename the finished file into place: " + reason());
   committed_ = true;

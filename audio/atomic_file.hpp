@@ -42,8 +42,13 @@ class AtomicFile {
   // Writes every byte (retrying short writes and EINTR); throws audio::Error naming the target.
   void write_all(const char* data, std::size_t size);
 
-  // Closes the descriptor, checking the close, then renames the temporary into place. Throws
-  // audio::Error naming the target; the temporary is then removed by the destructor.
+  // Closes the descriptor, checking the close (a full disk or a quota may surface only there);
+  // nothing is renamed yet. For files that go into place together: every one closed, then each
+  // committed. Throws audio::Error naming the target.
+  void close_checked();
+
+  // close_checked(), then renames the temporary into place. Throws audio::Error naming the
+  // target; the temporary is then removed by the destructor.
   void commit();
 
  private:

@@ -336,7 +336,8 @@ void write_export(const std::string& path, ExportFormat format, const MaskSet& m
       }
       files.push_back(std::make_unique<AtomicFile>(path));
       files.back()->write_all(config.data(), config.size());
-      for (auto& file : files) file->commit();
+      for (auto& file : files) file->close_checked();  // every write and close has succeeded ...
+      for (auto& file : files) file->commit();         // ... before any name changes
       return;
     }
   }
