@@ -239,12 +239,11 @@ void check_output_name(const std::string& path, int container) {
   if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
     throw Error(path + ": is a directory; give OUT a file name");
   // A FIFO OUT for a container that cannot go down a pipe: refused now, where opening the FIFO
-  // would first wait for a reader, and only then be refused.
+  // would first wait for a reader, and only then be refused. (With neither --type nor an
+  // extension the container is IN's, known later: the Writer asks again.)
   const int named = container != 0 ? container : container_for_extension(path);
-  const bool streams = named == SF_FORMAT_AU || named == SF_FORMAT_RAW || named == SF_FORMAT_IRCAM ||
-                       named == SF_FORMAT_OGG || named == SF_FORMAT_AVR;
-  if (S_ISFIFO(status.st_mode) && named != 0 && !streams)
-    throw Error(path + ": a FIFO, and " + container_name(named) + " cannot be written to a pipe (AU, raw, IRCAM and Ogg can)");
+  if (S_ISFIFO(status.st_mode) && named != 0 && !writes_to_a_pipe(named))
+    throw Error(path + ": a FIFO, and " + pipe_refusal(named));
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
   const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) &&
@@ -260,6 +259,23 @@ void check_output_name(const std::string& path, int container) {
   if (by_extension != 0 && container != 0 && by_extension != container && !wav_as_wavex)
     throw Error(path + ": --type " + container_name(container) + " contradicts the name's " + extension + " (" +
                 container_name(by_extension) + "); drop --type or rename OUT");
+}
+
+bool writes_to_a_pipe(int container) {
+  switch (container & SF_FORMAT_TYPEMASK) {
+    case SF_FORMAT_AU: case SF_FORMAT_RAW: case SF_FORMAT_IRCAM: case SF_FORMAT_OGG: case SF_FORMAT_AVR: return true;
+    default: return false;
+  }
+}
+
+std::string pipe_refusal(int container) {
+  const int type = container & SF_FORMAT_TYPEMASK;
+  const char* why = type == SF_FORMAT_FLAC || type == SF_FORMAT_MPEG ? "its header is completed at the end"
+                    : type == SF_FORMAT_AIFF || type == SF_FORMAT_PAF ? "libsndfile writes its header there, then fails"
+                    : type == SF_FORMAT_SDS                          ? "its header there would count no frames"
+                                                                     : "libsndfile does not write it there";
+  return container_name(container) + " cannot be written to a pipe (" + why +
+         "); AU, raw, IRCAM, AVR and Ogg can: choose one with --type au, or name a file";
 }
 
 int fixed_sample_bytes(int subtype) {

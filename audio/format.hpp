@@ -33,6 +33,13 @@ std::string subtype_name(int subtype);      // "pcm16", "float", "vorbis", ...
 // compressed ones, whose size says nothing of their frames.
 int fixed_sample_bytes(int subtype);
 
+// Whether libsndfile writes this container down a pipe as a whole file: AU, raw, IRCAM, AVR and
+// Ogg. Of the others it refuses WAV, CAF, W64 and RF64 there itself, writes AIFF's and PAF's
+// headers and then fails, writes an SDS whose header counts no frames, and FLAC and MP3
+// complete their headers at the end (junk on a pipe). pipe_refusal: the words for one.
+bool writes_to_a_pipe(int container);
+std::string pipe_refusal(int container);
+
 // A file name's extension, lower case, without the dot; "" when it has none.
 std::string lower_extension(const std::string& path);
 

@@ -1,5 +1,6 @@
 #include "audio/writer.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,21 +59,15 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
       format.rate_hz != 16000 && format.rate_hz != 24000 && format.rate_hz != 48000)
     throw Error(output_name(path) + ": Opus codes 8, 12, 16, 24 or 48 kHz, not " + std::to_string(format.rate_hz) +
                 " Hz; resample IN first, or write Vorbis (.ogg)");
+  // Refused on a pipe before a byte goes out (writes_to_a_pipe says which and why), and a FIFO
+  // before opening it, which would wait for a reader first.
+  struct stat target {};
+  if (path != "-" && stat(path.c_str(), &target) == 0 && S_ISFIFO(target.st_mode) && !writes_to_a_pipe(format.container))
+    throw Error(path + ": a FIFO, and " + pipe_refusal(format.container));
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
-  // Refused on a pipe before a byte goes out. libFLAC rewrites its header at the end; on a pipe
-  // that lands as junk after the frames. MP3 on a pipe goes without its length frame (Xing), and
-  // libsndfile then reads such a file short (9540 of 48000 frames). libsndfile refuses AIFF and
-  // PAF on a pipe only after writing its header (2048 bytes of PAF went out before the error),
-  // and writes an SDS there whose header counts no frames (read back: none). (WAV, CAF, W64, ...
-  // it refuses before; see below.)
-  const bool header_at_end = format.container == SF_FORMAT_FLAC || format.container == SF_FORMAT_MPEG;
-  const bool not_on_a_pipe = format.container == SF_FORMAT_AIFF || format.container == SF_FORMAT_PAF ||
-                             format.container == SF_FORMAT_SDS;
-  if ((header_at_end || not_on_a_pipe) && lseek(descriptor, 0, SEEK_CUR) < 0) {
+  if (!writes_to_a_pipe(format.container) && lseek(descriptor, 0, SEEK_CUR) < 0) {
     discard();
-    throw Error(output_name(path) + ": " + container_name(format.container) + " cannot be written to a pipe (" +
-                (header_at_end ? "its header is completed at the end" : "libsndfile does not write it there") +
-                "); name a file, or choose a container with --type au");
+    throw Error(output_name(path) + ": " + pipe_refusal(format.container));
   }
 
   // A seekable output goes through a CheckedOutput, which sees every write's result. A WAV there

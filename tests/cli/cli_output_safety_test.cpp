@@ -164,6 +164,13 @@ TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   const Result refused = sh(unread);
   EXPECT_EQ(refused.exit_code, 2) << describe_command(unread, refused);
   EXPECT_NE(refused.err.find("pipe.wav: a FIFO, and WAV cannot be written to a pipe"), std::string::npos) << refused.err;
+  // ... and one with no extension, whose container is IN's (WAV), known only once IN is open.
+  ASSERT_EQ(mkfifo(at("pipe").c_str(), 0644), 0);
+  const std::string unnamed = "timeout 20 $HALO filter in.wav pipe --mask half.txt";
+  const Result unnamed_refused = sh(unnamed);
+  EXPECT_EQ(unnamed_refused.exit_code, 1) << describe_command(unnamed, unnamed_refused);
+  EXPECT_NE(unnamed_refused.err.find("pipe: a FIFO, and WAV cannot be written to a pipe"), std::string::npos)
+      << unnamed_refused.err;
 
   // /dev/stdout and /dev/fd/N on a pipe: names the kernel follows through /proc to "pipe:[N]",
   // which halo had followed by hand and then tried to make a temporary in /proc/self/fd.
