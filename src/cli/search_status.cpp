@@ -11,7 +11,7 @@ SearchStatus::SearchStatus(bool enabled)
     : enabled_(enabled && isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
 SearchStatus::~SearchStatus() {
-  if (drawn_) std::fprintf(stderr, "\r%72s\r", "");
+  if (drawn_width_ > 0) std::fprintf(stderr, "\r%*s\r", drawn_width_, "");
 }
 
 filters::SearchObserver SearchStatus::observer() {
@@ -30,13 +30,15 @@ void SearchStatus::step(const filters::SearchStep& step) {
   const auto now = std::chrono::steady_clock::now();
   if (now - start_ < std::chrono::seconds(1) || now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
-  drawn_ = true;
   std::string where;
   if (shortest_met_ > 0) where = std::to_string(shortest_met_) + " taps meets";
   if (longest_missed_ > 0) where += (where.empty() ? "" : ", ") + std::to_string(longest_missed_) + " misses";
   const double seconds = std::chrono::duration<double>(now - start_).count();
-  std::fprintf(stderr, "\rhalo: searching %s: %s (%d lengths, %.0f s)   ", filters::to_string(method_).c_str(),
-               where.c_str(), lengths_, seconds);
+  // Padded to the widest line drawn so far, so a shorter one leaves nothing of a longer behind.
+  const int width = std::fprintf(stderr, "\rhalo: searching %s: %s (%d lengths, %.0f s)%*s", filters::to_string(method_).c_str(),
+                                 where.c_str(), lengths_, seconds, 0, "");
+  if (width - 1 < drawn_width_) std::fprintf(stderr, "%*s", drawn_width_ - (width - 1), "");
+  drawn_width_ = std::max(drawn_width_, width - 1);
   std::fflush(stderr);
 }
 

@@ -24,7 +24,7 @@ class SearchStatus {
   void step(const filters::SearchStep& step);
 
   bool enabled_;
-  bool drawn_ = false;
+  int drawn_width_ = 0;  // columns of the widest line drawn; 0 while none
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
   // The search so far, of the method it is on: the shortest length that met and the longest

@@ -80,6 +80,19 @@ void HandoverEngine::start_second(const TapSet& taps) {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_taps_ = taps;
   }
+  // Without a thread to start it on (a process limit), the GPU engine is a second engine that
+  // failed: the CPU engine filters on alone, as it would for any other failure of the second.
+  try {
+    start_second_thread();
+  } catch (const Error& error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    second_failure_ = error.what();
+    pending_taps_.reset();
+    state_.store(failed, std::memory_order_release);
+  }
+}
+
+void HandoverEngine::start_second_thread() {
   background_ = started_thread("starting the GPU engine beside the CPU one", [this, spec = spec()] {
     const auto start = Clock::now();
     try {

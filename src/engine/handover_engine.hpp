@@ -117,6 +117,7 @@ class HandoverEngine final : public Engine {
   enum State : int { starting, ready, failed };
 
   void start_second(const TapSet& taps);
+  void start_second_thread();  // the thread that makes and prepares second_; throws Error
   void stop_background();
   // The hand-over at position_: primes second_ and switches to it. A priming failure leaves
   // the first engine running and records why.

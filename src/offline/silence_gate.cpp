@@ -28,26 +28,33 @@ void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_
     channel.inner.clear();
     channel.leading = channel.trailing = 0;
   }
+  // Sound on channel c at frame f: a run of zeros between it and the last sound, if one is M
+  // long, is kept.
+  auto sound = [&](std::size_t c, std::size_t f) {
+    if (!met[c]) channels[c].leading = f;
+    else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
+    met[c] = true;
+  };
   constexpr std::size_t stretch = 1024;  // frames
   for (std::size_t start = 0; start < frame_count; start += stretch) {
     const std::size_t end = std::min(frame_count, start + stretch);
     std::size_t zeros = 0;  // a loop the compiler vectorises
     for (std::size_t i = start * width; i < end * width; ++i) zeros += silent(x[i]);
-    if (zeros == 0) {  // every channel non-zero throughout: no run begins or ends inside
-      for (std::size_t c = 0; c < width; ++c) {
-        if (!met[c]) channels[c].leading = start;
-        else if (start - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, start});
-        met[c] = true;
+    for (std::size_t c = 0; c < width; ++c) {
+      // Per channel only where the stretch holds a silent sample: a channel that is silent
+      // throughout (a 5.1 file's empty LFE) or not at all is settled without a branch a frame.
+      std::size_t channel_zeros = 0;
+      if (zeros > 0)
+        for (std::size_t f = start; f < end; ++f) channel_zeros += silent(x[f * width + c]);
+      if (channel_zeros == end - start) continue;  // a run begins or goes on
+      if (channel_zeros == 0) {  // sound throughout: no run begins or ends inside
+        sound(c, start);
         last_nonzero[c] = end - 1;
+        continue;
       }
-      continue;
-    }
-    for (std::size_t f = start; f < end; ++f) {
-      for (std::size_t c = 0; c < width; ++c) {
+      for (std::size_t f = start; f < end; ++f) {
         if (silent(x[f * width + c])) continue;
-        if (!met[c]) channels[c].leading = f;
-        else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
-        met[c] = true;
+        sound(c, f);
         last_nonzero[c] = f;
       }
     }

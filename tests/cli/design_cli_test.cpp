@@ -113,12 +113,13 @@ TEST(DesignCli, QuietPrintsNothing) {
 }
 
 // A search that runs for seconds says where it is on a terminal (script(1) gives halo one):
-// a status line naming the method and a length measured, erased before the report; with -q,
-// or with stderr not a terminal (every other test here), no such line.
+// a status line naming the method and a length measured, erased before the report; with -q no
+// such line. The line waits a second: this search takes some 12 s on the 2-core development
+// VM, long enough on a machine several times faster.
 TEST(DesignCli, ALongSearchShowsWhereItIsOnATerminal) {
   if (access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "script(1) is not installed";
   TempDir dir;
-  const std::string design = std::string("'") + HALO_BINARY + "' design --lowpass 4k --transition 120 --attenuation 80" +
+  const std::string design = std::string("'") + HALO_BINARY + "' design --lowpass 4k --transition 90 --attenuation 80" +
                              " --method remez -o '" + dir / "m.txt" + "'";
   const Result shown = run({"/usr/bin/script", "-qec", design, "/dev/null"});
   ASSERT_EQ(shown.exit_code, 0) << shown.out << shown.err;
@@ -128,10 +129,6 @@ TEST(DesignCli, ALongSearchShowsWhereItIsOnATerminal) {
   const Result quiet = run({"/usr/bin/script", "-qec", design + " -q", "/dev/null"});
   ASSERT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
   EXPECT_EQ(quiet.out.find("searching"), std::string::npos) << quiet.out;
-  const Result piped = halo({"design", "--lowpass", "4k", "--transition", "120", "--attenuation", "80", "--method",
-                             "remez", "-o", dir / "n.txt"});
-  ASSERT_EQ(piped.exit_code, 0) << piped.err;
-  EXPECT_EQ(piped.err.find("searching"), std::string::npos) << piped.err;
 }
 
 TEST(DesignCli, ASpecNotMetExitsThreeAndStillWrites) {

@@ -19,13 +19,15 @@ namespace halo {
 namespace {
 
 // Frames [0, frames) of `channels` channels: noise with zero runs of random lengths around M.
-std::vector<float> signal_with_gaps(std::size_t frames, int channels, std::size_t mask, std::mt19937& random) {
+std::vector<float> signal_with_gaps(std::size_t frames, int channels, std::size_t mask, double gap_chance,
+                                    std::mt19937& random) {
   std::vector<float> x(frames * static_cast<std::size_t>(channels));
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::uniform_int_distribution<std::size_t> gap(1, 3 * mask);
-  std::bernoulli_distribution starts_gap(0.02);
+  // Rare gaps are long (up to 4000 frames more), so that there is silence to find.
+  std::uniform_int_distribution<std::size_t> gap(1, 3 * mask + (gap_chance < 0.001 ? 4000 : 0));
+  std::bernoulli_distribution starts_gap(gap_chance);
   for (int c = 0; c < channels; ++c) {
-    if (c == channels - 1 && channels > 2) continue;  // the last of three or more: silent throughout
+    if (c == channels - 1 && channels > 2 && gap_chance >= 0.001) continue;  // the last of three: silent throughout
     std::size_t zeros_left = c == 0 ? mask + 5 : 0;  // channel 0 starts silent for longer than M
     std::uniform_int_distribution<int> kind_of_zero(0, 9);
     for (std::size_t f = 0; f < frames; ++f) {
@@ -57,17 +59,19 @@ bool exactly_zero(const std::vector<float>& x, std::size_t frames, int channels,
   return true;
 }
 
-void check_gate(std::size_t mask, int channels, std::uint32_t seed) {
+// `gap_chance`: a gap begins at a frame with this chance; at 1e-4 most 1024-frame stretches hold
+// no silent sample on any channel, the vectorised path nearly all audio takes.
+void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_chance = 0.02) {
   std::mt19937 random(seed);
-  const std::size_t frames = 20000;
-  const std::vector<float> x = signal_with_gaps(frames, channels, mask, random);
+  const std::size_t frames = gap_chance < 0.001 ? 200000 : 20000;
+  const std::vector<float> x = signal_with_gaps(frames, channels, mask, gap_chance, random);
   const std::size_t flush = mask + 300;  // silence after the input, as the stream's flush
   const std::int64_t latency = static_cast<std::int64_t>(seed % 7);
   const std::size_t width = static_cast<std::size_t>(channels);
 
   SilenceGate gate(channels, mask);
   std::vector<float> out((frames + flush) * width, 1.0f);  // 1: an output the gate must leave alone
-  std::uniform_int_distribution<std::size_t> chunk_size(1, 3 * mask);
+  std::uniform_int_distribution<std::size_t> chunk_size(1, std::max<std::size_t>(3 * mask, gap_chance < 0.001 ? 5000 : 1));
   std::size_t fed = 0, asked = 0;  // input frames fed, engine output frames handed to the gate
   ChunkZeros zeros;
   while (asked < frames + flush) {
@@ -107,6 +111,11 @@ TEST(SilenceGate, ZeroesExactlyTheOutputsWhoseInputsAreAllZero) {
   for (const std::size_t mask : {1, 2, 7, 64, 255, 1000})
     for (const int channels : {1, 2, 3})
       for (std::uint32_t seed = 1; seed <= 3; ++seed) check_gate(mask, channels, seed * 100 + static_cast<std::uint32_t>(mask));
+}
+
+TEST(SilenceGate, LongStretchesOfSoundWithRareGaps) {
+  for (const std::size_t mask : {1, 64, 1000})
+    for (const int channels : {1, 2, 3}) check_gate(mask, channels, 7000 + static_cast<std::uint32_t>(mask), 1e-4);
 }
 
 }  // namespace
