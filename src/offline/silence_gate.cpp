@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+
+#include "src/engine/nonfinite.hpp"
 
 namespace halo {
 namespace {
@@ -11,13 +15,20 @@ namespace {
 // engine's latency reaches (a quarter of the range: no sum with it overflows).
 constexpr std::int64_t before_the_input = std::numeric_limits<std::int64_t>::min() / 4;
 
-// A sample the engines take for 0: 0, -0 and the subnormals, which every engine flushes (a gap
-// of 1e-42 had come out of cpu-fft as rounding dust, dithered: a QA pass).
-inline bool silent(float sample) { return std::fabs(sample) < std::numeric_limits<float>::min(); }
+// A sample's exponent bits: all 0 for 0, -0 and the subnormals, which every engine flushes and
+// so takes for 0 (a gap of 1e-42 had come out of cpu-fft as rounding dust, dithered: a QA
+// pass); all 1 for NaN and Inf. Tested on the bits: integer tests the compiler vectorises.
+constexpr std::uint32_t exponent_bits = 0x7f800000u;
+inline std::uint32_t exponent_of(float sample) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &sample, sizeof bits);
+  return bits & exponent_bits;
+}
+inline bool silent(float sample) { return exponent_of(sample) == 0; }
 
 }  // namespace
 
-void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
+std::uint64_t ChunkZeros::scan(float* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
   const std::size_t width = static_cast<std::size_t>(channel_count);
   frames = frame_count;
   channels.resize(width);
@@ -35,16 +46,25 @@ void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_
     else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
     met[c] = true;
   };
+  std::uint64_t nonfinite = 0;
   constexpr std::size_t stretch = 1024;  // frames
   for (std::size_t start = 0; start < frame_count; start += stretch) {
     const std::size_t end = std::min(frame_count, start + stretch);
-    std::size_t zeros = 0;  // a loop the compiler vectorises
-    for (std::size_t i = start * width; i < end * width; ++i) zeros += silent(x[i]);
+    std::uint32_t any_silent = 0, any_nonfinite = 0;  // one loop the compiler vectorises
+    for (std::size_t i = start * width; i < end * width; ++i) {
+      const std::uint32_t exponent = exponent_of(x[i]);
+      any_silent |= static_cast<std::uint32_t>(exponent == 0);
+      any_nonfinite |= static_cast<std::uint32_t>(exponent == exponent_bits);
+    }
+    if (any_nonfinite != 0) {  // rare: made 0 by the one rule, and so silent now
+      nonfinite += zero_nonfinite(x + start * width, (end - start) * width);
+      any_silent = 1;
+    }
     for (std::size_t c = 0; c < width; ++c) {
       // Per channel only where the stretch holds a silent sample: a channel that is silent
       // throughout (a 5.1 file's empty LFE) or not at all is settled without a branch a frame.
       std::size_t channel_zeros = 0;
-      if (zeros > 0)
+      if (any_silent != 0)
         for (std::size_t f = start; f < end; ++f) channel_zeros += silent(x[f * width + c]);
       if (channel_zeros == end - start) continue;  // a run begins or goes on
       if (channel_zeros == 0) {  // sound throughout: no run begins or ends inside
@@ -63,6 +83,7 @@ void ChunkZeros::summarise(const float* x, std::size_t frame_count, int channel_
     channels[c].leading = met[c] ? channels[c].leading : frame_count;
     channels[c].trailing = met[c] ? frame_count - 1 - last_nonzero[c] : frame_count;
   }
+  return nonfinite;
 }
 
 SilenceGate::SilenceGate(int channels, std::size_t mask_frames)

@@ -12,8 +12,8 @@ namespace halo {
 // (a QA pass, 4095 taps: 982 samples in a 1 s gap). The gate zeroes what the input's zero runs
 // leave exactly 0, whatever the engine; nothing else changes.
 //
-// Two halves, so the per-sample scan runs on the reader thread: ChunkZeros summarises one
-// chunk on its own (vectorised where a stretch holds no zero: nearly all audio that is not
+// Two halves, so the per-sample scan runs on the reader thread: ChunkZeros scans one chunk on
+// its own (vectorised where a stretch holds no zero: nearly all audio that is not
 // silent), and SilenceGate, on the engine's thread, stitches the chunks in order and zeroes
 // the outputs.
 
@@ -30,9 +30,13 @@ struct ChunkZeros {
   std::vector<Channel> channels;
   std::size_t frames = 0;
 
-  // Summarises `frames` interleaved frames of `channel_count` channels; inner runs shorter than
-  // `min_run` (the mask's length: no output is 0 through them alone) are not kept.
-  void summarise(const float* interleaved, std::size_t frames, int channel_count, std::size_t min_run);
+  // The reader's one pass over a chunk of `frames` interleaved frames of `channel_count`
+  // channels: NaN and Inf made 0 by the one rule (nonfinite.hpp; returns how many), and the
+  // chunk summarised. Inner runs shorter than `min_run` (the mask's length: no output is 0
+  // through them alone) are not kept. One pass, not two: on a fast machine the reader thread
+  // sets the pace of a whole run, and a second pass over each chunk cost it 12-14 % (H100
+  // machine, 10 minutes of stereo at 255 taps, alternating rounds in both orders).
+  std::uint64_t scan(float* interleaved, std::size_t frames, int channel_count, std::size_t min_run);
 };
 
 class SilenceGate {

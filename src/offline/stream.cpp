@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "audio/streamed_output.hpp"
-#include "src/engine/nonfinite.hpp"
 #include "src/engine/started_thread.hpp"
 #include "src/offline/chunk_queue.hpp"
 #include "src/offline/silence_gate.hpp"
@@ -188,8 +187,8 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         if (!chunk) return;
         const auto start = Clock::now();
         (*chunk)->frames = reader.read((*chunk)->samples.data(), io_frames);
-        result.nonfinite_input_samples += zero_nonfinite((*chunk)->samples.data(), (*chunk)->frames * channels);
-        (*chunk)->zeros.summarise((*chunk)->samples.data(), (*chunk)->frames, channels, mask_frames_);
+        result.nonfinite_input_samples +=
+            (*chunk)->zeros.scan((*chunk)->samples.data(), (*chunk)->frames, channels, mask_frames_);
         result.timings.read_s += seconds_since(start);
         (*chunk)->end = (*chunk)->frames < io_frames;
         if (!full_inputs.push(*chunk) || (*chunk)->end) return;

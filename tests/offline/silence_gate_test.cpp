@@ -78,7 +78,9 @@ void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_c
     const std::size_t chunk = std::min(chunk_size(random), frames + flush - fed);
     if (fed < frames) {
       const std::size_t real = std::min(chunk, frames - fed);
-      zeros.summarise(x.data() + fed * width, real, channels, mask);
+      std::vector<float> part(x.begin() + static_cast<std::ptrdiff_t>(fed * width),
+                              x.begin() + static_cast<std::ptrdiff_t>((fed + real) * width));
+      EXPECT_EQ(zeros.scan(part.data(), real, channels, mask), 0u);  // no NaN or Inf here
       gate.feed(zeros);
       fed += real;
     } else {
@@ -111,6 +113,24 @@ TEST(SilenceGate, ZeroesExactlyTheOutputsWhoseInputsAreAllZero) {
   for (const std::size_t mask : {1, 2, 7, 64, 255, 1000})
     for (const int channels : {1, 2, 3})
       for (std::uint32_t seed = 1; seed <= 3; ++seed) check_gate(mask, channels, seed * 100 + static_cast<std::uint32_t>(mask));
+}
+
+// The scan's other half, the one rule for NaN and Inf: each becomes 0, is counted, and is then
+// silent like any 0 (a gap of NaN longer than the mask is a run).
+TEST(SilenceGate, NanAndInfAreMadeZeroCountedAndSilent) {
+  constexpr std::size_t frames = 3000, mask = 100;
+  std::vector<float> x(frames * 2, 0.25f);
+  for (std::size_t f = 1000; f < 1500; ++f) x[2 * f] = f % 2 ? std::numeric_limits<float>::quiet_NaN()
+                                                          : -std::numeric_limits<float>::infinity();
+  x[2 * 2000 + 1] = std::numeric_limits<float>::infinity();
+  ChunkZeros zeros;
+  EXPECT_EQ(zeros.scan(x.data(), frames, 2, mask), 501u);
+  for (float v : x) ASSERT_TRUE(std::isfinite(v));
+  EXPECT_EQ(x[2 * 1000], 0.0f);
+  ASSERT_EQ(zeros.channels[0].inner.size(), 1u);
+  EXPECT_EQ(zeros.channels[0].inner[0].begin, 1000u);
+  EXPECT_EQ(zeros.channels[0].inner[0].end, 1500u);
+  EXPECT_TRUE(zeros.channels[1].inner.empty());  // one sample: shorter than the mask
 }
 
 TEST(SilenceGate, LongStretchesOfSoundWithRareGaps) {
