@@ -1,7 +1,6 @@
 #include "src/offline/silence_gate.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>

@@ -6,14 +6,15 @@
 namespace halo {
 
 // Output that must be exactly 0 written as 0. y_full[n] = sum_k h[k] x[n - k] is exactly 0
-// wherever x[n - M + 1 .. n] are all 0 on that channel (or subnormal: every engine flushes those), but an FFT engine leaves rounding dust
-// there (about 3e-8 after a burst, up to one of its blocks away: over a second with cpu-fft's
-// parallel blocks), which the writer's dither then turned into ±1 LSB noise in digital silence
-// (a QA pass, 4095 taps: 982 samples in a 1 s gap). The gate zeroes what the input's zero runs
-// leave exactly 0, whatever the engine; nothing else changes.
+// wherever x[n - M + 1 .. n] are all 0 on that channel (or subnormal: every engine flushes
+// those), but an FFT engine leaves rounding dust there (about 3e-8 after a burst, up to one of
+// its blocks away: over a second with cpu-fft's parallel blocks), which the writer's dither
+// then turned into ±1 LSB noise in digital silence (a QA pass, 4095 taps: 982 samples in a 1 s
+// gap). The gate zeroes what the input's zero runs leave exactly 0, whatever the engine;
+// nothing else changes.
 //
 // Two halves, so the per-sample scan runs on the reader thread: ChunkZeros scans one chunk on
-// its own (vectorised where a stretch holds no zero: nearly all audio that is not
+// its own (vectorised where a stretch holds no silent sample: nearly all audio that is not
 // silent), and SilenceGate, on the engine's thread, stitches the chunks in order and zeroes
 // the outputs.
 
@@ -43,7 +44,7 @@ class SilenceGate {
  public:
   SilenceGate(int channels, std::size_t mask_frames);
 
-  // The input fed to the engine next, in order: a chunk as summarised, or `frames` of silence
+  // The input fed to the engine next, in order: a chunk as scanned, or `frames` of silence
   // (the flush after the input's end).
   void feed(const ChunkZeros& chunk);
   void feed_silence(std::size_t frames);
