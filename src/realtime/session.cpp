@@ -97,11 +97,14 @@ struct Session::Reader {
         if (stopping.load()) return;
         const std::size_t got = file->read(in.data(), chunk);
         bool end = got < chunk;
-        if (end && file->declared_frames() > 0 &&
-            static_cast<std::int64_t>(frames_read_total + got) < file->declared_frames()) {
+        // A file's header length, or on a pipe a WAV's or AIFF's (filter warns of both alike).
+        const std::int64_t declared =
+            file->declared_frames() > 0 ? file->declared_frames() : file->streamed_declared_frames();
+        if (end && declared > 0 && static_cast<std::int64_t>(frames_read_total + got) < declared) {
           std::lock_guard<std::mutex> lock(error_mutex);
-          warning = path + " is truncated: its header declares " + std::to_string(file->declared_frames()) +
-                    " frames, " + std::to_string(frames_read_total + got) + " were read and played";
+          warning = (path == "-" ? std::string("standard input") : path) + " is truncated: its header declares " +
+                    std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
+                    " were read and played";
         }
         frames_read_total += got;
         if (end && loop) {
