@@ -20,16 +20,21 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 // unwinds) before the signal path stops it: a read or write stalled on a pipe never returns.
 constexpr unsigned grace_seconds = 2;
 
-// Async-signal-safe: removes every temporary output file, says so, and exits with the code of
-// the signal (128 + its number: 130 for INT, 143 for TERM, 129 for HUP).
-[[noreturn]] void abandon() noexcept {
+// Async-signal-safe: removes every temporary output file and says so, after `what` ("halo:
+// interrupted; ", "halo: aborted; ").
+void remove_temporaries_saying(const char* what) noexcept {
   audio::remove_live_temporaries();
-  static const char prefix[] = "halo: interrupted; ";
   const char* note = audio::failed_output_note();
-  ssize_t ignored = write(STDERR_FILENO, prefix, sizeof prefix - 1);
+  ssize_t ignored = write(STDERR_FILENO, what, std::strlen(what));
   ignored = write(STDERR_FILENO, note, std::strlen(note));
   ignored = write(STDERR_FILENO, "\n", 1);
   (void)ignored;
+}
+
+// The above, then the exit with the code of the signal (128 + its number: 130 for INT, 143 for
+// TERM, 129 for HUP).
+[[noreturn]] void abandon() noexcept {
+  remove_temporaries_saying("halo: interrupted; ");
   _exit(128 + signal_number.load());
 }
 
@@ -47,13 +52,7 @@ extern "C" void on_grace_expired(int) { abandon(); }
 // files go first, then the abort goes on as it would have (exit status 134, a core where
 // enabled).
 extern "C" void on_abort(int number) {
-  audio::remove_live_temporaries();
-  static const char line[] = "halo: aborted; ";
-  const char* note = audio::failed_output_note();
-  ssize_t ignored = write(STDERR_FILENO, line, sizeof line - 1);
-  ignored = write(STDERR_FILENO, note, std::strlen(note));
-  ignored = write(STDERR_FILENO, "\n", 1);
-  (void)ignored;
+  remove_temporaries_saying("halo: aborted; ");
   signal(number, SIG_DFL);
   raise(number);
 }

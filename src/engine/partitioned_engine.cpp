@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstring>
 #include <string>
-#include <system_error>
 #include <thread>
 
 namespace halo {

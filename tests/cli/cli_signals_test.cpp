@@ -74,31 +74,46 @@ struct SignalCase {
 };
 
 // Filters a WAV that stalls after its first frames, read from a FIFO named as IN or (stdin)
-// given as standard input, into dir/out/out.wav; once halo is writing, sends the signal and
-// checks that it exits within 8 s with the signal's code and leaves nothing in dir/out.
-void expect_prompt_exit_on_stall(const SignalCase& signal, bool stdin) {
+// given as standard input, into dir/out/out.wav; once halo is writing, sends signal `number`.
+// What came back: whether halo ended within 8 s, how, and what it left in dir/out.
+struct StalledRun {
+  bool exited = false;
+  Result result;
+  std::vector<std::string> left;
+};
+StalledRun signal_a_stalled_filter(int number, bool stdin) {
   std::signal(SIGPIPE, SIG_IGN);
+  StalledRun run;
   TempDir dir;
   const std::string fifo = dir / "in.fifo";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::string out_dir = dir / "out";
-  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
+  if (mkfifo(fifo.c_str(), 0600) != 0 || mkdir(out_dir.c_str(), 0755) != 0) {
+    ADD_FAILURE() << "cannot make the FIFO or the output folder";
+    return run;
+  }
   const DirectorySnapshot before(out_dir);
   StalledWriter writer(fifo, wav_head(dir));
   RunOptions options;
   if (stdin) options.stdin_path = fifo;
   Process halo_process(halo_args({"filter", stdin ? "-" : fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}),
                        options);
-  ASSERT_TRUE(temporary_appears(before)) << "halo never started writing";
+  if (!temporary_appears(before)) ADD_FAILURE() << "halo never started writing";
   std::this_thread::sleep_for(200ms);  // let the reader block in read()
-  ASSERT_EQ(kill(halo_process.pid(), signal.number), 0);
-  const bool exited = exits_within(halo_process, 8s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
-  ASSERT_TRUE(exited) << signal.name << " did not stop halo within 8 s";
-  EXPECT_EQ(result.exit_code, signal.exit_code) << result.err;
-  EXPECT_NE(result.err.find("halo: interrupted"), std::string::npos) << result.err;
-  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+  EXPECT_EQ(kill(halo_process.pid(), number), 0);
+  run.exited = exits_within(halo_process, 8s);
+  if (!run.exited) kill(halo_process.pid(), SIGKILL);
+  run.result = halo_process.wait();
+  run.left = before.added();
+  return run;
+}
+
+// The signal's exit code within 8 s, the interruption said, nothing left in dir/out.
+void expect_prompt_exit_on_stall(const SignalCase& signal, bool stdin) {
+  const StalledRun run = signal_a_stalled_filter(signal.number, stdin);
+  ASSERT_TRUE(run.exited) << signal.name << " did not stop halo within 8 s";
+  EXPECT_EQ(run.result.exit_code, signal.exit_code) << run.result.err;
+  EXPECT_NE(run.result.err.find("halo: interrupted"), std::string::npos) << run.result.err;
+  EXPECT_TRUE(run.left.empty()) << "left " << joined(run.left);
 }
 
 class StalledInput : public testing::TestWithParam<SignalCase> {};
@@ -120,24 +135,11 @@ TEST(StalledInput, SignalOnAStalledStdinPipeExitsPromptly) {
 // found; here SIGABRT itself, mid-run) removes the temporary output before the abort goes on:
 // killed by SIGABRT, one `halo: aborted` line, nothing left beside OUT.
 TEST(StalledInput, AnAbortLeavesNoTemporary) {
-  std::signal(SIGPIPE, SIG_IGN);
-  TempDir dir;
-  const std::string fifo = dir / "in.fifo";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  const std::string out_dir = dir / "out";
-  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
-  const DirectorySnapshot before(out_dir);
-  StalledWriter writer(fifo, wav_head(dir));
-  Process halo_process(halo_args({"filter", fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}));
-  ASSERT_TRUE(temporary_appears(before)) << "halo never started writing";
-  ASSERT_EQ(kill(halo_process.pid(), SIGABRT), 0);
-  const bool exited = exits_within(halo_process, 8s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
-  ASSERT_TRUE(exited) << "SIGABRT did not end halo within 8 s";
-  EXPECT_EQ(result.signal, SIGABRT) << result.err;
-  EXPECT_NE(result.err.find("halo: aborted; "), std::string::npos) << result.err;
-  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
+  const StalledRun run = signal_a_stalled_filter(SIGABRT, false);
+  ASSERT_TRUE(run.exited) << "SIGABRT did not end halo within 8 s";
+  EXPECT_EQ(run.result.signal, SIGABRT) << run.result.err;
+  EXPECT_NE(run.result.err.find("halo: aborted; "), std::string::npos) << run.result.err;
+  EXPECT_TRUE(run.left.empty()) << "left " << joined(run.left);
 }
 
 // `halo design` of a long mask to a stdout nobody reads blocks in write(); Ctrl-C stops it.
