@@ -106,8 +106,13 @@ struct Session::Reader {
                     std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
                     " were read and played";
         }
+        // A stream whose header counted nothing (or a pipe that ended before a frame) plays
+        // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.
+        if (end && !looped && frames_read_total + got == 0)
+          throw audio::Error((path == "-" ? std::string("standard input") : path) + ": has no audio frames");
         frames_read_total += got;
         if (end && loop) {
+          looped = true;
           file = std::make_unique<audio::Reader>(path);
           frames_read_total = 0;
           end = false;
@@ -149,7 +154,8 @@ struct Session::Reader {
       failed.store(true);
     }
   }
-  std::uint64_t frames_read_total = 0;
+  std::uint64_t frames_read_total = 0;  // frames read in this pass over the file
+  bool looped = false;                   // a pass has ended and the file was opened again
 };
 
 Session::Session(const SessionOptions& options, MaskSource masks) : options_(options), mask_source_(std::move(masks)) {
@@ -188,6 +194,8 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_->loop = options_.loop;
     reader_->file = std::make_unique<audio::Reader>(options_.file);
     file_format = reader_->file->format();
+    if (file_format.frames == 0)  // before any device opens
+      throw audio::Error((options_.file == "-" ? std::string("standard input") : options_.file) + ": has no audio frames");
     channels_ = file_format.channels;
     if (channels_ <= out_device.max_output_channels) device_channels_ = channels_;
     if (channels_ == 1 && out_device.max_output_channels >= 2) device_channels_ = 2;  // mono to both sides

@@ -350,6 +350,8 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
   const std::string in = dir_ / "in.wav", three = dir_ / "three.wav";
   write_sound(in, random_signal(2 * rate, 3, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   write_sound(three, random_signal(3 * 4800, 3, 0.3f), 3, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const std::string empty = dir_ / "empty.wav";  // a header and no frames
+  write_sound(empty, {}, 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -366,6 +368,8 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
       {{"live", "--lowpass", "1k", "--frames", "3"}, "--frames"},
       {{"live", "--lowpass", "1k", "--worker-cpu", "nearest"}, "--worker-cpu"},
       {{"play", in}, "no mask"},
+      {{"play", empty, "--lowpass", "1k"}, "empty.wav: has no audio frames"},  // had played nothing, exit 0
+      {{"play", empty, "--lowpass", "1k", "--loop"}, "empty.wav: has no audio frames"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"/usr/bin/timeout", "20", HALO_BINARY};
@@ -389,6 +393,11 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
                                   " frames, " + std::to_string(rate / 2) + " were read and played"),
             std::string::npos)
       << short_stream.err;
+  // The same header down a pipe, where only the end of the stream tells.
+  const Result empty_stream = run({"/bin/sh", "-c", "cat '" + empty + "' | /usr/bin/timeout 20 " + HALO_BINARY + " play - --lowpass 1k"});
+  EXPECT_EQ(empty_stream.exit_code, 1) << empty_stream.err;
+  EXPECT_EQ(lines_of(empty_stream.err).size(), 1u) << empty_stream.err;
+  EXPECT_NE(empty_stream.err.find("halo: standard input: has no audio frames"), std::string::npos) << empty_stream.err;
   // No server at all: no device.
   const std::string script = std::string("JACK_DEFAULT_SERVER=halo-test-none exec /usr/bin/timeout 20 ") + HALO_BINARY +
                              " play " + in + " --lowpass 1k";
