@@ -20,7 +20,7 @@
 #include "audio/streamed_output.hpp"
 #include "src/engine/started_thread.hpp"
 #include "src/offline/chunk_queue.hpp"
-#include "src/offline/silence_gate.hpp"
+#include "src/engine/silence_gate.hpp"
 
 namespace halo {
 namespace {

@@ -40,14 +40,22 @@ Voice::Voice(VoiceSetup setup, std::size_t max_block_frames)
       wet_(max_block_frames * static_cast<std::size_t>(engine_->channels()), 0.0f),
       dry_out_(max_block_frames * static_cast<std::size_t>(engine_->channels()), 0.0f),
       warmup_frames_(std::max(engine_->mask_frames() - 1 + engine_->latency_frames() + setup.wet_delay_frames,
-                              setup.dry_delay_frames)) {
+                              setup.dry_delay_frames)),
+      silence_gate_(engine_->channels(), std::max<std::size_t>(engine_->mask_frames(), 1)) {
   if (!engine_->ready()) throw std::logic_error("Voice: the engine must be prepared and have taps");
   if (max_block_frames > engine_->spec().max_block_frames)
     throw std::logic_error("Voice: the engine was prepared for smaller blocks");
+  input_zeros_.reserve_for_blocks(engine_->channels(), max_block_frames, engine_->mask_frames());
+  silence_gate_.reserve_for_blocks(engine_->latency_frames() + max_block_frames, max_block_frames);
 }
 
 Status Voice::process(const float* in, std::size_t frames) noexcept {
+  input_zeros_.scan(in, frames, engine_->channels(), engine_->mask_frames());
+  silence_gate_.feed(input_zeros_);
   if (engine_->process(in, wet_.data(), frames) != Status::ok) return Status::failed;
+  // The engine's output frame t is y_full[t - latency].
+  silence_gate_.zero_silent_outputs(wet_.data(), engine_frames_ - static_cast<std::int64_t>(engine_->latency_frames()), frames);
+  engine_frames_ += static_cast<std::int64_t>(frames);
   wet_delay_.process(wet_.data(), wet_.data(), frames);
   dry_.process(in, dry_out_.data(), frames);
   return Status::ok;

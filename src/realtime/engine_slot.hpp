@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/engine/engine.hpp"
+#include "src/engine/silence_gate.hpp"
 
 namespace halo::realtime {
 
@@ -56,6 +57,8 @@ class Voice {
   std::size_t warmup_frames() const noexcept { return warmup_frames_; }
 
   // wet[] and dry[] (frames x channels each) for one block of input. noexcept, no allocation.
+  // Wet outputs whose inputs in the mask's reach are all 0 are exactly 0, as filter writes
+  // them (the silence gate): an FFT engine leaves rounding dust there (up to about 1e-7).
   Status process(const float* in, std::size_t frames) noexcept;
   const float* wet() const noexcept { return wet_.data(); }
   const float* dry() const noexcept { return dry_out_.data(); }
@@ -67,6 +70,11 @@ class Voice {
   DelayLine wet_delay_, dry_;
   std::vector<float> wet_, dry_out_;
   std::size_t warmup_frames_;
+  // The silence gate, sized once: the zero runs of each block of input, and those an output
+  // still to come may fall in (between calls: the runs the engine's latency holds back).
+  ChunkZeros input_zeros_;
+  SilenceGate silence_gate_;
+  std::int64_t engine_frames_ = 0;  // frames the engine has put out so far, its latency's included
 };
 
 // What the worker filters through: the current voice and, for a few milliseconds after a

@@ -13,7 +13,8 @@
 #include <random>
 #include <vector>
 
-#include "src/offline/silence_gate.hpp"
+#include "engine/allocation_counter.hpp"
+#include "src/engine/silence_gate.hpp"
 
 namespace halo {
 namespace {
@@ -61,7 +62,9 @@ bool exactly_zero(const std::vector<float>& x, std::size_t frames, int channels,
 
 // `gap_chance`: a gap begins at a frame with this chance; at 1e-4 most 1024-frame stretches hold
 // no silent sample on any channel, the vectorised path nearly all audio takes.
-void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_chance = 0.02) {
+// `bounded`: as play's and live's voices use it, sized once (reserve_for_blocks) and fed
+// through the read-only scan; then no call allocates.
+void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_chance = 0.02, bool bounded = false) {
   std::mt19937 random(seed);
   const std::size_t frames = gap_chance < 0.001 ? 200000 : 20000;
   const std::vector<float> x = signal_with_gaps(frames, channels, mask, gap_chance, random);
@@ -74,9 +77,19 @@ void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_c
   std::uniform_int_distribution<std::size_t> chunk_size(1, std::max<std::size_t>(3 * mask, gap_chance < 0.001 ? 5000 : 1));
   std::size_t fed = 0, asked = 0;  // input frames fed, engine output frames handed to the gate
   ChunkZeros zeros;
+  if (bounded) {
+    zeros.reserve_for_blocks(channels, chunk_size.max(), mask);
+    gate.reserve_for_blocks(static_cast<std::size_t>(latency) + chunk_size.max(), chunk_size.max());
+  }
+  halo::test::AllocationCounter counter;
   while (asked < frames + flush) {
     const std::size_t chunk = std::min(chunk_size(random), frames + flush - fed);
-    if (fed < frames) {
+    if (fed < frames && bounded) {
+      const std::size_t real = std::min(chunk, frames - fed);
+      zeros.scan(static_cast<const float*>(x.data() + fed * width), real, channels, mask);
+      gate.feed(zeros);
+      fed += real;
+    } else if (fed < frames) {
       const std::size_t real = std::min(chunk, frames - fed);
       std::vector<float> part(x.begin() + static_cast<std::ptrdiff_t>(fed * width),
                               x.begin() + static_cast<std::ptrdiff_t>((fed + real) * width));
@@ -94,6 +107,8 @@ void check_gate(std::size_t mask, int channels, std::uint32_t seed, double gap_c
       asked += piece;
     }
   }
+  counter.stop();
+  if (bounded) EXPECT_EQ(counter.allocations(), 0u) << "mask " << mask << ", seed " << seed;
   std::size_t zeroed = 0, kept = 0;
   for (std::size_t e = 0; e < frames + flush; ++e) {
     const std::int64_t n = static_cast<std::int64_t>(e) - latency;  // the y_full index of engine frame e
@@ -131,6 +146,15 @@ TEST(SilenceGate, NanAndInfAreMadeZeroCountedAndSilent) {
   EXPECT_EQ(zeros.channels[0].inner[0].begin, 1000u);
   EXPECT_EQ(zeros.channels[0].inner[0].end, 1500u);
   EXPECT_TRUE(zeros.channels[1].inner.empty());  // one sample: shorter than the mask
+}
+
+// Sized once for its chunks and the lag of the outputs behind them, the gate and the scan
+// never allocate, and gate as the growing ones do.
+TEST(SilenceGate, SizedOnceItNeverAllocatesAndGatesTheSame) {
+  for (const std::size_t mask : {1, 7, 255, 1000})
+    for (const int channels : {1, 3})
+      for (std::uint32_t seed = 1; seed <= 2; ++seed)
+        check_gate(mask, channels, seed * 300 + static_cast<std::uint32_t>(mask), 0.02, true);
 }
 
 TEST(SilenceGate, LongStretchesOfSoundWithRareGaps) {

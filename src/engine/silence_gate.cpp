@@ -1,9 +1,10 @@
-#include "src/offline/silence_gate.hpp"
+#include "src/engine/silence_gate.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "src/engine/nonfinite.hpp"
 
@@ -28,12 +29,31 @@ inline bool silent(float sample) { return exponent_of(sample) == 0; }
 }  // namespace
 
 std::uint64_t ChunkZeros::scan(float* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
+  return scan_samples(x, frame_count, channel_count, min_run);
+}
+
+void ChunkZeros::scan(const float* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
+  scan_samples(x, frame_count, channel_count, min_run);
+}
+
+void ChunkZeros::reserve_for_blocks(int channel_count, std::size_t max_frames, std::size_t min_run) {
+  const std::size_t width = static_cast<std::size_t>(channel_count);
+  channels.resize(width);
+  // Inner runs are at least min_run frames long and a non-zero frame apart.
+  for (auto& channel : channels) channel.inner.reserve(max_frames / (std::max<std::size_t>(min_run, 1) + 1) + 1);
+  last_nonzero_.resize(width);
+  met_.resize(width);
+}
+
+template <typename Sample>
+std::uint64_t ChunkZeros::scan_samples(Sample* x, std::size_t frame_count, int channel_count, std::size_t min_run) {
   const std::size_t width = static_cast<std::size_t>(channel_count);
   frames = frame_count;
   channels.resize(width);
-  // Per channel while scanning: whether a non-zero frame has been met, and the last one.
-  std::vector<std::size_t> last_nonzero(width, 0);
-  std::vector<bool> met(width, false);
+  last_nonzero_.assign(width, 0);
+  met_.assign(width, 0);
+  std::vector<std::size_t>& last_nonzero = last_nonzero_;
+  std::vector<char>& met = met_;
   for (auto& channel : channels) {
     channel.inner.clear();
     channel.leading = channel.trailing = 0;
@@ -43,7 +63,7 @@ std::uint64_t ChunkZeros::scan(float* x, std::size_t frame_count, int channel_co
   auto sound = [&](std::size_t c, std::size_t f) {
     if (!met[c]) channels[c].leading = f;
     else if (f - last_nonzero[c] - 1 >= min_run) channels[c].inner.push_back({last_nonzero[c] + 1, f});
-    met[c] = true;
+    met[c] = 1;
   };
   std::uint64_t nonfinite = 0;
   constexpr std::size_t stretch = 1024;  // frames
@@ -55,9 +75,11 @@ std::uint64_t ChunkZeros::scan(float* x, std::size_t frame_count, int channel_co
       any_silent |= static_cast<std::uint32_t>(exponent == 0);
       any_nonfinite |= static_cast<std::uint32_t>(exponent == exponent_bits);
     }
-    if (any_nonfinite != 0) {  // rare: made 0 by the one rule, and so silent now
-      nonfinite += zero_nonfinite(x + start * width, (end - start) * width);
-      any_silent = 1;
+    if constexpr (!std::is_const_v<Sample>) {
+      if (any_nonfinite != 0) {  // rare: made 0 by the one rule, and so silent now
+        nonfinite += zero_nonfinite(x + start * width, (end - start) * width);
+        any_silent = 1;
+      }
     }
     for (std::size_t c = 0; c < width; ++c) {
       // Per channel only where the stretch holds a silent sample: a channel that is silent
@@ -101,13 +123,27 @@ void SilenceGate::feed(const ChunkZeros& chunk) {
     }
     const std::int64_t run_begin = gate.open ? gate.open_begin : fed_;
     const std::int64_t run_end = fed_ + static_cast<std::int64_t>(zeros.leading);
-    if (run_end - run_begin >= mask_frames_) gate.closed.push_back({run_begin, run_end});
+    if (run_end - run_begin >= mask_frames_) close_run(gate, run_begin, run_end);
     for (const ChunkZeros::Run& run : zeros.inner)
-      gate.closed.push_back({fed_ + static_cast<std::int64_t>(run.begin), fed_ + static_cast<std::int64_t>(run.end)});
+      close_run(gate, fed_ + static_cast<std::int64_t>(run.begin), fed_ + static_cast<std::int64_t>(run.end));
     gate.open = zeros.trailing > 0;
     gate.open_begin = fed_ + frames - static_cast<std::int64_t>(zeros.trailing);
   }
   fed_ += frames;
+}
+
+void SilenceGate::close_run(Channel& gate, std::int64_t begin, std::int64_t end) {
+  if (bounded_ && gate.closed.size() == gate.closed.capacity()) return;  // past the bound: left as the engine gave it
+  gate.closed.push_back({begin, end});
+}
+
+void SilenceGate::reserve_for_blocks(std::size_t max_lag_frames, std::size_t max_chunk_frames) {
+  // The runs kept lie between the oldest output still to come (max_lag_frames + a chunk behind
+  // the input, less M) and the input's end; each is M frames long or more, a frame of sound apart.
+  const std::size_t m = static_cast<std::size_t>(mask_frames_);
+  const std::size_t runs = (max_lag_frames + 2 * max_chunk_frames + m) / (m + 1) + 2;
+  for (Channel& gate : channels_) gate.closed.reserve(runs);
+  bounded_ = true;
 }
 
 void SilenceGate::feed_silence(std::size_t frames) {

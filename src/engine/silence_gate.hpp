@@ -16,7 +16,8 @@ namespace halo {
 // Two halves, so the per-sample scan runs on the reader thread: ChunkZeros scans one chunk on
 // its own (vectorised where a stretch holds no silent sample: nearly all audio that is not
 // silent), and SilenceGate, on the engine's thread, stitches the chunks in order and zeroes
-// the outputs.
+// the outputs. play and live run both on their worker, block by block (realtime::Voice): there
+// both are sized once (reserve_for_blocks) and then never allocate.
 
 // The zero frames of one chunk, per channel (chunk-relative frames).
 struct ChunkZeros {
@@ -38,6 +39,19 @@ struct ChunkZeros {
   // sets the pace of a whole run, and a second pass over each chunk cost it 12-14 % (H100
   // machine, 10 minutes of stereo at 255 taps, alternating rounds in both orders).
   std::uint64_t scan(float* interleaved, std::size_t frames, int channel_count, std::size_t min_run);
+  // The same summary of input already free of NaN and Inf (the real-time worker's blocks): read
+  // only, the input's non-finite samples (none) counted as sound.
+  void scan(const float* interleaved, std::size_t frames, int channel_count, std::size_t min_run);
+
+  // Room for chunks of up to `max_frames`, so that no later scan of one allocates.
+  void reserve_for_blocks(int channel_count, std::size_t max_frames, std::size_t min_run);
+
+ private:
+  template <typename Sample>
+  std::uint64_t scan_samples(Sample* interleaved, std::size_t frames, int channel_count, std::size_t min_run);
+  // Per channel while scanning: the last non-zero frame, and whether one has been met yet.
+  std::vector<std::size_t> last_nonzero_;
+  std::vector<char> met_;
 };
 
 class SilenceGate {
@@ -53,6 +67,12 @@ class SilenceGate {
   // input frame before them leaves exactly 0. Only frames fed so far may be asked for.
   void zero_silent_outputs(float* interleaved, std::int64_t first, std::size_t frames);
 
+  // Bounds what the gate holds, so that it never allocates again: outputs are asked for at most
+  // `max_lag_frames` behind the input fed (an engine's latency plus a block), in chunks of up
+  // to `max_chunk_frames`. Runs past the bound (none, if the bound holds) are not kept: their
+  // outputs keep the engine's values, never zeroed wrongly.
+  void reserve_for_blocks(std::size_t max_lag_frames, std::size_t max_chunk_frames);
+
  private:
   struct Run {
     std::int64_t begin, end;  // input frames [begin, end), all 0 on the channel
@@ -67,6 +87,8 @@ class SilenceGate {
   std::vector<Channel> channels_;
   std::int64_t mask_frames_;
   std::int64_t fed_ = 0;  // input frames fed so far
+  bool bounded_ = false;  // reserve_for_blocks was called: closed never grows past its capacity
+  void close_run(Channel& gate, std::int64_t begin, std::int64_t end);
 };
 
 }  // namespace halo
