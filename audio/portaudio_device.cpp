@@ -117,7 +117,7 @@ DeviceInfo PortAudio::find(const std::string& which, bool output) const {
   if (numeric) {
     const int index = std::stoi(which);
     if (index >= static_cast<int>(all.size()))
-      throw Error(std::string("--device ") + which + ": no device with that index (" + kind + " devices: " +
+      throw Error(std::string(output ? "--device " : "--input-device ") + which + ": no device with that index (" + kind + " devices: " +
                   device_list(all, output) + ")");
     if (channels(all[index]) == 0)
       throw Error("device " + which + " '" + all[index].name + "' has no " + kind + "s (" + kind + " devices: " +

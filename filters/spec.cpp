@@ -89,7 +89,7 @@ void validate_given_taps(const Spec& spec) {
 
 void validate_kaiser_length(const Spec& spec) {
   if (spec.transition_hz == 0 && spec.attenuation_db == 0) {
-    throw Error(Field::taps, "0: no filter length: give a number of taps, or transition_hz with attenuation_db");
+    throw Error(Field::taps, "not given: give a number of taps, or transition_hz with attenuation_db");
   }
   if (spec.attenuation_db == 0) throw Error(Field::transition_hz, "needs attenuation_db as well");
   if (spec.transition_hz == 0) throw Error(Field::attenuation_db, "needs transition_hz as well");
@@ -172,7 +172,7 @@ bool gain_at_nyquist(const Spec& spec) {
 void validate_method_length(const Spec& spec, int max_taps_of_method) {
   if (spec.taps == 0) {
     if (spec.attenuation_db == 0 && spec.ripple_db == 0) {
-      throw Error(Field::taps, "0: no filter length: give a number of taps, or attenuation_db and/or ripple_db "
+      throw Error(Field::taps, "not given: give a number of taps, or attenuation_db and/or ripple_db "
                                "for the shortest mask that meets them");
     }
     return;

@@ -170,6 +170,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     return source;
   }
   if (parsed.count("mask-rate")) throw UsageError("--mask-rate applies to --mask");
+  if (parsed.count("ir-rate")) throw UsageError("--ir-rate applies to --ir");  // was taken and ignored
 
   filters::Spec& spec = source.spec;
   if (chosen == "lowpass" || chosen == "highpass") {

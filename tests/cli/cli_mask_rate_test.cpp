@@ -179,6 +179,9 @@ TEST_F(MaskRate, TheOptionIsForMaskFilesAndTakesThreeWords) {
                           "--mask-rate applies to --mask", before, "designed mask");
   expect_one_line_failure(halo({"filter", path("x.wav"), path("y.wav"), "--ir", path("x.wav"), "--mask-rate", "keep"}),
                           2, "--mask-rate applies to --mask", before, "impulse response");
+  // Its twin for --ir, which a designed mask had taken and ignored (a QA pass).
+  expect_one_line_failure(halo({"filter", path("x.wav"), path("y.wav"), "--lowpass", "1000", "--ir-rate", "resample"}),
+                          2, "--ir-rate applies to --ir", before, "designed mask, --ir-rate");
 }
 
 }  // namespace

@@ -59,6 +59,15 @@ TEST(DesignCli, TapsTakeKAndNameTheirRange) {
   }
 }
 
+// A multi-band spec with no length and no goal names what to give, not a "--taps 0" nobody
+// typed (a QA pass).
+TEST(DesignCli, NoLengthNamesWhatToGive) {
+  const Result refused = halo({"design", "--bands", "0-3000:1, 4000-24000:0/w=10"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_EQ(refused.err, "halo: --taps not given: give a number of taps, or --attenuation and/or --ripple for the "
+                         "shortest mask that meets them\n");
+}
+
 // A stop band narrower than the measuring guard (a 10 Hz notch at 4001 taps) is not measured:
 // the JSON report gives no attenuation (null), not 0 dB, which a script would read as a figure.
 TEST(DesignCli, AnUnmeasuredBandHasNoFigureInTheJson) {

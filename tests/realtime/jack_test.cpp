@@ -374,6 +374,7 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
       {{"play", three, "--lowpass", "1k"}, "has 3 channels"},
       {{"play", dir_ / "missing.wav", "--lowpass", "1k"}, "missing.wav"},
       {{"live", "--lowpass", "1k", "--rate", "44100"}, "not supported"},
+      {{"live", "--lowpass", "1k", "--input-device", "99"}, "--input-device 99: no device with that index"},  // had named --device
       {{"live", "--lowpass", "1k", "--channels", "8"}, "input channels"},
       {{"live", "--lowpass", "1k", "--taps", "4095", "--engine", "cpu-fft"}, "cpu-partitioned adds none"},
       {{"live", "--lowpass", "1k", "--taps", "65535", "--engine", "cpu"}, "too long for real time on engine cpu"},
