@@ -118,10 +118,13 @@ bool CpuPartitionedEngine::request_realtime_worker(int priority) noexcept {
   if (!worker_.joinable()) return false;
   sched_param parameters{};
   parameters.sched_priority = priority;
-  return pthread_setschedparam(worker_.native_handle(), SCHED_FIFO, &parameters) == 0;
+  if (pthread_setschedparam(worker_.native_handle(), SCHED_FIFO, &parameters) != 0) return false;
+  worker_priority_.store(priority, std::memory_order_release);
+  return true;
 }
 
 void CpuPartitionedEngine::start_worker() {
+  worker_priority_.store(0, std::memory_order_release);  // a new thread, at the caller's policy until asked
   if (!wake_made_) {
     if (sem_init(&wake_, 0, 0) != 0) throw Error("cpu-partitioned: could not make the worker's semaphore");
     wake_made_ = true;
@@ -145,6 +148,13 @@ void CpuPartitionedEngine::worker_loop() noexcept {
     if (const int nice = requested_nice_.exchange(no_nice_request, std::memory_order_acq_rel); nice != no_nice_request)
       nice_granted_.store(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice) == 0, std::memory_order_release);
     worker_cpu_.follow();
+    if (const std::atomic<int>* ceiling = priority_ceiling_.load(std::memory_order_acquire)) {
+      const int cap = ceiling->load(std::memory_order_acquire), own = worker_priority_.load(std::memory_order_relaxed);
+      sched_param parameters{};
+      parameters.sched_priority = cap;
+      if (cap > 0 && own > cap && pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0)
+        worker_priority_.store(cap, std::memory_order_release);
+    }
     {
       std::lock_guard<std::mutex> lock(worker_mutex_);
       run_pending_worker_tasks(worker_scratch_);

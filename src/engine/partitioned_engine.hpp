@@ -109,6 +109,14 @@ class CpuPartitionedEngine final : public Engine {
   // The worker moves to the CPU `cpu` holds whenever it wakes (cpu_follower.hpp); null: it runs
   // where the system puts it. The real-time path gives it the audio callback's CPU.
   void follow_cpu(const std::atomic<int>* cpu) noexcept { worker_cpu_.set_target(cpu); }
+  // The highest SCHED_FIFO priority the worker may hold, as `ceiling` says when the worker
+  // wakes (0: no ceiling yet); null: none. The real-time path keeps it below the audio
+  // callback's thread, which it learns only once the callback has run: under `jackd -R` at its
+  // default priority the callback's thread runs at FIFO 5, and a worker at 59 beside it on one
+  // CPU preempted it mid-period (a QA pass: 8-19 host xruns in 10 s at 2^20 taps, against 1-2
+  // under `jackd -P 70`, where the callback's thread runs at 65).
+  void cap_realtime_priority(const std::atomic<int>* ceiling) noexcept { priority_ceiling_.store(ceiling, std::memory_order_release); }
+  int worker_realtime_priority() const noexcept { return worker_priority_.load(std::memory_order_acquire); }  // 0: not SCHED_FIFO
 
   std::vector<std::pair<std::string, double>> time_breakdown() const override;
 
@@ -185,6 +193,8 @@ class CpuPartitionedEngine final : public Engine {
   bool wake_made_ = false;
   std::mutex worker_mutex_;  // held by the worker while it computes, and by set_taps/reset
   CpuFollower worker_cpu_;   // moved by the worker itself, when it wakes
+  std::atomic<const std::atomic<int>*> priority_ceiling_{nullptr};  // looked at by the worker when it wakes
+  std::atomic<int> worker_priority_{0};  // the worker's SCHED_FIFO priority, 0 where it has none
   std::thread worker_;
 };
 

@@ -99,6 +99,11 @@ struct CallbackState {
   // the first callback: the worker keeps that thread on that CPU and runs there itself (see
   // worker.hpp).
   std::atomic<int> cpu{-1};
+  // The highest SCHED_FIFO priority an engine's own thread may hold beside the callback: one
+  // below the callback's thread, where that thread is SCHED_FIFO (the worker reads its
+  // priority once it runs; 0 until then, or where it is not real-time). Engines' threads take
+  // it as their ceiling when they wake (CpuPartitionedEngine::cap_realtime_priority).
+  std::atomic<int> engine_priority_ceiling{0};
   std::atomic<bool> thread_known{false};
   pthread_t thread{};  // written once, before thread_known
   double rate_hz = 48000;                // to tell a period's length

@@ -347,7 +347,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   std::unique_ptr<Engine> engine = make_engine(engine_name);
   engine->prepare(spec);
   engine->set_taps(taps);
-  place_engine_threads(*engine, options_.realtime_priority, options_.worker_cpu == WorkerCpu::callback ? &callback_->cpu : nullptr);
+  place_engine_threads(*engine, options_.realtime_priority, options_.worker_cpu == WorkerCpu::callback ? callback_.get() : nullptr);
   const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
   const std::size_t latency = engine->latency_frames();
   VoiceSetup setup;

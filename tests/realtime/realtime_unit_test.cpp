@@ -561,6 +561,44 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysDoesNot) {
   }
 }
 
+// An engine's own thread stays below the callback's thread once the worker has seen it: under
+// `jackd -R` at its default priority the callback runs at SCHED_FIFO 5, and cpu-partitioned's
+// thread, asked for one below the worker (59), had preempted it on their shared CPU (a QA
+// pass: host xruns at 2^20 taps). Here the callback runs at 5: the engine's thread ends at 4.
+TEST(WorkerPriority, AnEngineThreadStaysBelowTheCallbacksThread) {
+  FrameRing in(1, 256), out(1, 256);
+  EngineSlot slot(1, 64, 240);
+  PeriodStats stats(1333);
+  CallbackState state;
+  state.input = &in;
+  state.output = &out;
+  Worker::Config config = mono_worker_config(60, false);
+  config.callback = &state;
+  std::unique_ptr<Voice> voice = make_voice("cpu-partitioned", lowpass(20001, 0.1), 1, 64, 0);
+  auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(voice->engine());
+  ASSERT_TRUE(partitioned.has_worker());
+  place_engine_threads(partitioned, 60, &state);
+  if (partitioned.worker_realtime_priority() != 59) GTEST_SKIP() << "no SCHED_FIFO here for the engine's thread";
+  ASSERT_EQ(slot.offer(std::move(voice)), nullptr);
+  Worker worker(config, slot, in, out, stats, nullptr);
+  state.wake = worker.semaphore();
+  out.write_silence(64);
+  worker.start();
+  std::thread callback([&] {
+    if (make_thread_realtime(5) != 0) return;
+    const std::vector<float> period = sine(64, 1, 1000, 0.5f);
+    std::vector<float> played(64);
+    for (int p = 0; p < 2000 && partitioned.worker_realtime_priority() != 4; ++p) {
+      run_callback(state, period.data(), played.data(), 64, false);
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  });
+  callback.join();
+  worker.stop();
+  EXPECT_EQ(state.engine_priority_ceiling.load(), 4);
+  EXPECT_EQ(partitioned.worker_realtime_priority(), 4) << "the engine's thread, once it woke";
+}
+
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
   FrameRing in(1, 256), out(1, 256);
   CallbackState state;
