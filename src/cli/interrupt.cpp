@@ -1,5 +1,6 @@
 #include "src/cli/interrupt.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,19 @@ namespace {
 Cancellation signalled;
 std::atomic<int> signal_number{0};  // the first signal received; 0 before
 static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
+std::atomic<long long> first_signal_ns{0};  // CLOCK_MONOTONIC of the first signal
+std::atomic<const char*> stop_note{nullptr};  // what a run stopped at once says; null: what became of its output
+
+// A second signal this soon after the first is the same one delivered twice (`timeout` sends
+// its signal to halo and then to halo's process group; a QA pass lost live's summary to it),
+// not a second Ctrl-C, which no hand types within this time.
+constexpr long long same_signal_ns = 200'000'000;
+
+long long monotonic_ns() noexcept {  // clock_gettime is async-signal-safe
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 
 // How long the program may take to stop on its own (the pipeline polls between chunks and
 // unwinds) before the signal path stops it: a read or write stalled on a pipe never returns.
@@ -24,7 +38,8 @@ constexpr unsigned grace_seconds = 2;
 // interrupted; ", "halo: aborted; ").
 void remove_temporaries_saying(const char* what) noexcept {
   audio::remove_live_temporaries();
-  const char* note = audio::failed_output_note();
+  const char* own = stop_note.load();
+  const char* note = own != nullptr ? own : audio::failed_output_note();
   ssize_t ignored = write(STDERR_FILENO, what, std::strlen(what));
   ignored = write(STDERR_FILENO, note, std::strlen(note));
   ignored = write(STDERR_FILENO, "\n", 1);
@@ -40,7 +55,11 @@ void remove_temporaries_saying(const char* what) noexcept {
 
 extern "C" void on_signal(int number) {
   int none = 0;
-  if (!signal_number.compare_exchange_strong(none, number)) abandon();  // a second signal: stop now
+  if (!signal_number.compare_exchange_strong(none, number)) {
+    if (monotonic_ns() - first_signal_ns.load() < same_signal_ns) return;  // the first, again
+    abandon();  // a second signal: stop now
+  }
+  first_signal_ns.store(monotonic_ns());
   signalled.request();
   alarm(grace_seconds);
 }
@@ -80,6 +99,8 @@ void install_interrupt_handlers() {
   handle(SIGALRM, on_grace_expired);
   handle(SIGABRT, on_abort);
 }
+
+void say_when_stopped_at_once(const char* note) { stop_note.store(note); }
 
 const Cancellation& interruption() { return signalled; }
 bool interrupted() { return signalled.requested(); }

@@ -9,8 +9,13 @@ namespace halo::cli {
 // own within 2 s (a read stalled on a pipe or FIFO, a write blocked on a full pipe, a long
 // computation), or on a second signal, the signal path removes every temporary output file
 // (audio::remove_live_temporaries) and exits at once. Either way the exit code is 128 + the
-// signal's number: 130 for INT, 143 for TERM, 129 for HUP.
+// signal's number: 130 for INT, 143 for TERM, 129 for HUP. A second signal within 0.2 s of the
+// first is taken for the same one delivered twice and ignored.
 void install_interrupt_handlers();
+// What the line of a run stopped at once says after "halo: interrupted; " (a static string);
+// by default what became of the output ("nothing was written", ...). play and live, which
+// write no file, say they stopped without their summary.
+void say_when_stopped_at_once(const char* note);
 const Cancellation& interruption();
 bool interrupted();
 // For main, once an interrupted run has unwound: 128 + the signal's number.

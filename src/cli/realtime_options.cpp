@@ -219,6 +219,7 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
              " CPUs busy polling; expect underruns (it is meant for machines with cores to spare)");
   }
   if (status && keys.active()) notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
+  say_when_stopped_at_once("stopped at once, without the summary");
   session.start();
   int code = 0;
   int passes = 0;

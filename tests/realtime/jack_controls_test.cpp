@@ -324,6 +324,41 @@ TEST_F(JackControls, CtrlCEndsLiveWhoseServerStalled) {
   EXPECT_NE(result.err.find("stopped calling back"), std::string::npos) << result.err;
 }
 
+// A signal delivered twice at once (`timeout` sends its signal to halo, then to halo's process
+// group) is one signal: live ends with its summary (a QA pass: it had stopped at once, without
+// it, saying filter's "nothing was written"). A second Ctrl-C a second later, while live waits
+// on a stalled server, stops it at once and says what that means for live.
+TEST_F(JackControls, ASignalDeliveredTwiceIsOneAndASecondCtrlCStopsAtOnce) {
+  const std::string mask = dir_ / "unit.txt";
+  write_bytes(mask, "1\n");
+  {
+    Live live({"live", "--mask", mask, "--channels", "1", "-q"});
+    ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
+    sleep_ms(300);
+    kill(live.process->pid(), SIGINT);
+    kill(live.process->pid(), SIGINT);
+    const Result result = live.process->wait_at_most(15);
+    EXPECT_EQ(result.exit_code, 130) << result.err;
+    EXPECT_NE(result.err.find("frames played"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("interrupted"), std::string::npos) << result.err;
+  }
+  const OwnServer server("halo-twice-" + std::to_string(getpid()), period);
+  ASSERT_TRUE(server.started()) << "jackd -n halo-twice-... did not start";
+  Live live({"live", "--mask", mask, "--channels", "1", "-q"});
+  ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
+  sleep_ms(500);
+  kill(server.pid(), SIGSTOP);
+  sleep_ms(300);
+  kill(live.process->pid(), SIGINT);
+  sleep_ms(1000);
+  kill(live.process->pid(), SIGINT);
+  const Result result = live.process->wait_at_most(15);
+  kill(server.pid(), SIGCONT);
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_NE(result.err.find("halo: interrupted; stopped at once, without the summary"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("nothing was written"), std::string::npos) << result.err;
+}
+
 // Without a Ctrl-C: a server that stalls (SIGSTOP) under live or play ends them by itself
 // (they had waited for ever, and did the same for a server that ended): after two seconds
 // without a callback, the line that says so, the summary and exit 1, within the stop's grace
