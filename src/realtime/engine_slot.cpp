@@ -92,6 +92,15 @@ const char* EngineSlot::failure() const noexcept {
 
 Status EngineSlot::process(const float* in, float* out, std::size_t frames) noexcept {
   const std::size_t channels = static_cast<std::size_t>(channels_);
+  // A voice offered while another still warms up supersedes it: the warming one was never
+  // heard. (A mask file written twice within a long mask's warm-up, 5.5 s at 2^18 taps, had
+  // played the older file first and the newer one seconds later: a QA pass.)
+  if (warming_ != nullptr && incoming_.load(std::memory_order_acquire) != nullptr &&
+      retired_.load(std::memory_order_acquire) == nullptr) {
+    retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
+    warming_ = incoming_.exchange(nullptr, std::memory_order_acq_rel);
+    warmed_frames_ = 0;
+  }
   // Take an offered voice at a block boundary, when the last crossfade is over and its voice
   // has been collected. The first voice plays at once; later ones warm up first.
   if (warming_ == nullptr && incoming_.load(std::memory_order_acquire) != nullptr && fading_ == nullptr &&

@@ -90,7 +90,8 @@ class Voice {
 //     throws or logs: a voice the worker lets go of goes to the retired mailbox, and the
 //     control thread destroys it (an engine's destructor may join threads or free memory).
 // A switch starts only when no crossfade runs and the retired mailbox is empty; until then
-// the offered voice waits in its mailbox. Then the new voice warms up: it is fed the same
+// the offered voice waits in its mailbox. A voice offered while another warms up (below)
+// supersedes it: the one never heard is retired, the newer one warms up instead. Then the new voice warms up: it is fed the same
 // input as the current one, unheard, until it has seen a whole mask's length of it (plus its
 // latency), so that its output is the exact filtered signal and not the onset transient of
 // a signal that seems to start at the switch; only then does the crossfade start. For a mask

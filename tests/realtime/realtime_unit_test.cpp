@@ -249,6 +249,29 @@ TEST(EngineSlot, MaskSwitchCrossfadesWithoutAStep) {
   }
 }
 
+// A voice offered while another still warms up supersedes it: the warming one is never heard
+// and goes back to the control thread; the newest mask plays after its own warm-up.
+TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
+  const int channels = 1;
+  const std::size_t block = 64;
+  EngineSlot slot(channels, block, 240);
+  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(31, 0.1), channels, block, 0)), nullptr);
+  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
+  std::vector<float> output(block);
+  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.current_mask(), 0);
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 1)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);  // 1 warms up
+  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 2)), nullptr);
+  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  const std::unique_ptr<Voice> retired = slot.take_retired();
+  ASSERT_NE(retired, nullptr) << "the warming voice goes back";
+  EXPECT_EQ(retired->mask_index(), 1);
+  for (int b = 0; b < 20 && slot.current_mask() != 2; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.current_mask(), 2) << "the newest mask plays within its own warm-up (63 taps)";
+  EXPECT_EQ(slot.switches(), 2u) << "mask 1 was never heard";
+}
+
 TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
   const int channels = 2;
   const std::size_t block = 64;
