@@ -49,16 +49,23 @@ int live_command(int argc, char** argv) {
   auto path_of = [&](int index) { return arguments.masks.at(static_cast<std::size_t>(index)).path; };
   int watched = session.mask_index();
   FileStamp last = stamp(path_of(watched));
+  // A changed file is read once it has stayed the same for a whole look (10 ticks, about
+  // 0.2 s): a file written in pieces had been read half-written, and its first half played
+  // until the rest came (a QA pass). SIGHUP reads it at once.
+  FileStamp settling = last;
   int passes = 0;
   auto tick = [&](realtime::Session& running) {
     const bool signalled = hangup.exchange(false);
     if (running.mask_index() != watched) {
       watched = running.mask_index();
-      last = stamp(path_of(watched));
+      last = settling = stamp(path_of(watched));
     }
     if (!signalled && (path_of(watched).empty() || ++passes % 10 != 0)) return;
     const FileStamp now = stamp(path_of(watched));
     if (!signalled && !(now != last)) return;
+    const bool settled = !(now != settling);
+    settling = now;
+    if (!signalled && !settled) return;  // changed since the last look: look again
     last = now;
     const std::string what = path_of(watched).empty() ? "the designed mask" : path_of(watched);
     try {
