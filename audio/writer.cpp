@@ -94,7 +94,10 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
                   " to a pipe (" + reason + "); name a file, or choose a container with --type au");
     throw Error(path + ": cannot write " + container_name(format.container) + ": " + reason);
   }
-  if (!sink_) mark_output_streamed();  // its header has gone out: a failure now leaves part of it
+  // Bytes that go straight to their target (a pipe, or standard output or a device even where
+  // seekable: a file `>` redirects to) are there for good: a failure now leaves part of them
+  // (a run interrupted into `> p.au` had said "nothing was written" over 88 MB, a QA pass).
+  if (!sink_ || path == "-" || (output_ && output_->direct())) mark_output_streamed();
   // libsndfile's PEAK chunk costs a pass over every float written (a tenth of the writer's time);
   // sox and most tools do not write one either.
   sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);

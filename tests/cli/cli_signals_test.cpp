@@ -131,6 +131,29 @@ TEST(StalledInput, SignalOnAStalledStdinPipeExitsPromptly) {
   expect_prompt_exit_on_stall(SignalCase{SIGTERM, 143, "TERM"}, true);
 }
 
+// OUT `-` redirected to a regular file (`> p.au`): the bytes written are there for good, and
+// an interrupted run says so (it had said "nothing was written" over 88 MB, a QA pass).
+TEST(StalledInput, AnInterruptedRunIntoARedirectedFileSaysWhatItLeft) {
+  TempDir dir;
+  const std::string fifo = dir / "in.fifo", out = dir / "p.au";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  StalledWriter writer(fifo, wav_head(dir));
+  RunOptions options;
+  options.stdout_path = out;
+  Process halo_process(halo_args({"filter", fifo, "-", "--type", "au", "--lowpass", "1k", "-q"}), options);
+  struct stat status {};
+  for (int i = 0; i < 500 && !(stat(out.c_str(), &status) == 0 && status.st_size > 0); ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_GT(status.st_size, 0) << "halo never wrote to its standard output";
+  EXPECT_EQ(kill(halo_process.pid(), SIGINT), 0);
+  const bool exited = exits_within(halo_process, 8s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_NE(result.err.find("halo: interrupted; the output streamed so far is incomplete"), std::string::npos)
+      << result.err;
+}
+
 // An abort halo cannot catch (FFTW asserts when its allocator fails under ulimit -v, a QA pass
 // found; here SIGABRT itself, mid-run) removes the temporary output before the abort goes on:
 // killed by SIGABRT, one `halo: aborted` line, nothing left beside OUT.
