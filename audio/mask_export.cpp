@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "audio/atomic_file.hpp"
+#include "audio/json_text.hpp"
 #include "audio/error.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/mask_json_header.hpp"
@@ -105,7 +106,7 @@ std::string summary(const MaskSet& masks) {
   return line;
 }
 
-std::string one_line(const nlohmann::json& object) { return object.empty() ? "" : object.dump(); }
+std::string one_line(const nlohmann::json& object) { return object.empty() ? "" : json_text(object); }
 
 // Companion files, beside the main file.
 std::string coefficient_file(const PathParts& parts, std::size_t mask_count) {

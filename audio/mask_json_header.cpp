@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audio/error.hpp"
+#include "audio/json_text.hpp"
 #include "audio/mask_export.hpp"
 
 namespace halo::audio {
@@ -123,8 +124,8 @@ std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, cons
   document["align"] = masks.front().causal ? "causal" : "same";
   document["taps"] = masks.front().taps.size();
   document["channels"] = masks.size();
-  document["spec"] = nlohmann::ordered_json::parse(spec.dump());
-  document["measured"] = nlohmann::ordered_json::parse(measured.dump());
+  document["spec"] = nlohmann::ordered_json::parse(json_text(spec));
+  document["measured"] = nlohmann::ordered_json::parse(json_text(measured));
   if (masks.size() == 1) {
     document["coefficients"] = taps_json(masks.front());
   } else {
@@ -132,7 +133,7 @@ std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, cons
     for (const Mask& mask : masks) lists.push_back(taps_json(mask));
     document["coefficients"] = lists;
   }
-  return document.dump(1) + "\n";
+  return json_text(document, 1) + "\n";
 }
 
 std::string header_contents(const MaskSet& masks, const std::string& name, const std::string& comment) {

@@ -7,6 +7,7 @@
 #include <cxxopts.hpp>
 
 #include "audio/error.hpp"
+#include "audio/json_text.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/same_file.hpp"
 #include "filters/design_report.hpp"
@@ -146,7 +147,7 @@ int design_command(int argc, char** argv) {
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
   if (interrupted()) throw audio::Error("interrupted");  // a signal during the design: nothing written (main says so)
   write_design_outputs(outputs, masks, designed ? &spec : nullptr, designed ? &report : nullptr);
-  if (designed && !report_path.empty()) write_text_file(report_path, report_json(report).dump(2) + "\n");
+  if (designed && !report_path.empty()) write_text_file(report_path, audio::json_text(report_json(report), 2) + "\n");
   const bool quiet = parsed.count("quiet") > 0;
   const auto summarise = [&](std::FILE* to) {
     if (quiet) return;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "audio/json_text.hpp"
 #include "audio/reader.hpp"
 #include "src/cli/command.hpp"
 
@@ -71,7 +72,7 @@ int info_command(int argc, char** argv) {
     j["nan_samples"] = nans;
     j["inf_samples"] = infinities;
     if (!reader.damage().empty()) j["damage"] = reader.damage();
-    std::printf("%s\n", j.dump(1).c_str());
+    std::printf("%s\n", audio::json_text(j, 1).c_str());
     return 0;
   }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "audio/error.hpp"
+#include "audio/json_text.hpp"
 #include "audio/mask_export.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/same_file.hpp"
@@ -170,7 +171,7 @@ int inspect(int argc, char** argv) {
     write_text_file(plot, filters::ir_plot_svg(masks, analyses, plot_options));
   }
   if (parsed.count("json")) {
-    std::printf("%s\n", inspection_json(files.front(), masks, analyses).dump(1).c_str());
+    std::printf("%s\n", audio::json_text(inspection_json(files.front(), masks, analyses), 1).c_str());
   } else {
     print_inspection(files.front(), masks, analyses);
     if (!plot.empty()) std::printf("plot:      %s\n", plot.c_str());

@@ -388,6 +388,20 @@ TEST(InfoJson, GivesTheFiguresOfTheTextReport) {
   EXPECT_NEAR(j["channel"][1]["peak_dbfs"].get<double>(), 20 * std::log10(0.75), 1e-6);
 }
 
+// A file name that is not UTF-8 (Latin-1 `caf\xe9.wav`) is JSON all the same, its stray byte
+// as U+FFFD: nlohmann-json had thrown, and info printed its exception (a QA pass).
+TEST(InfoJson, AFileNameThatIsNotUtf8IsStillJson) {
+  TempDir dir;
+  const std::string file = dir.path() + "/caf\xe9.wav";
+  write_sound(file, random_signal(2000, 12, 0.25f), 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  for (const Result& result : {halo({"info", file, "--json"}), halo({"ir", "inspect", file, "--json"})}) {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const nlohmann::json j = nlohmann::json::parse(result.out);
+    const std::string name = j.contains("file") ? j["file"].get<std::string>() : result.out;
+    EXPECT_NE(name.find("caf\xef\xbf\xbd.wav"), std::string::npos) << result.out;
+  }
+}
+
 TEST(IrRate, ARateMismatchIsRefusedOrResampled) {
   TempDir dir;
   // An IR at 96 kHz: a windowed-sinc low-pass at 4 kHz, designed by halo and written as WAV.
