@@ -55,10 +55,10 @@ std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
 }
 
 // Whether a stream whose first `bytes` are `head` is one libsndfile reads as it comes, from a
-// pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, PAF, AVR and MAT5, by their magic. The others it
+// pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, AVR and MAT5, by their magic. The others it
 // reads only from a seekable file; from a pipe it read FLAC with "lost sync", CAF as no frames,
 // RF64 from its fmt chunk on as audio (wrong samples, exit 0), SDS in a loop at full CPU, and
-// refused HTK, XI and WVE (QA passes); WAVs of block codecs, known by the format tag in the fmt
+// refused HTK, XI, WVE and 24-bit PAF ("SF_INFO struct incomplete", QA passes); WAVs of block codecs, known by the format tag in the fmt
 // chunk every writer puts first, below. So does a stream that brought fewer than peeked_bytes in a second, most
 // likely one that has ended: libsndfile read a 2-byte pipe in a loop for ever; from the
 // temporary it meets the end.
@@ -71,8 +71,7 @@ bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
     const unsigned tag = static_cast<unsigned char>(head[20]) | static_cast<unsigned>(static_cast<unsigned char>(head[21])) << 8;
     return tag == 0x0001 || tag == 0x0003 || tag == 0x0006 || tag == 0x0007 || tag == 0xFFFE;
   }
-  static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "fap ", " paf", "2BIT",
-                                         "MATL"};
+  static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "2BIT", "MATL"};
   for (const char* prefix : streamed)
     if (std::memcmp(head, prefix, std::strlen(prefix)) == 0) return true;
   // An MPEG audio frame without an ID3 tag: 11 sync bits.
