@@ -67,7 +67,7 @@ int wisdom_command(int argc, char** argv) {
   std::error_code error;
   if (!parsed.count("file") && file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   audio::AtomicFile out(file.string());
-  const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, [&](int n, double seconds) {
+  const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file, [&](int n, double seconds) {
     if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");
   });
   out.write_all(text.data(), text.size());

@@ -2,7 +2,11 @@
 
 #include <fftw3.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -22,11 +26,27 @@ const char* environment(const char* name) {
   return value && *value ? value : nullptr;
 }
 
+// Imports the wisdom in `file` into FFTW; empty when it did (or there is no file), else why not.
+// Only a regular file is read: FFTW reads a path to its end, and /dev/zero or a FIFO without a
+// writer had hung every run (a QA pass).
+std::string import_wisdom_file(const std::filesystem::path& file) {
+  std::error_code error;
+  if (file.empty() || !std::filesystem::exists(file, error)) return {};
+  const std::string where = "FFTW wisdom in " + file.string();
+  if (!std::filesystem::is_regular_file(file, error)) return where + " is not a regular file; plans are estimated";
+  if (access(file.c_str(), R_OK) != 0) return where + ": " + std::strerror(errno) + "; plans are estimated";
+  if (!fftwf_import_wisdom_from_filename(file.c_str()))
+    return where + " could not be read (run `halo wisdom` again); plans are estimated";
+  return {};
+}
+
 }  // namespace
 
 std::filesystem::path wisdom_path() {
   if (const char* set = std::getenv("HALO_FFTW_WISDOM")) return set;  // set but empty: none
-  if (const char* cache = environment("XDG_CACHE_HOME")) return std::filesystem::path(cache) / "halo" / "fftw-wisdom-float";
+  // A relative XDG_CACHE_HOME is ignored, as the XDG base directory spec says.
+  if (const char* cache = environment("XDG_CACHE_HOME"); cache && cache[0] == '/')
+    return std::filesystem::path(cache) / "halo" / "fftw-wisdom-float";
   if (const char* home = environment("HOME")) return std::filesystem::path(home) / ".cache" / "halo" / "fftw-wisdom-float";
   return {};
 }
@@ -35,11 +55,7 @@ void load_wisdom_once() {
   if (loaded) return;
   loaded = true;
   fftwf_import_system_wisdom();  // 0 where the system keeps none: nothing to say
-  const std::filesystem::path file = wisdom_path();
-  std::error_code error;
-  if (file.empty() || !std::filesystem::exists(file, error)) return;
-  if (!fftwf_import_wisdom_from_filename(file.c_str()))
-    problem = "FFTW wisdom in " + file.string() + " could not be read (run `halo wisdom` again); plans are estimated";
+  problem = import_wisdom_file(wisdom_path());
 }
 
 std::string wisdom_problem() {
@@ -47,10 +63,13 @@ std::string wisdom_problem() {
   return problem;
 }
 
-std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient,
+std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
                            const std::function<void(int, double)>& measured) {
   std::lock_guard<std::recursive_mutex> lock(planner_mutex());
   load_wisdom_once();
+  // What `file` holds already is kept, as the default place's is (`--file` had replaced it).
+  if (file != wisdom_path())
+    if (const std::string why = import_wisdom_file(file); !why.empty()) throw Error(why);
   const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
   for (const auto& [n, form] : lengths) {
     const auto start = std::chrono::steady_clock::now();

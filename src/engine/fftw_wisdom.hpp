@@ -10,7 +10,8 @@
 // once gives every run the measured plan at once, and the same plan each time.
 //
 // The file: $HALO_FFTW_WISDOM when set (empty: no file at all), else
-// $XDG_CACHE_HOME/halo/fftw-wisdom-float, else $HOME/.cache/halo/fftw-wisdom-float. FFTW's
+// $XDG_CACHE_HOME/halo/fftw-wisdom-float (an absolute XDG_CACHE_HOME only), else
+// $HOME/.cache/halo/fftw-wisdom-float. Only a regular file is read. FFTW's
 // system wisdom (/etc/fftw/wisdomf) is read first, where a system keeps one.
 #include <filesystem>
 #include <functional>
@@ -43,10 +44,11 @@ struct WisdomLength {
 
 // `halo wisdom`: measures the forward and inverse plans of each length in its form
 // (FFTW_MEASURE, or FFTW_PATIENT: slower to make, sometimes faster to run), after loading what
-// there is, and returns all of FFTW's wisdom, old and new, as the text the file holds (the
-// caller writes it whole). `measured(n, seconds)` after each length. Throws halo::Error where
-// FFTW cannot plan one.
-std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient,
+// there is (the default place's and `file`'s, where it exists), and returns all of FFTW's
+// wisdom, old and new, as the text `file` is to hold (the caller writes it whole).
+// `measured(n, seconds)` after each length. Throws halo::Error where FFTW cannot plan one, or
+// `file` exists and cannot be read as wisdom (it would be replaced by less).
+std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
                            const std::function<void(int, double)>& measured);
 
 }  // namespace halo::fftw

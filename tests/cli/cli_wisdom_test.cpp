@@ -3,6 +3,7 @@
 // reference. A broken wisdom file is said once and skipped; bad options are refused.
 // HALO_FFTW_WISDOM names the file in every run here, so the user's cache is never touched.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -78,6 +79,38 @@ TEST(CliWisdom, ABrokenFileIsSaidAndSkipped) {
   EXPECT_NE(result.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << result.err;
   const Sound out = read_sound(dir / "out.wav");
   EXPECT_LE(relative_error(out.samples, expected_output(job.in.samples, 2, {job.mask}, Align::same, false)), 1e-6);
+}
+
+// What is not a regular file is not read: FFTW reads a path to its end, and /dev/zero or a FIFO
+// with no writer had hung every run (a QA pass). The run goes on estimated, and says why.
+TEST(CliWisdom, APathThatIsNotARegularFileIsSaidAndSkipped) {
+  TempDir dir;
+  const Job job = make_job(dir);
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  for (const std::string place : {std::string("/dev/zero"), dir / "fifo"}) {
+    auto filter = with_wisdom(place, {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--engine",
+                                      "cpu-fft", "--timings"});
+    filter.insert(filter.begin(), {"/usr/bin/timeout", "20"});
+    const Result result = run(filter);
+    ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
+    EXPECT_NE(result.err.find("halo: FFTW wisdom in " + place + " is not a regular file"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << result.err;
+  }
+}
+
+// `--file` adds to what the file holds, as the default place does: a second run for other
+// lengths had replaced the first's plans.
+TEST(CliWisdom, AFileNamedTwiceKeepsBothRunsPlans) {
+  TempDir dir;
+  make_job(dir);
+  const std::string wisdom = dir / "w";
+  for (const std::string taps : {"300", "4000"})
+    ASSERT_EQ(run(with_wisdom("", {"wisdom", "--taps", taps, "--file", wisdom, "-q"})).exit_code, 0) << taps;
+  const auto filter = with_wisdom(wisdom, {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
+                                           "--engine", "cpu-fft", "--timings"});
+  const Result result = run(filter);
+  ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
+  EXPECT_NE(result.err.find(" measured (wisdom), 0 estimated"), std::string::npos) << "the 300-tap plans: " << result.err;
 }
 
 TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {
