@@ -47,6 +47,9 @@ int info_command(int argc, char** argv) {
     }
     frames += got;
   }
+  // What the header declares: a file's, or on a pipe a WAV's or AIFF's (as filter and play
+  // warn of both: info had said nothing of a cut WAV on standard input, a QA pass).
+  const std::int64_t declared = reader.declared_frames() > 0 ? reader.declared_frames() : reader.streamed_declared_frames();
   float peak = 0;
   for (float value : channel_peak) peak = std::isnan(value) || std::isnan(peak) ? NAN : std::max(peak, value);
   auto dbfs = [](float value) { return std::isnan(value) ? NAN : value > 0 ? 20.0 * std::log10(value) : -INFINITY; };
@@ -61,7 +64,7 @@ int info_command(int argc, char** argv) {
     j["rate_hz"] = format.rate_hz;
     j["channels"] = format.channels;
     j["frames"] = frames;
-    if (reader.declared_frames() > static_cast<std::int64_t>(frames)) j["declared_frames"] = reader.declared_frames();
+    if (declared > static_cast<std::int64_t>(frames)) j["declared_frames"] = declared;
     j["duration_s"] = static_cast<double>(frames) / format.rate_hz;
     j["peak"] = number(peak);
     j["peak_dbfs"] = number(dbfs(peak));
@@ -82,8 +85,8 @@ int info_command(int argc, char** argv) {
   std::printf("rate:      %d Hz\n", format.rate_hz);
   std::printf("channels:  %d\n", format.channels);
   std::printf("frames:    %llu", static_cast<unsigned long long>(frames));
-  if (reader.declared_frames() > static_cast<std::int64_t>(frames))
-    std::printf(" (truncated: the header declares %lld)", static_cast<long long>(reader.declared_frames()));
+  if (declared > static_cast<std::int64_t>(frames))
+    std::printf(" (truncated: the header declares %lld)", static_cast<long long>(declared));
   std::printf("\n");
   if (!reader.damage().empty())
     std::printf("damaged:   %s after %llu frames (halo filter --accept-short filters the frames before it)\n",

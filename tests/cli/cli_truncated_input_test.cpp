@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_test_support.hpp"
 
 namespace halo::test {
@@ -226,6 +228,22 @@ TEST(TruncatedInput, ACutOggDeclaresNoLength) {
   const Result info = halo({"info", dir / "cut.ogg"});
   EXPECT_EQ(info.out.find("truncated"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("frames:    " + std::to_string(out.frames)), std::string::npos) << info.out;
+}
+
+// A WAV cut short on its way down a pipe: info counts what came and says what the header
+// declared, as filter warns of it (info had said nothing, a QA pass). The counts come from the
+// bytes sent: a 44-byte header, then 8 bytes a frame.
+TEST(TruncatedInput, InfoOnACutWavFromAPipeSaysWhatItsHeaderDeclares) {
+  TempDir dir;
+  write_sound(dir / "whole.wav", random_signal(2 * 48000, 13, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_32);
+  ASSERT_EQ(read_bytes(dir / "whole.wav").find("data"), 36u) << "a plain 44-byte header";
+  const std::string cut = "head -c " + std::to_string(44 + 8 * 30000) + " '" + dir / "whole.wav" + "' | " + HALO_BINARY + " info -";
+  const Result info = run({"/bin/sh", "-c", cut});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("frames:    30000 (truncated: the header declares 48000)"), std::string::npos) << info.out;
+  const Result json = run({"/bin/sh", "-c", cut + " --json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["declared_frames"].get<long long>(), 48000) << json.out;
 }
 
 // sox, the oracle, agrees that the cut WAV is short ("Premature EOF"), and a whole file of
