@@ -253,7 +253,7 @@ int fix(int argc, char** argv) {
     std::printf("%s\n", options.help().c_str());
     return 0;
   }
-  refuse_repeats(parsed, {"help", "files", "quiet"});
+  refuse_repeats(parsed, {"help", "files", "quiet", "minimum-phase", "remove-delay", "trim-silence"});
   const std::vector<std::string> files = positionals(parsed);
   if (files.size() > 2) throw UsageError("ir fix takes one IN and one OUT: '" + files[2] + "' is a third file name");
   if (files.size() != 2) throw UsageError("ir fix needs IN and OUT (see halo ir fix --help)");

@@ -50,7 +50,7 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
 }
 
 RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, bool live) {
-  refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime"});
+  refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime", "minimum-phase"});
   RealtimeArguments arguments;
   const MaskSource first = parse_mask_options(parsed);
   if (parsed.count("mask") > 1) {

@@ -47,7 +47,7 @@ int wisdom_command(int argc, char** argv) {
     std::printf("%s\n", options.help().c_str());
     return 0;
   }
-  refuse_repeats(parsed, {"taps"});
+  refuse_repeats(parsed, {"taps", "quiet", "patient", "help"});
   if (!parsed.unmatched().empty()) throw UsageError("wisdom: '" + parsed.unmatched().front() + "' is not an option");
   std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
   if (parsed.count("taps")) {

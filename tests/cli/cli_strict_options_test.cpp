@@ -129,6 +129,21 @@ TEST_F(StrictOptions, RepeatedSingleValuedOptionsAreRefused) {
   EXPECT_NE(ran.err.find("--rate"), std::string::npos) << describe(design, ran);
 }
 
+// A switch given twice is the same switch, in every command (--accept-short and `wisdom -q -q`
+// had been refused where `-q -q` and `--tail --tail` were taken: a QA pass).
+TEST_F(StrictOptions, ASwitchGivenTwiceIsTheSameSwitch) {
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  const std::vector<std::vector<std::string>> runs = {
+      {HALO_BINARY, "filter", input, dir / "y.wav", "--lowpass", "1k", "--accept-short", "--accept-short", "-q", "-q"},
+      {HALO_BINARY, "design", "--lowpass", "1k", "-o", dir / "m.txt", "-q", "-q", "--minimum-phase", "--minimum-phase"},
+      {HALO_BINARY, "ir", "fix", dir / "unit.txt", dir / "u.txt", "--in-rate", "48000", "--trim-silence", "--trim-silence", "-q", "-q"},
+      {HALO_BINARY, "info", input, "--json", "--json"}};
+  for (const auto& args : runs) {
+    const Result ran = run(args, in_directory(dir.path()));
+    EXPECT_EQ(ran.exit_code, 0) << describe(args, ran);
+  }
+}
+
 // What the strict parser accepts still means what it says: a `k` multiplies by 1000 and the
 // frequency suffixes stay, checked against a mask designed with the plain number.
 TEST_F(StrictOptions, DecimalNumbersWithSuffixesStillWork) {
