@@ -145,9 +145,19 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // own 8 bits are signed.
   if (subtype == SF_FORMAT_PCM_U8 && output.container == SF_FORMAT_AIFF) subtype = SF_FORMAT_PCM_S8;
   if (subtype != 0) {
-    if (!fits(subtype))
+    if (!fits(subtype)) {
+      // Held at some channel count (ADPCM and GSM in a WAV: mono or stereo, GSM mono only): say
+      // that, not that the container never holds it (a QA pass).
+      SF_INFO mono{};
+      mono.samplerate = output.rate_hz;
+      mono.channels = 1;
+      mono.format = output.container | subtype;
+      if (output.channels > 1 && sf_format_check(&mono) != 0)
+        throw Error(output_path + ": " + container_name(output.container) + " holds --subtype " + subtype_name(subtype) +
+                    " with fewer channels than IN's " + std::to_string(output.channels));
       throw Error(output_path + ": " + container_name(output.container) + " cannot hold --subtype " +
                   subtype_name(subtype));
+    }
     output.subtype = subtype;
     return output;
   }

@@ -259,8 +259,9 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
       columns.resize(values.size());
       first_data_line = line_number;
     } else if (values.size() != columns.size()) {
-      throw Error(where + std::to_string(values.size()) + " columns, but line " +
-                  std::to_string(first_data_line) + " has " + std::to_string(columns.size()));
+      const auto count = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " column" : " columns"); };
+      throw Error(where + count(values.size()) + ", but line " + std::to_string(first_data_line) + " has " +
+                  std::to_string(columns.size()));
     }
     for (std::size_t c = 0; c < values.size(); ++c) columns[c].push_back(static_cast<float>(values[c]));
   }

@@ -26,6 +26,7 @@ int info_command(int argc, char** argv) {
   if (!parsed.count("file") || parsed["file"].as<std::vector<std::string>>().size() != 1)
     throw UsageError("info needs one FILE (see halo info --help)");
   const std::string path = parsed["file"].as<std::vector<std::string>>().front();
+  if (path.empty()) throw UsageError("info: an empty FILE name");  // not ": No such file or directory"
 
   audio::Reader reader(path);
   reader.stop_at_damage(true);  // a damaged file: describe the frames before the damage, and it

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "audio/atomic_file.hpp"
+#include "audio/error.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
 #include "src/engine/fft_size.hpp"
@@ -65,7 +66,11 @@ int wisdom_command(int argc, char** argv) {
   // written is said before minutes of measuring; an error or Ctrl-C leaves the old file.
   // Only the default place's folder (~/.cache/halo) is made: a --file names one that exists.
   std::error_code error;
-  if (!parsed.count("file") && file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  // Its own reason where the folder cannot be made (the file's "No such file or directory" named
+  // no cause, a QA pass).
+  if (!parsed.count("file") && file.has_parent_path() && !std::filesystem::create_directories(file.parent_path(), error) &&
+      error)
+    throw audio::Error("wisdom: cannot make the folder " + file.parent_path().string() + ": " + error.message());
   audio::AtomicFile out(file.string());
   const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file, [&](int n, double seconds) {
     if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");

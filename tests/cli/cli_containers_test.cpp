@@ -65,6 +65,19 @@ TEST(Containers, PafFromAPipeIsPafFromAFile) {
   }
 }
 
+// A codec the container holds for fewer channels than IN has is named as such: "WAV cannot
+// hold --subtype gsm610" had sent the user looking for another container (a QA pass).
+TEST(Containers, ACodecForFewerChannelsSaysSo) {
+  TempDir dir;
+  write_sound(dir / "six.wav", random_signal(6000, 75, 0.3f), 6, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir / "two.wav", random_signal(2000, 76, 0.3f), 2, 8000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot before(dir.path());
+  expect_one_line_failure(halo({"filter", dir / "six.wav", dir / "x.wav", "--lowpass", "1k", "--subtype", "ima-adpcm"}), 1,
+                          "WAV holds --subtype ima-adpcm with fewer channels than IN's 6", before, "ima-adpcm, 6 channels");
+  expect_one_line_failure(halo({"filter", dir / "two.wav", dir / "x.wav", "--lowpass", "1k", "--subtype", "gsm610"}), 1,
+                          "WAV holds --subtype gsm610 with fewer channels than IN's 2", before, "gsm610, 2 channels");
+}
+
 TEST(Containers, LayoutsLibsndfileCannotReadBackAreRefused) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(4000, 72, 0.3f), 1, 8000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
