@@ -402,7 +402,7 @@ TEST_F(MaskFile, TextErrorsNameFileAndLine) {
   expect_read_error(write_file("minf.txt", "0.1 0.2\n0.3 -inf\n"), {"minf.txt:2: NaN or Inf coefficient"});
   expect_read_error(write_file("huge.txt", "1e999\n"), {"huge.txt:1:", "1e999"});
   expect_read_error(write_file("float.txt", "1e300\n"), {"float.txt:1:", "float"});
-  expect_read_error(write_file("ragged.txt", "0.1 0.2\n0.3 0.4\n0.5\n"), {"ragged.txt:3:", "1 columns", "line 1 has 2"});
+  expect_read_error(write_file("ragged.txt", "0.1 0.2\n0.3 0.4\n0.5\n"), {"ragged.txt:3:", "1 column, but line 1 has 2", "line 1 has 2"});
   expect_read_error(write_file("commas.txt", "0.1,,0.2\n"), {"commas.txt:1:", "empty column"});
   expect_read_error(write_file("trailing.txt", "0.1,0.2\n0.3,\n"), {"trailing.txt:2:", "empty column"});
 }
