@@ -47,7 +47,10 @@ DeviceInfo describe(int index) {
   device.index = index;
   if (info == nullptr) return device;
   device.name = info->name ? info->name : "";
-  if (const PaHostApiInfo* api = Pa_GetHostApiInfo(info->hostApi)) device.host_api = api->name ? api->name : "";
+  if (const PaHostApiInfo* api = Pa_GetHostApiInfo(info->hostApi)) {
+    device.host_api = api->name ? api->name : "";
+    device.jack = api->type == paJACK;
+  }
   device.max_input_channels = info->maxInputChannels;
   device.max_output_channels = info->maxOutputChannels;
   device.default_rate_hz = info->defaultSampleRate;

@@ -11,6 +11,9 @@ struct DeviceInfo {
   int index = -1;
   std::string name;
   std::string host_api;
+  // JACK's host in PortAudio takes any buffer size the server gives (its buffer processor then
+  // adds a buffer of latency to a full-duplex stream of fixed buffers: session.cpp says why that matters).
+  bool jack = false;
   int max_input_channels = 0;
   int max_output_channels = 0;
   double default_rate_hz = 0;

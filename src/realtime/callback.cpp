@@ -24,9 +24,12 @@ void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noe
       state.host_run_frames.store(median, std::memory_order_relaxed);
       const bool fits = state.output != nullptr && 2 * median <= state.output->capacity_frames() &&
                         (state.input == nullptr || 2 * median <= state.input->capacity_frames());
-      if (median > frames && !fits) {
+      // A run longer than the period (the lead live starts with; a callback's own frames where
+      // there is none): a host buffer's last slice may be shorter than the period.
+      const std::size_t period = state.initial_lead_frames > 0 ? state.initial_lead_frames : frames;
+      if (median > period && !fits) {
         state.run_too_long.store(median, std::memory_order_relaxed);
-      } else if (median > frames) {
+      } else if (median > period) {
         // From now on a run's frames are there at each run's start (this callback starts one):
         // the pipeline (callback.hpp), which is live's latency, comes to exactly a run. What it
         // holds past that is dropped (owed), what it lacks is made up with silence; the
@@ -37,7 +40,7 @@ void track_runs(CallbackState& state, bool back_to_back, std::size_t frames) noe
         state.owed_frames = ready > median ? ready - median : 0;
         state.lead_to_add = median > ready ? median - ready : 0;
         state.target_pipeline_frames = median;
-        state.lead_added.store(median - frames, std::memory_order_relaxed);
+        state.lead_added.store(median - period, std::memory_order_relaxed);
       }
     }
   }

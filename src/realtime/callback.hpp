@@ -107,6 +107,10 @@ struct CallbackState {
   std::atomic<bool> thread_known{false};
   pthread_t thread{};  // written once, before thread_known
   double rate_hz = 48000;                // to tell a period's length
+  // The trampoline's (session.cpp): a host buffer longer than this many frames is run a slice
+  // at a time, each slice one run_callback (0: whole); and the interleaved channels each way.
+  std::size_t slice_frames = 0;
+  std::size_t input_channels = 0, output_channels = 0;
   std::int64_t last_callback_ns = 0;     // callback-only: CLOCK_MONOTONIC of the last callback
 };
 

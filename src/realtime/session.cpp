@@ -18,11 +18,22 @@
 namespace halo::realtime {
 namespace {
 
+// PortAudio's trampoline. Where the stream takes the host's buffers whole (live on JACK, below),
+// a buffer longer than the period is handed on a period at a time, each slice as one callback:
+// what PortAudio's buffer processor did, less the buffer of latency it added.
 int portaudio_callback(const void* input, void* output, unsigned long frames, const PaStreamCallbackTimeInfo*,
                        PaStreamCallbackFlags flags, void* user) {
   constexpr PaStreamCallbackFlags xrun = paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow;
-  run_callback(*static_cast<CallbackState*>(user), static_cast<const float*>(input), static_cast<float*>(output),
-               frames, (flags & xrun) != 0);
+  auto& state = *static_cast<CallbackState*>(user);
+  const std::size_t slice = state.slice_frames > 0 ? state.slice_frames : frames;
+  const auto* in = static_cast<const float*>(input);
+  auto* out = static_cast<float*>(output);
+  for (std::size_t done = 0; done < frames;) {
+    const std::size_t now = std::min<std::size_t>(slice, frames - done);
+    run_callback(state, in != nullptr ? in + done * state.input_channels : nullptr,
+                 out + done * state.output_channels, now, done == 0 && (flags & xrun) != 0);
+    done += now;
+  }
   return paContinue;
 }
 
@@ -314,6 +325,19 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   }
   request.rate_hz = rate_hz_;
   request.frames_per_buffer = static_cast<unsigned long>(period);
+  // live on JACK: the server's buffers as they come, sliced into periods by the trampoline.
+  // PortAudio's JACK host takes buffers of any size from the server, and its buffer processor
+  // gives a full-duplex stream of fixed buffers one buffer of output latency more (pa_process.c:
+  // "variable host buffer size, add framesPerUserBuffer latency"): jack_iodelay measured 192
+  // frames through live against 64 for a direct loop, where the summary said halo adds 64 (a
+  // QA pass). Elsewhere (ALSA's fixed periods) PortAudio adds none for a period that divides
+  // the host's.
+  if (options_.live && out_device.jack) {
+    request.frames_per_buffer = 0;
+    callback_->slice_frames = period;
+  }
+  callback_->input_channels = options_.live ? static_cast<std::size_t>(channels_) : 0;
+  callback_->output_channels = static_cast<std::size_t>(device_channels_);
   stream_ = std::make_unique<audio::DeviceStream>(request, portaudio_callback, callback_.get());
 
   if (options_.live) {
