@@ -15,6 +15,8 @@
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
 #include "src/cli/search_status.hpp"
+#include "src/engine/error.hpp"
+#include "src/engine/tap_set.hpp"
 
 namespace halo::cli {
 
@@ -243,9 +245,24 @@ bool centred_by_default(const MaskSource& source, const filters::MaskSet& masks)
   return std::none_of(masks.begin(), masks.end(), [](const filters::Mask& mask) { return mask.causal; });
 }
 
+namespace {
+
+// A mask file's taps against the engines' own rules (TapSet's: a worst-case gain past float32),
+// said with the mask's name: filter had named the audio file (a QA pass).
+filters::MaskSet checked_taps(filters::MaskSet masks, const std::string& path) {
+  try {
+    TapSet::from_masks(masks, static_cast<int>(masks.size()));
+  } catch (const halo::Error& error) {
+    throw audio::Error(path + ": " + error.what());
+  }
+  return masks;
+}
+
+}  // namespace
+
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   if (source.kind == MaskSource::Kind::mask_file) {
-    filters::MaskSet masks = audio::read_mask(source.path);
+    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), source.path);
     // Asked to resample a file that says no rate (raw .f32, a text mask without "# rate"): its
     // taps are taken as they are, and the user hears so.
     if (source.mask_rate == MaskSource::IrRate::resample && !(masks.front().rate_hz > 0)) {
@@ -260,7 +277,7 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     return masks;
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
-    filters::MaskSet masks = audio::read_mask(source.path);
+    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), source.path);
     to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
                   source.rate_from_option ? "--rate asks for" : "the audio is at");
     return masks;

@@ -111,6 +111,8 @@ TEST(NonFinite, MaskWhoseWorstCaseGainOverflowsIsRefused) {
   const auto args = halo_args({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "huge.f32"});
   const Result result = run(args);
   expect_one_line_failure(result, 1, "worst-case gain", before, describe(args, result));
+  // Named with the mask's file, not the audio's (a QA pass).
+  EXPECT_EQ(result.err.rfind("halo: " + dir / "huge.f32" + ": the mask's worst-case gain", 0), 0u) << result.err;
 }
 
 TEST(NonFinite, InfoReportsThemAndKeepsNanInThePeak) {
