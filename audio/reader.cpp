@@ -122,6 +122,8 @@ int seekable_stream(int fd, const std::string& name) {
 
 }  // namespace
 
+std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
+
 Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   SF_INFO info{};
   if (raw.subtype != 0) {  // libsndfile opens a raw file only with its layout filled in first

@@ -10,6 +10,9 @@
 
 namespace halo::audio {
 
+// How messages name an input: "standard input" for `-`, else its path.
+std::string input_name(const std::string& path);
+
 // Reads any file libsndfile reads ("-" = standard input) in chunks of interleaved float
 // frames, normalised to [-1, 1) for integer subtypes (pcm16: v / 32768).
 class Reader {

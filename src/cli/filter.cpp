@@ -122,7 +122,7 @@ int filter_command(int argc, char** argv) {
            " frames were read and filtered");
   // A pipe cannot be checked before the end, and a stream may be cut on purpose: a warning.
   if (report.input_streamed_declared_frames > static_cast<std::int64_t>(report.stream.frames_in))
-    notice("warning: " + (input == "-" ? std::string("standard input") : input) + " ended after " +
+    notice("warning: " + audio::input_name(input) + " ended after " +
            std::to_string(report.stream.frames_in) + " frames, before the " +
            std::to_string(report.input_streamed_declared_frames) +
            " its header declares: the stream was cut short; what came was filtered");

@@ -56,7 +56,10 @@ void remove_temporaries_saying(const char* what) noexcept {
 extern "C" void on_signal(int number) {
   int none = 0;
   if (!signal_number.compare_exchange_strong(none, number)) {
-    if (monotonic_ns() - first_signal_ns.load() < same_signal_ns) return;  // the first, again
+    // The first, again: within the window, or handled this instant on another thread (the
+    // handler blocks the signal on its own thread only), its time not stored yet.
+    const long long first = first_signal_ns.load();
+    if (first == 0 || monotonic_ns() - first < same_signal_ns) return;
     abandon();  // a second signal: stop now
   }
   first_signal_ns.store(monotonic_ns());

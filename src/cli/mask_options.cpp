@@ -251,7 +251,7 @@ namespace {
 // said with the mask's name: filter had named the audio file (a QA pass).
 filters::MaskSet checked_taps(filters::MaskSet masks, const std::string& path) {
   try {
-    TapSet::from_masks(masks, static_cast<int>(masks.size()));
+    TapSet::check_taps(masks);
   } catch (const halo::Error& error) {
     throw audio::Error(path + ": " + error.what());
   }

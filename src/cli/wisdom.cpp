@@ -71,10 +71,16 @@ int wisdom_command(int argc, char** argv) {
   if (!parsed.count("file") && file.has_parent_path() && !std::filesystem::create_directories(file.parent_path(), error) &&
       error)
     throw audio::Error("wisdom: cannot make the folder " + file.parent_path().string() + ": " + error.message());
+  // Wisdom is a file: a FIFO or a device there (/dev/null) is no place to keep it.
+  if (std::filesystem::exists(file, error) && !std::filesystem::is_regular_file(file, error))
+    throw audio::Error("wisdom: " + file.string() + " is not a regular file: name a file to keep the wisdom in");
   audio::AtomicFile out(file.string());
-  const std::string text = fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file, [&](int n, double seconds) {
-    if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");
-  });
+  const fftw::MeasuredWisdom wisdom =
+      fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file, [&](int n, double seconds) {
+        if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");
+      });
+  if (!wisdom.note.empty()) notice("warning: " + wisdom.note);
+  const std::string& text = wisdom.text;
   out.write_all(text.data(), text.size());
   out.commit();
   if (!quiet) notice("wisdom: saved to " + file.string());

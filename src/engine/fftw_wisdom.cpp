@@ -26,17 +26,15 @@ const char* environment(const char* name) {
   return value && *value ? value : nullptr;
 }
 
-// Imports the wisdom in `file` into FFTW; empty when it did (or there is no file), else why not.
-// Only a regular file is read: FFTW reads a path to its end, and /dev/zero or a FIFO without a
-// writer had hung every run (a QA pass).
+// Imports the wisdom in `file` into FFTW; empty when it did (or there is no file), else why not,
+// to follow "FFTW wisdom in FILE". Only a regular file is read: FFTW reads a path to its end,
+// and /dev/zero or a FIFO without a writer had hung every run (a QA pass).
 std::string import_wisdom_file(const std::filesystem::path& file) {
   std::error_code error;
   if (file.empty() || !std::filesystem::exists(file, error)) return {};
-  const std::string where = "FFTW wisdom in " + file.string();
-  if (!std::filesystem::is_regular_file(file, error)) return where + " is not a regular file; plans are estimated";
-  if (access(file.c_str(), R_OK) != 0) return where + ": " + std::strerror(errno) + "; plans are estimated";
-  if (!fftwf_import_wisdom_from_filename(file.c_str()))
-    return where + " could not be read (run `halo wisdom` again); plans are estimated";
+  if (!std::filesystem::is_regular_file(file, error)) return " is not a regular file";
+  if (access(file.c_str(), R_OK) != 0) return std::string(": ") + std::strerror(errno);
+  if (!fftwf_import_wisdom_from_filename(file.c_str())) return " could not be read";
   return {};
 }
 
@@ -55,7 +53,10 @@ void load_wisdom_once() {
   if (loaded) return;
   loaded = true;
   fftwf_import_system_wisdom();  // 0 where the system keeps none: nothing to say
-  problem = import_wisdom_file(wisdom_path());
+  const std::filesystem::path file = wisdom_path();
+  if (const std::string why = import_wisdom_file(file); !why.empty())
+    problem = "FFTW wisdom in " + file.string() + why +
+              (why == " could not be read" ? " (run `halo wisdom` again)" : "") + "; plans are estimated";
 }
 
 std::string wisdom_problem() {
@@ -63,13 +64,16 @@ std::string wisdom_problem() {
   return problem;
 }
 
-std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
-                           const std::function<void(int, double)>& measured) {
+MeasuredWisdom measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
+                              const std::function<void(int, double)>& measured) {
   std::lock_guard<std::recursive_mutex> lock(planner_mutex());
   load_wisdom_once();
-  // What `file` holds already is kept, as the default place's is (`--file` had replaced it).
-  if (file != wisdom_path())
-    if (const std::string why = import_wisdom_file(file); !why.empty()) throw Error(why);
+  MeasuredWisdom result;
+  // What `file` holds already is kept, as the default place's is (`--file` had replaced it);
+  // what cannot be read is said, and replaced.
+  const std::string why = file == wisdom_path() ? (problem.empty() ? std::string() : " could not be used")
+                                                : import_wisdom_file(file);
+  if (!why.empty()) result.note = "FFTW wisdom in " + file.string() + why + ": replaced by what this run measures";
   const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
   for (const auto& [n, form] : lengths) {
     const auto start = std::chrono::steady_clock::now();
@@ -91,7 +95,8 @@ std::string measure_wisdom(const std::vector<WisdomLength>& lengths, bool patien
   }
   const std::unique_ptr<char, decltype(&std::free)> text(fftwf_export_wisdom_to_string(), &std::free);
   if (!text) throw Error("wisdom: FFTW could not export its wisdom");
-  return text.get();
+  result.text = text.get();
+  return result;
 }
 
 }  // namespace halo::fftw

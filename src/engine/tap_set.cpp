@@ -10,13 +10,7 @@
 
 namespace halo {
 
-TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
-  if (channels < 1) throw Error("the stream has no channels");
-  if (masks.empty()) throw Error("no mask to filter with");
-  if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels))
-    throw Error("the mask has " + std::to_string(masks.size()) + " channels but the audio has " +
-                std::to_string(channels) + ": give one mask, or one per channel");
-  TapSet set;
+void TapSet::check_taps(const filters::MaskSet& masks) {
   for (const auto& mask : masks) {
     if (mask.taps.empty()) throw Error("a mask has no taps");
     double worst_gain = 0;  // sum |h|: the largest |y| a full-scale input can give
@@ -31,8 +25,18 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
                     worst_gain, static_cast<double>(FLT_MAX));
       throw Error(line);
     }
-    set.mask_frames_ = std::max(set.mask_frames_, mask.taps.size());
   }
+}
+
+TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
+  if (channels < 1) throw Error("the stream has no channels");
+  if (masks.empty()) throw Error("no mask to filter with");
+  if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels))
+    throw Error("the mask has " + std::to_string(masks.size()) + " channels but the audio has " +
+                std::to_string(channels) + ": give one mask, or one per channel");
+  check_taps(masks);
+  TapSet set;
+  for (const auto& mask : masks) set.mask_frames_ = std::max(set.mask_frames_, mask.taps.size());
   for (int c = 0; c < channels; ++c) {
     std::vector<float> taps = masks[masks.size() == 1 ? 0 : c].taps;
     taps.resize(set.mask_frames_, 0.0f);

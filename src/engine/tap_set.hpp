@@ -19,6 +19,9 @@ class TapSet {
   // Throws halo::Error: no mask, a mask without taps, NaN/Inf, a mask whose worst-case gain
   // (sum of |h|) reaches FLT_MAX, or a mask count that is neither 1 nor `channels`.
   static TapSet from_masks(const filters::MaskSet& masks, int channels);
+  // The taps' own part of that: each mask has taps, all finite, and a worst-case gain below
+  // FLT_MAX (mask files are checked with it as they are read, to name the file).
+  static void check_taps(const filters::MaskSet& masks);
 
   int channels() const { return static_cast<int>(mask_of_channel_.size()); }
   std::size_t mask_frames() const { return mask_frames_; }          // M

@@ -107,7 +107,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   if (prepared.engine) report.engine_time_breakdown = prepared.engine->time_breakdown();
   if (const auto* handover = dynamic_cast<const HandoverEngine*>(prepared.engine.get())) report.handover = handover->report();
   if (report.stream.frames_in == 0)
-    throw Error((reader_.path() == "-" ? std::string("standard input") : reader_.path()) + ": has no audio frames");
+    throw Error(audio::input_name(reader_.path()) + ": has no audio frames");
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.
   report.stream.clipped_samples = writer.clipped_samples();

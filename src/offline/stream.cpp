@@ -107,7 +107,7 @@ class Failure {
 // At the end of the input: fewer frames than the header declares is a truncated file.
 void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short) {
   if (accept_short || declared < 0 || frames_read >= static_cast<std::uint64_t>(declared)) return;
-  const std::string name = reader.path() == "-" ? std::string("standard input") : reader.path();
+  const std::string name = audio::input_name(reader.path());
   throw Error(name + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
               std::to_string(frames_read) + " could be read; " + audio::failed_output_note() +
               " (--accept-short filters what there is)");

@@ -136,4 +136,14 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   if (state.wake != nullptr) sem_post(state.wake);
 }
 
+void learn_engine_priority_ceiling(CallbackState& state) noexcept {
+  if (state.engine_priority_ceiling.load(std::memory_order_relaxed) != 0 || !state.thread_known.load(std::memory_order_acquire))
+    return;
+  int policy = SCHED_OTHER;
+  sched_param parameters{};
+  const bool realtime = pthread_getschedparam(state.thread, &policy, &parameters) == 0 &&
+                        (policy == SCHED_FIFO || policy == SCHED_RR);
+  state.engine_priority_ceiling.store(realtime ? std::max(1, parameters.sched_priority - 1) : -1, std::memory_order_release);
+}
+
 }  // namespace halo::realtime

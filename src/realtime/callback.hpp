@@ -100,9 +100,9 @@ struct CallbackState {
   // worker.hpp).
   std::atomic<int> cpu{-1};
   // The highest SCHED_FIFO priority an engine's own thread may hold beside the callback: one
-  // below the callback's thread, where that thread is SCHED_FIFO (the worker reads its
-  // priority once it runs; 0 until then, or where it is not real-time). Engines' threads take
-  // it as their ceiling when they wake (CpuPartitionedEngine::cap_realtime_priority).
+  // below the callback's thread, where that thread is SCHED_FIFO (learn_engine_priority_ceiling
+  // reads it once the callback has run; 0 until then, -1 where it is not real-time). Engines'
+  // threads take it as their ceiling when they wake (CpuPartitionedEngine::cap_realtime_priority).
   std::atomic<int> engine_priority_ceiling{0};
   std::atomic<bool> thread_known{false};
   pthread_t thread{};  // written once, before thread_known
@@ -116,5 +116,10 @@ struct CallbackState {
 
 void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
                   bool host_xrun) noexcept;
+
+// Once the callback has run (thread_known): its thread's SCHED_FIFO priority, less one, into
+// engine_priority_ceiling (-1 where the thread is not real-time). Off the audio thread (the
+// control thread's Session::poll); later calls return at once.
+void learn_engine_priority_ceiling(CallbackState& state) noexcept;
 
 }  // namespace halo::realtime

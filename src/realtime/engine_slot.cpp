@@ -95,11 +95,14 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
   // A voice offered while another still warms up supersedes it: the warming one was never
   // heard. (A mask file written twice within a long mask's warm-up, 5.5 s at 2^18 taps, had
   // played the older file first and the newer one seconds later: a QA pass.)
-  if (warming_ != nullptr && incoming_.load(std::memory_order_acquire) != nullptr &&
+  // Once a warm-up: the voice that superseded one warms up to the end, or a file rewritten more
+  // often than a long mask warms up would never be heard at all.
+  if (warming_ != nullptr && !warming_superseded_ && incoming_.load(std::memory_order_acquire) != nullptr &&
       retired_.load(std::memory_order_acquire) == nullptr) {
     retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
     warming_ = incoming_.exchange(nullptr, std::memory_order_acq_rel);
     warmed_frames_ = 0;
+    warming_superseded_ = true;
   }
   // Take an offered voice at a block boundary, when the last crossfade is over and its voice
   // has been collected. The first voice plays at once; later ones warm up first.
@@ -116,6 +119,7 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
     }
     current_ = warming_;
     warming_ = nullptr;
+    warming_superseded_ = false;
     current_mask_.store(current_->mask_index(), std::memory_order_relaxed);
     current_dry_delay_.store(current_->dry_delay_frames(), std::memory_order_relaxed);
     switches_.fetch_add(1, std::memory_order_relaxed);

@@ -91,7 +91,8 @@ class Voice {
 //     control thread destroys it (an engine's destructor may join threads or free memory).
 // A switch starts only when no crossfade runs and the retired mailbox is empty; until then
 // the offered voice waits in its mailbox. A voice offered while another warms up (below)
-// supersedes it: the one never heard is retired, the newer one warms up instead. Then the new voice warms up: it is fed the same
+// supersedes it, once a warm-up: the one never heard is retired, the newer one warms up to the
+// end, and the next waits for it. Then the new voice warms up: it is fed the same
 // input as the current one, unheard, until it has seen a whole mask's length of it (plus its
 // latency), so that its output is the exact filtered signal and not the onset transient of
 // a signal that seems to start at the switch; only then does the crossfade start. For a mask
@@ -146,6 +147,7 @@ class EngineSlot {
   Voice* fading_ = nullptr;     // the previous voice while a crossfade runs
   Voice* warming_ = nullptr;    // the next voice, fed the input until its output is exact
   std::size_t warmed_frames_ = 0;
+  bool warming_superseded_ = false;  // the warming voice took the place of another (once a warm-up)
   std::size_t fade_done_ = 0;   // frames of the crossfade done
   float dry_mix_ = 0;           // 0 filtered .. 1 bypassed, ramping toward bypass_
   float gain_ = 1;              // linear, ramping toward gain_db_

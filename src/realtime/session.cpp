@@ -113,14 +113,14 @@ struct Session::Reader {
             file->declared_frames() > 0 ? file->declared_frames() : file->streamed_declared_frames();
         if (end && declared > 0 && static_cast<std::int64_t>(frames_read_total + got) < declared) {
           std::lock_guard<std::mutex> lock(error_mutex);
-          warning = (path == "-" ? std::string("standard input") : path) + " is truncated: its header declares " +
+          warning = audio::input_name(path) + " is truncated: its header declares " +
                     std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
                     " were read and played";
         }
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
         // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.
         if (end && !looped && frames_read_total + got == 0)
-          throw audio::Error((path == "-" ? std::string("standard input") : path) + ": has no audio frames");
+          throw audio::Error(audio::input_name(path) + ": has no audio frames");
         frames_read_total += got;
         if (end && loop) {
           looped = true;
@@ -206,7 +206,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_->file = std::make_unique<audio::Reader>(options_.file);
     file_format = reader_->file->format();
     if (file_format.frames == 0)  // before any device opens
-      throw audio::Error((options_.file == "-" ? std::string("standard input") : options_.file) + ": has no audio frames");
+      throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
     channels_ = file_format.channels;
     if (channels_ <= out_device.max_output_channels) device_channels_ = channels_;
     if (channels_ == 1 && out_device.max_output_channels >= 2) device_channels_ = 2;  // mono to both sides
@@ -371,7 +371,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   std::unique_ptr<Engine> engine = make_engine(engine_name);
   engine->prepare(spec);
   engine->set_taps(taps);
-  place_engine_threads(*engine, options_.realtime_priority, options_.worker_cpu == WorkerCpu::callback ? callback_.get() : nullptr);
+  place_engine_threads(*engine, options_.realtime_priority, callback_.get(), options_.worker_cpu == WorkerCpu::callback);
   const std::size_t align = entry.centred ? (taps.mask_frames() - 1) / 2 : 0;
   const std::size_t latency = engine->latency_frames();
   VoiceSetup setup;
@@ -457,6 +457,7 @@ void Session::stop() {
 bool Session::stream_abandoned() const { return stream_ && stream_->abandoned(); }
 
 void Session::poll() {
+  learn_engine_priority_ceiling(*callback_);  // engines' threads stay below the callback's, in every --worker-cpu mode
   if (std::unique_ptr<Voice> retired = slot_->take_retired()) retired.reset();  // off the audio threads
   if (pending_) pending_ = slot_->offer(std::move(pending_));
 }

@@ -29,7 +29,7 @@ int set_thread_nice(int nice, pid_t tid) noexcept {
   return setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) == 0 ? 0 : errno;
 }
 
-void place_engine_threads(Engine& engine, int priority, CallbackState* callback) noexcept {
+void place_engine_threads(Engine& engine, int priority, CallbackState* callback, bool follow_callback_cpu) noexcept {
   auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine);
   if (partitioned == nullptr) return;
   // Where SCHED_FIFO is refused, the engine's thread takes the worker's fallback, one step less.
@@ -37,7 +37,7 @@ void place_engine_threads(Engine& engine, int priority, CallbackState* callback)
   const int wanted = ceiling > 0 ? std::min(priority - 1, ceiling) : priority - 1;
   if (priority > 0 && !partitioned->request_realtime_worker(std::max(1, wanted)))
     partitioned->request_worker_nice(worker_nice + 1);
-  partitioned->follow_cpu(callback != nullptr ? &callback->cpu : nullptr);
+  partitioned->follow_cpu(callback != nullptr && follow_callback_cpu ? &callback->cpu : nullptr);
   partitioned->cap_realtime_priority(callback != nullptr ? &callback->engine_priority_ceiling : nullptr);
 }
 
@@ -168,13 +168,11 @@ void Worker::place_threads() noexcept {
 }
 
 void Worker::rise_above_callback() noexcept {
+  if (config_.play || !realtime()) return;
   int policy = SCHED_OTHER;
   sched_param parameters{};
   if (pthread_getschedparam(config_.callback->thread, &policy, &parameters) != 0) return;
   if (policy != SCHED_FIFO && policy != SCHED_RR) return;
-  // play and live alike: an engine's own thread stays below the callback's (callback.hpp).
-  config_.callback->engine_priority_ceiling.store(std::max(1, parameters.sched_priority - 1), std::memory_order_release);
-  if (config_.play || !realtime()) return;
   const int above = parameters.sched_priority + 1;
   if (above <= priority_.load(std::memory_order_relaxed) || above > sched_get_priority_max(SCHED_FIFO)) return;
   if (make_thread_realtime(above) == 0) priority_.store(above, std::memory_order_relaxed);

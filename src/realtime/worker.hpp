@@ -150,10 +150,10 @@ int make_thread_realtime(int priority) noexcept;
 constexpr int worker_nice = -20;
 int set_thread_nice(int nice, pid_t tid = 0) noexcept;
 // Engines with threads of their own (cpu-partitioned): SCHED_FIFO one step below `priority`
-// (where priority > 0) but never above `ceiling` once it is known (CallbackState's
-// engine_priority_ceiling: below the callback's thread), and on the callback's CPU as the
-// worker is (cpu_follower.hpp). `callback` null: neither followed.
-void place_engine_threads(Engine& engine, int priority, CallbackState* callback) noexcept;
+// (where priority > 0) but never above the callback's engine_priority_ceiling once it is known
+// (below the callback's thread, whatever CPU either runs on), and, with `follow_callback_cpu`,
+// on the callback's CPU as the worker is (cpu_follower.hpp). `callback` null: neither.
+void place_engine_threads(Engine& engine, int priority, CallbackState* callback, bool follow_callback_cpu) noexcept;
 
 // Pins `thread` to `cpu`; true where the system allows it.
 bool pin_thread(pthread_t thread, int cpu) noexcept;

@@ -87,7 +87,7 @@ TEST(CliWisdom, APathThatIsNotARegularFileIsSaidAndSkipped) {
   TempDir dir;
   const Job job = make_job(dir);
   ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
-  for (const std::string place : {std::string("/dev/zero"), dir / "fifo"}) {
+  for (const std::string& place : {std::string("/dev/zero"), dir / "fifo"}) {
     auto filter = with_wisdom(place, {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt", "--engine",
                                       "cpu-fft", "--timings"});
     filter.insert(filter.begin(), {"/usr/bin/timeout", "20"});
@@ -111,6 +111,27 @@ TEST(CliWisdom, AFileNamedTwiceKeepsBothRunsPlans) {
   const Result result = run(filter);
   ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
   EXPECT_NE(result.err.find(" measured (wisdom), 0 estimated"), std::string::npos) << "the 300-tap plans: " << result.err;
+}
+
+// A --file that holds no wisdom FFTW reads is said and replaced, as the default place's is
+// (it had been refused, with "run `halo wisdom` again", which failed the same way: a review);
+// one that is not a regular file is refused.
+TEST(CliWisdom, ABrokenFileNamedIsReplacedAndAFifoRefused) {
+  TempDir dir;
+  write_bytes(dir / "bad", "garbage\n");
+  const auto args = with_wisdom("", {"wisdom", "--taps", "300", "--file", dir / "bad"});
+  const Result made = run(args);
+  ASSERT_EQ(made.exit_code, 0) << describe(args, made);
+  EXPECT_NE(made.err.find("halo: warning: FFTW wisdom in " + dir / "bad" + " could not be read: replaced by what this run measures"),
+            std::string::npos)
+      << made.err;
+  EXPECT_EQ(read_bytes(dir / "bad").rfind("(fftw-3.3", 0), 0u) << "not FFTW's wisdom now";
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+  std::vector<std::string> to_fifo = {"/usr/bin/timeout", "20", HALO_BINARY, "wisdom", "--taps", "300", "-q", "--file", dir / "fifo"};
+  const Result refused = run(to_fifo);
+  EXPECT_EQ(refused.exit_code, 1) << describe(to_fifo, refused);
+  EXPECT_EQ(lines_of(refused.err).size(), 1u) << refused.err;
+  EXPECT_NE(refused.err.find("is not a regular file"), std::string::npos) << refused.err;
 }
 
 TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {

@@ -270,6 +270,28 @@ TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
   for (int b = 0; b < 20 && slot.current_mask() != 2; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
   EXPECT_EQ(slot.current_mask(), 2) << "the newest mask plays within its own warm-up (63 taps)";
   EXPECT_EQ(slot.switches(), 2u) << "mask 1 was never heard";
+
+  // Once a warm-up: a voice that took another's place warms up to the end, whatever comes
+  // after it (a file rewritten faster than a long mask warms up must still be heard).
+  for (int b = 0; b < 10; ++b) {  // the crossfade from 0 to 2 ends, and 0 goes back
+    ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+    slot.take_retired();
+  }
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 3)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(4095, 0.1), channels, block, 4)), nullptr);
+  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  ASSERT_NE(slot.take_retired(), nullptr) << "3 superseded by 4";
+  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 5)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.take_retired(), nullptr) << "4 is not superseded in turn";
+  for (int b = 0; b < 200 && slot.current_mask() != 4; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.current_mask(), 4) << "4 is heard once warm";
+  for (int b = 0; b < 40 && slot.current_mask() != 5; ++b) {
+    ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+    slot.take_retired();
+  }
+  EXPECT_EQ(slot.current_mask(), 5) << "then 5";
 }
 
 TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
@@ -518,7 +540,7 @@ TEST(WorkerPriority, RefusedRealtimeFallsBackToNiceAndSaysSo) {
   auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(*engine);
   ASSERT_TRUE(partitioned.has_worker());
   const int engine_before = threads_at_nice(worker_nice + 1);
-  place_engine_threads(*engine, 102, nullptr);  // asks SCHED_FIFO 101: refused
+  place_engine_threads(*engine, 102, nullptr, false);  // asks SCHED_FIFO 101: refused
   const std::vector<float> signal = sine(64, 1, 1000, 0.5f);
   std::vector<float> filtered(64);
   for (int block = 0; block < 2000 && !partitioned.worker_nice_granted(); ++block) {
@@ -584,7 +606,7 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysDoesNot) {
   }
 }
 
-// An engine's own thread stays below the callback's thread once the worker has seen it: under
+// An engine's own thread stays below the callback's thread once its priority is known: under
 // `jackd -R` at its default priority the callback runs at SCHED_FIFO 5, and cpu-partitioned's
 // thread, asked for one below the worker (59), had preempted it on their shared CPU (a QA
 // pass: host xruns at 2^20 taps). Here the callback runs at 5: the engine's thread ends at 4.
@@ -600,7 +622,7 @@ TEST(WorkerPriority, AnEngineThreadStaysBelowTheCallbacksThread) {
   std::unique_ptr<Voice> voice = make_voice("cpu-partitioned", lowpass(20001, 0.1), 1, 64, 0);
   auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(voice->engine());
   ASSERT_TRUE(partitioned.has_worker());
-  place_engine_threads(partitioned, 60, &state);
+  place_engine_threads(partitioned, 60, &state, true);
   if (partitioned.worker_realtime_priority() != 59) GTEST_SKIP() << "no SCHED_FIFO here for the engine's thread";
   ASSERT_EQ(slot.offer(std::move(voice)), nullptr);
   Worker worker(config, slot, in, out, stats, nullptr);
@@ -613,6 +635,7 @@ TEST(WorkerPriority, AnEngineThreadStaysBelowTheCallbacksThread) {
     std::vector<float> played(64);
     for (int p = 0; p < 2000 && partitioned.worker_realtime_priority() != 4; ++p) {
       run_callback(state, period.data(), played.data(), 64, false);
+      learn_engine_priority_ceiling(state);  // the control thread's part (Session::poll)
       std::this_thread::sleep_for(std::chrono::microseconds(500));
     }
   });
