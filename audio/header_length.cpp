@@ -108,14 +108,15 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
     case SF_FORMAT_AU:
     case SF_FORMAT_W64:
       if (cut || container == SF_FORMAT_W64) data_bytes = riff_like_data_bytes(log, container, info.frames, frame_bytes, cut);
-      if (frame_bytes == 0 && cut && container != SF_FORMAT_AU) frames = block_codec_frames(log, data_bytes, container);
-      if (frame_bytes == 0 && (container == SF_FORMAT_WAV || container == SF_FORMAT_WAVEX)) {
-        // A block codec's data chunk of an odd length (libsndfile's own GSM 6.10 writer leaves
-        // out the pad byte) makes libsndfile count one block more than the chunk holds, which
-        // it then decodes from the bytes after it: junk up to full scale (a QA pass). Only the
-        // whole blocks are read, as sox reads them.
-        const long long whole = block_codec_frames(log, log_number(log, "data"), container);
-        if (whole > 0 && whole < info.frames) length.declared = length.present = whole;
+      if (frame_bytes == 0 && container != SF_FORMAT_AU) {  // a block codec: the data chunk's whole blocks
+        const bool wav = container != SF_FORMAT_W64;
+        const long long whole = block_codec_frames(log, wav ? log_number(log, "data") : data_bytes, container);
+        // A WAV's data chunk of an odd length (libsndfile's own GSM 6.10 writer leaves out the
+        // pad byte) makes libsndfile count one block more than the chunk holds, which it then
+        // decodes from the bytes after it: junk up to full scale (a QA pass). Only the whole
+        // blocks are read, as sox reads them.
+        if (wav && whole > 0 && whole < info.frames) length.declared = length.present = whole;
+        else if (cut) frames = whole;
       }
       break;
     case SF_FORMAT_CAF:  // the data chunk counts its 4-byte edit count; ALAC says its frames

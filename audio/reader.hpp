@@ -30,6 +30,8 @@ class Reader {
   // than a stand-in for "unknown" (writers that cannot seek put 2 GiB or 4 GiB there); -1
   // otherwise and for seekable files. Only a warning's worth: a stream may be cut on purpose.
   std::int64_t streamed_declared_frames() const { return streamed_declared_frames_; }
+  // What the header declares, a file's or a stream's: where fewer frames come, IN was cut short.
+  std::int64_t header_frames() const { return declared_frames_ > 0 ? declared_frames_ : streamed_declared_frames_; }
   // The metadata strings (SF_STR_TITLE, SF_STR_ARTIST, ...) the file carries, with their kind.
   const std::vector<std::pair<int, std::string>>& strings() const { return strings_; }
 

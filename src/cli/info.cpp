@@ -50,7 +50,7 @@ int info_command(int argc, char** argv) {
   }
   // What the header declares: a file's, or on a pipe a WAV's or AIFF's (as filter and play
   // warn of both: info had said nothing of a cut WAV on standard input, a QA pass).
-  const std::int64_t declared = reader.declared_frames() > 0 ? reader.declared_frames() : reader.streamed_declared_frames();
+  const std::int64_t declared = reader.header_frames();
   float peak = 0;
   for (float value : channel_peak) peak = std::isnan(value) || std::isnan(peak) ? NAN : std::max(peak, value);
   auto dbfs = [](float value) { return std::isnan(value) ? NAN : value > 0 ? 20.0 * std::log10(value) : -INFINITY; };

@@ -109,8 +109,7 @@ struct Session::Reader {
         const std::size_t got = file->read(in.data(), chunk);
         bool end = got < chunk;
         // A file's header length, or on a pipe a WAV's or AIFF's (filter warns of both alike).
-        const std::int64_t declared =
-            file->declared_frames() > 0 ? file->declared_frames() : file->streamed_declared_frames();
+        const std::int64_t declared = file->header_frames();
         if (end && declared > 0 && static_cast<std::int64_t>(frames_read_total + got) < declared) {
           std::lock_guard<std::mutex> lock(error_mutex);
           warning = audio::input_name(path) + " is truncated: its header declares " +

@@ -33,9 +33,8 @@ void place_engine_threads(Engine& engine, int priority, CallbackState* callback,
   auto* partitioned = dynamic_cast<CpuPartitionedEngine*>(&engine);
   if (partitioned == nullptr) return;
   // Where SCHED_FIFO is refused, the engine's thread takes the worker's fallback, one step less.
-  const int ceiling = callback != nullptr ? callback->engine_priority_ceiling.load(std::memory_order_acquire) : 0;
-  const int wanted = ceiling > 0 ? std::min(priority - 1, ceiling) : priority - 1;
-  if (priority > 0 && !partitioned->request_realtime_worker(std::max(1, wanted)))
+  // The ceiling it takes itself when it wakes, before any work (cap_realtime_priority).
+  if (priority > 0 && !partitioned->request_realtime_worker(std::max(1, priority - 1)))
     partitioned->request_worker_nice(worker_nice + 1);
   partitioned->follow_cpu(callback != nullptr && follow_callback_cpu ? &callback->cpu : nullptr);
   partitioned->cap_realtime_priority(callback != nullptr ? &callback->engine_priority_ceiling : nullptr);

@@ -150,8 +150,9 @@ int make_thread_realtime(int priority) noexcept;
 constexpr int worker_nice = -20;
 int set_thread_nice(int nice, pid_t tid = 0) noexcept;
 // Engines with threads of their own (cpu-partitioned): SCHED_FIFO one step below `priority`
-// (where priority > 0) but never above the callback's engine_priority_ceiling once it is known
-// (below the callback's thread, whatever CPU either runs on), and, with `follow_callback_cpu`,
+// (where priority > 0), never above the callback's engine_priority_ceiling once it is known
+// (below the callback's thread, whatever CPU either runs on: the thread caps itself when it
+// wakes, before any work), and, with `follow_callback_cpu`,
 // on the callback's CPU as the worker is (cpu_follower.hpp). `callback` null: neither.
 void place_engine_threads(Engine& engine, int priority, CallbackState* callback, bool follow_callback_cpu) noexcept;
 
