@@ -257,7 +257,14 @@ void check_export_name(const std::string& path, ExportFormat format) {
     throw Error(path + ": --format " + format_name(format) + " writes " + wanted);
   };
   switch (format) {
-    case ExportFormat::mask_file: break;
+    case ExportFormat::mask_file:
+      // The format is the extension's: one halo does not know (a typo, .ogg's cousin) would have
+      // become text under a name that says otherwise, where filter refuses such an OUT.
+      if (!mask_extension_known(path))
+        throw Error(path + ": ." + extension +
+                    " is not an extension halo knows for a mask (.txt, .f32, .json, .h, .yml, or a sound file such as "
+                    ".wav or .flac)");
+      break;
     case ExportFormat::txt:
       if (extension == "f32" || is_sound_extension(extension) || extension == "json" || extension == "h" ||
           extension == "hpp" || extension == "yml" || extension == "yaml")

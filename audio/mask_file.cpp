@@ -65,6 +65,10 @@ constexpr const char* read_only_sound[] = {
     "htk", "sds", "avr", "wve", "mpc2k", "nist", "sph", "mat4", "mat5",
 };
 
+// FLAC is not among the exact ones: it holds 24-bit integers (taps rounded to 2^-23, none past 1).
+constexpr const char* cannot_hold_a_mask =
+    " cannot hold a mask exactly; write .wav, .aiff, .caf, .w64, .txt or .f32 (float32), or .flac (24-bit)";
+
 const SoundContainer* writable_container(const std::string& extension) {
   for (const SoundContainer& container : writable_sound) {
     if (extension == container.extension) return &container;
@@ -489,8 +493,7 @@ SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
   const std::string extension = lower_extension(path);
   const SoundContainer* container = writable_container(extension);
   if (!container) {
-    throw Error(path + ": ." + extension +
-                " cannot hold a mask exactly; write .wav, .flac, .aiff, .caf, .w64 or .txt");
+    throw Error(path + ": ." + extension + cannot_hold_a_mask);
   }
   SoundPlan plan{};
   plan.pcm24 = (container->format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_24;
@@ -560,10 +563,15 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
   return parse_text(name, bytes);
 }
 
+bool mask_extension_known(const std::string& path) {
+  const std::string extension = lower_extension(path);
+  return extension.empty() || extension == "txt" || kind_of(path) != FileKind::text;
+}
+
 void check_mask_output(const std::string& path) {
   const std::string extension = lower_extension(path);
   if (kind_of(path) == FileKind::sound && !writable_container(extension))
-    throw Error(path + ": ." + extension + " cannot hold a mask exactly; write .wav, .flac, .aiff, .caf, .w64 or .txt");
+    throw Error(path + ": ." + extension + cannot_hold_a_mask);
   const std::size_t slash = path.find_last_of('/');
   const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat info {};

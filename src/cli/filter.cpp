@@ -98,10 +98,7 @@ int filter_command(int argc, char** argv) {
   if (!arguments.align_given)
     filter.stream.alignment = centred_by_default(source, masks) ? Alignment::centred : Alignment::causal;
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
-  const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
-  if (mask_rate_hz > 0 && std::fabs(mask_rate_hz - job.input_format().rate_hz) > 0.5)
-    notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask_rate_hz)) + " Hz but " + input +
-           " is at " + std::to_string(job.input_format().rate_hz) + " Hz");
+  warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at");
 
   FilterReport report;
   {  // the bar erases itself before the summary prints

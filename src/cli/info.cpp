@@ -36,13 +36,14 @@ int info_command(int argc, char** argv) {
   std::vector<float> chunk(chunk_frames * format.channels);
   // A NaN makes its channel's peak NaN (it is not skipped, as std::max would); an Inf, Inf.
   std::vector<float> channel_peak(format.channels, 0.0f);
-  std::uint64_t frames = 0, nans = 0, infinities = 0;
+  std::vector<std::uint64_t> channel_nans(format.channels, 0), channel_infinities(format.channels, 0);
+  std::uint64_t frames = 0;
   for (std::size_t got; (got = reader.read(chunk.data(), chunk_frames)) > 0;) {
     for (std::size_t i = 0; i < got * format.channels; ++i) {
       float& peak = channel_peak[i % format.channels];
       const float magnitude = std::fabs(chunk[i]);
-      if (std::isnan(magnitude)) ++nans;
-      if (std::isinf(magnitude)) ++infinities;
+      if (std::isnan(magnitude)) ++channel_nans[i % format.channels];
+      if (std::isinf(magnitude)) ++channel_infinities[i % format.channels];
       if (std::isnan(magnitude) || std::isnan(peak)) peak = NAN;
       else peak = std::max(peak, magnitude);
     }
@@ -51,6 +52,11 @@ int info_command(int argc, char** argv) {
   // What the header declares: a file's, or on a pipe a WAV's or AIFF's (as filter and play
   // warn of both: info had said nothing of a cut WAV on standard input, a QA pass).
   const std::int64_t declared = reader.header_frames();
+  std::uint64_t nans = 0, infinities = 0;
+  for (int c = 0; c < format.channels; ++c) {
+    nans += channel_nans[c];
+    infinities += channel_infinities[c];
+  }
   float peak = 0;
   for (float value : channel_peak) peak = std::isnan(value) || std::isnan(peak) ? NAN : std::max(peak, value);
   auto dbfs = [](float value) { return std::isnan(value) ? NAN : value > 0 ? 20.0 * std::log10(value) : -INFINITY; };
@@ -71,7 +77,10 @@ int info_command(int argc, char** argv) {
     j["peak_dbfs"] = number(dbfs(peak));
     nlohmann::ordered_json channels = nlohmann::ordered_json::array();
     for (int c = 0; c < format.channels; ++c)
-      channels.push_back({{"peak", number(channel_peak[c])}, {"peak_dbfs", number(dbfs(channel_peak[c]))}});
+      channels.push_back({{"peak", number(channel_peak[c])},
+                          {"peak_dbfs", number(dbfs(channel_peak[c]))},
+                          {"nan_samples", channel_nans[c]},
+                          {"inf_samples", channel_infinities[c]}});
     j["channel"] = channels;
     j["nan_samples"] = nans;
     j["inf_samples"] = infinities;

@@ -195,8 +195,12 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   const auto taps_given = [&] {
     // The range is the library's to say (a filters::Error naming --taps, per method); past what
     // an int holds, said here the same way.
-    return static_cast<int>(parse_count("--taps", parsed["taps"].as<std::string>(), -(1LL << 30), 1LL << 30,
-                                        "the length must be in [1, " + std::to_string(filters::max_taps) + "]"));
+    const std::string text = parsed["taps"].as<std::string>();
+    const std::string range = "the length must be in [1, " + std::to_string(filters::max_taps) + "]";
+    const auto taps = static_cast<int>(parse_count("--taps", text, -(1LL << 30), 1LL << 30, range));
+    // The library reads 0 as "not given" and would say so: a 0 given is out of range.
+    if (taps == 0) throw UsageError("--taps " + text + ": " + range);
+    return taps;
   };
   // Given, each is above 0: the library reads 0 as "not given", and would say the other is missing.
   const auto transition = [&] {
@@ -283,6 +287,13 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     return masks;
   }
   return {design_for(source, rate_hz).mask};
+}
+
+void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at) {
+  const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
+  if (mask_rate_hz > 0 && std::fabs(mask_rate_hz - rate_hz) > 0.5)
+    notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask_rate_hz)) + " Hz but " +
+           audio_is_at + " " + std::to_string(static_cast<long>(rate_hz)) + " Hz");
 }
 
 filters::Designed design_for(MaskSource source, double rate_hz) {

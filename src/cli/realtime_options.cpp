@@ -133,6 +133,7 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
     const MaskSource& source = masks.at(static_cast<std::size_t>(index));
     realtime::MaskEntry entry;
     entry.masks = masks_for(source, rate_hz);
+    warn_of_another_rate(entry.masks, rate_hz, "the audio is at");  // play and live had used it silently
     entry.label = describe_masks(entry.masks);
     entry.centred = centred_by_default(source, entry.masks);
     return entry;

@@ -6,6 +6,7 @@
 // input with its non-finite samples replaced by 0, written in the tests.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sndfile.h>
 
 #include <cfloat>
@@ -128,6 +129,19 @@ TEST(NonFinite, InfoReportsThemAndKeepsNanInThePeak) {
   EXPECT_NE(result.out.find("peak:      nan"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("ch 1     nan"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("ch 2     inf"), std::string::npos) << result.out;
+  // The JSON tells which channel too (it had the file's counts only, where the README says
+  // they tell which: a QA pass).
+  const Result json = halo({"info", dir / "in.wav", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["nan_samples"].get<int>(), 1);
+  EXPECT_EQ(j["inf_samples"].get<int>(), 2);
+  EXPECT_EQ(j["channel"][0]["nan_samples"].get<int>(), 1);
+  EXPECT_EQ(j["channel"][0]["inf_samples"].get<int>(), 0);
+  EXPECT_EQ(j["channel"][1]["nan_samples"].get<int>(), 0);
+  EXPECT_EQ(j["channel"][1]["inf_samples"].get<int>(), 2);
+  EXPECT_TRUE(j["channel"][0]["peak"].is_null());
+  EXPECT_TRUE(j["channel"][1]["peak"].is_null());
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ TEST_F(StrictOptions, EveryCommandLineMistakeExitsTwo) {
   expect_refused({"--lowpass", "1k", "--engine", "gpu"}, 2, "--engine");
   expect_refused({"--lowpass", "1k", "--subtype", "pcm12"}, 2, "--subtype pcm12");
   expect_refused({"--lowpass", "1k", "--taps", "-5"}, 2, "--taps");
-  expect_refused({"--lowpass", "1k", "--taps", "0"}, 2, "--taps");
+  expect_refused({"--lowpass", "1k", "--taps", "0"}, 2, "--taps 0: the length must be in [1, 1048576]");
   // Past what an int holds, the same range as the library's (it had said "give -1073741824 to ...").
   expect_refused({"--lowpass", "1k", "--taps", "1e30"}, 2, "--taps 1e30: the length must be in [1, 1048576]");
   // A --subtype OUT's container holds at no rate: how the command was called (it exited 1).

@@ -2,6 +2,7 @@
 // printed and JSON report against a response computed plainly here from the written taps,
 // exit 3 for a spec not met, -q, and bad specs refused with one line and nothing written.
 #include <gtest/gtest.h>
+#include <sndfile.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,10 +53,16 @@ TEST(DesignCli, TapsTakeKAndNameTheirRange) {
   const Result made = halo({"design", "--lowpass", "1k", "--taps", "1k", "-o", dir / "m.txt", "-q"});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   EXPECT_EQ(text_taps(dir / "m.txt").size(), 1000u);
-  for (const std::string taps : {"1e30", "-1e30", "2000k"}) {
+  // 0 too, in every method: it had said "--taps not given", the library's reading of 0 (a QA pass).
+  for (const std::string taps : {"1e30", "-1e30", "2000k", "0", "0.0"}) {
     const Result refused = halo({"design", "--lowpass", "1k", "--taps", taps});
     EXPECT_EQ(refused.exit_code, 2) << taps;
     EXPECT_NE(refused.err.find(": the length must be in [1, 1048576]"), std::string::npos) << refused.err;
+  }
+  for (const std::string method : {"remez", "firls", "kaiser"}) {
+    const Result refused = halo({"design", "--lowpass", "1k", "--method", method, "--taps", "0"});
+    EXPECT_EQ(refused.exit_code, 2) << method;
+    EXPECT_EQ(refused.err, "halo: --taps 0: the length must be in [1, 1048576]\n") << method;
   }
 }
 
@@ -297,6 +304,38 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
     const Result result = run(args);
     expect_one_line_failure(result, 2, c.words, before, describe(args, result));
   }
+}
+
+// An -o or ir fix OUT whose extension says no mask format is refused before any work, as
+// filter refuses such an OUT (both had written text under it: a QA pass); --format txt still
+// writes text under any name, and a name without an extension is text. A sound format that
+// cannot hold a mask exactly names those that can, FLAC as 24-bit (it had been listed as exact).
+TEST(DesignCli, AnOutputExtensionThatSaysNoMaskFormatIsRefused) {
+  TempDir dir;
+  write_sound(dir / "ir.wav", random_signal(4800, 21, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const std::vector<std::vector<std::string>> refused = {
+      {"design", "--lowpass", "1k", "-o", dir / "m.xyz"},
+      {"ir", "fix", dir / "ir.wav", dir / "fixed.xyz", "--trim-silence"},
+  };
+  for (const auto& command : refused) {
+    const DirectorySnapshot before(dir.path());
+    std::vector<std::string> args = {HALO_BINARY};
+    args.insert(args.end(), command.begin(), command.end());
+    const Result result = run(args);
+    expect_one_line_failure(result, 1, ".xyz is not an extension halo knows for a mask", before,
+                            describe(args, result));
+  }
+  const DirectorySnapshot before(dir.path());
+  const auto ogg = halo_args({"design", "--lowpass", "1k", "-o", dir / "m.ogg"});
+  const Result lossy = run(ogg);
+  expect_one_line_failure(lossy, 1, ".ogg cannot hold a mask exactly; write .wav, .aiff, .caf, .w64, .txt or .f32 (float32), or .flac (24-bit)",
+                          before, describe(ogg, lossy));
+  const Result text = halo({"design", "--lowpass", "1k", "--taps", "31", "-o", dir / "m.xyz", "--format", "txt", "-q"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text_taps(dir / "m.xyz").size(), 31u);
+  const Result plain = halo({"design", "--lowpass", "1k", "--taps", "31", "-o", dir / "plain", "-q"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(text_taps(dir / "plain").size(), 31u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -355,6 +356,25 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
 }
 
 // Every bad input: one `halo:` line, a non-zero exit, and no hang.
+// A text mask that says it was made for 44.1 kHz, on a 48 kHz server: play and live warn as
+// filter does (they had used it silently, its cutoff off by the ratio: a QA pass).
+TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
+  const std::string in = dir_ / "in.wav", mask = dir_ / "lp44.txt";
+  write_sound(in, random_signal(rate / 5 * 2, 31, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  {
+    std::ofstream text(mask);
+    text << "# rate 44100 Hz\n0.25\n0.5\n0.25\n";
+  }
+  const std::string warning = "warning: the mask was made for 44100 Hz but the audio is at 48000 Hz";
+  const Result played = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--mask", mask, "-q"});
+  EXPECT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_NE(played.err.find(warning), std::string::npos) << played.err;
+  Live live({"live", "--mask", mask, "-q"});
+  ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
+  const Result lived = live.stop();
+  EXPECT_NE(lived.err.find(warning), std::string::npos) << lived.err;
+}
+
 TEST_F(Jack, BadInputsSayOneLineAndExit) {
   const std::string in = dir_ / "in.wav", three = dir_ / "three.wav";
   write_sound(in, random_signal(2 * rate, 3, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
