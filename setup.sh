@@ -44,7 +44,9 @@ if [ "${1:-}" != "--no-example" ]; then
   # runs plan from this wisdom at once, and its transforms run 20-25 % faster than the estimated
   # plans halo falls back to (README, "Without a GPU"). halo saves it where it reads it
   # (wisdom_path()); the line below only mirrors that path, to skip a machine measured before.
-  wisdom=${HALO_FFTW_WISDOM-${XDG_CACHE_HOME:-$HOME/.cache}/halo/fftw-wisdom-float}
+  cache=${XDG_CACHE_HOME:-}
+  case $cache in /*) ;; *) cache=$HOME/.cache ;; esac  # a relative XDG_CACHE_HOME is ignored, as halo ignores it
+  wisdom=${HALO_FFTW_WISDOM-$cache/halo/fftw-wisdom-float}
   if [ -n "$wisdom" ] && [ ! -s "$wisdom" ]; then
     echo "setup: measuring FFTW's plans for this machine (halo wisdom, once):"
     "$build/halo" wisdom -q || echo "setup: no wisdom saved; halo plans by estimate, as before"

@@ -160,7 +160,7 @@ Mask mask_of(const std::vector<double>& taps, const Spec& resolved, const std::s
     case Method::kaiser: method = "kaiser (" + to_string(resolved.window) + ")"; break;
     default: method = to_string(resolved.method); break;
   }
-  mask.provenance = edges_text(resolved) + ", " + std::to_string(resolved.taps) + " taps" + how + ", " + method +
+  mask.provenance = edges_text(resolved) + ", " + std::to_string(resolved.taps) + (resolved.taps == 1 ? " tap" : " taps") + how + ", " + method +
                     (resolved.minimum_phase ? ", minimum phase" : "") + ", " + number(resolved.rate_hz) + " Hz";
   return mask;
 }

@@ -42,10 +42,18 @@ std::string hz_list(const std::vector<double>& hz) {
 // A designed mask: what filters::measure found on the dense response.
 void print_report(std::FILE* to, const filters::Mask& mask, const filters::DesignReport& r) {
   std::fprintf(to, "mask:       %s\n", mask.provenance.c_str());
-  std::fprintf(to, "method:     %s%s%s, %zu taps, %s phase\n", r.method.c_str(), r.window.empty() ? "" : " ",
-               r.window.c_str(), r.taps, r.phase == filters::Phase::linear ? "linear" : "minimum");
+  std::fprintf(to, "method:     %s%s%s, %zu tap%s, %s phase\n", r.method.c_str(), r.window.empty() ? "" : " ",
+               r.window.c_str(), r.taps, r.taps == 1 ? "" : "s", r.phase == filters::Phase::linear ? "linear" : "minimum");
   std::fprintf(to, "delay:      %.1f samples (%.3f ms)%s\n", r.delay_samples, r.delay_ms,
                r.phase == filters::Phase::minimum ? ", mean group delay in the pass bands" : "");
+  // A band that the transition squeezes to a point (a short mask's wide guard beside a low
+  // cutoff) is not measured: said, not left out without a word.
+  if (r.squeezed_pass_bands > 0)
+    std::fprintf(to, "pass band:  %zu squeezed out by the transition at this length, not measured\n",
+                 r.squeezed_pass_bands);
+  if (r.squeezed_stop_bands > 0)
+    std::fprintf(to, "stop band:  %zu squeezed out by the transition at this length, not measured\n",
+                 r.squeezed_stop_bands);
   for (const filters::BandMeasure& band : r.bands) {
     char range[64];
     std::snprintf(range, sizeof range, "%.0f-%.0f Hz", band.low_hz, band.high_hz);
@@ -92,8 +100,8 @@ constexpr int exit_spec_not_met = 3;
 int design_command(int argc, char** argv) {
   cxxopts::Options options("halo design", "Design an FIR mask, write it, print a short summary.\n"
                                           "  halo design (--lowpass F | --highpass F | --bandpass LO:HI | "
-                                          "--bandstop LO:HI | --mask FILE | --ir FILE) [--rate HZ] [-o MASKFILE]\n"
-                                          "MASKFILE: .txt (text), .f32 (raw float32) or a sound file (.wav, .flac, ...);"
+                                          "--bandstop LO:HI | --bands SPEC | --mask FILE | --ir FILE) [--rate HZ] [-o MASKFILE]\n"
+                                          "MASKFILE: .txt (text), .f32 (raw float32), .json, .h, .yml (CamillaDSP) or a sound file (.wav, .flac, ...);"
                                           " without -o (or with -o -) the coefficients go to stdout as text.");
   add_mask_options(options);
   options.add_options("Output")

@@ -25,7 +25,7 @@ constexpr long long max_chunk_frames = 1LL << 24;
 cxxopts::Options filter_options() {
   cxxopts::Options options("halo filter", "Filter a sound file with an FIR mask.\n"
                                           "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | "
-                                          "--bandstop LO:HI | --mask FILE | --ir FILE) [options]\n"
+                                          "--bandstop LO:HI | --bands SPEC | --mask FILE | --ir FILE) [options]\n"
                                           "IN and OUT: any format libsndfile reads and writes; - for stdin/stdout.\n"
                                           "Numbers are decimal (1000, 1.5k, 2e3); each option is given once.\n"
                                           "Everything is computed in float32 (24-bit mantissa): pcm32 and double "
@@ -180,8 +180,9 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
     else if (align == "causal") filter.stream.alignment = Alignment::causal;
     else throw UsageError("--align " + align + ": give same or causal");
   }
-  const double gain_db = parse_real("--gain", parsed["gain"].as<std::string>());
-  if (std::fabs(gain_db) > 200) throw UsageError("--gain: give a level in dB within ±200");
+  const std::string gain_text = parsed["gain"].as<std::string>();
+  const double gain_db = parse_real("--gain", gain_text);
+  if (std::fabs(gain_db) > 200) throw UsageError("--gain " + gain_text + ": give a level in dB within ±200");
   filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
   if (parsed.count("subtype")) {
     const std::string subtype = parsed["subtype"].as<std::string>();

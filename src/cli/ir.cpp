@@ -196,9 +196,14 @@ Normalize parse_normalize(const cxxopts::ParseResult& parsed) {
     normalize.kind = Normalize::Kind::energy;
   } else {
     normalize.kind = Normalize::Kind::level;
-    normalize.level_dbfs = parse_real("--normalize", text);
+    const std::string range = "give peak, energy or a peak level in dBFS in [-200, 0]";
+    try {
+      normalize.level_dbfs = parse_real("--normalize", text);
+    } catch (const UsageError&) {  // "peek", "foo": name the words too, not only "a number"
+      throw UsageError("--normalize " + text + ": " + range);
+    }
     if (normalize.level_dbfs > 0 || normalize.level_dbfs < -200)
-      throw UsageError("--normalize " + text + ": give peak, energy or a peak level in dBFS in [-200, 0]");
+      throw UsageError("--normalize " + text + ": " + range);
   }
   return normalize;
 }
@@ -328,7 +333,8 @@ int fix(int argc, char** argv) {
         float& tap = mask.taps[frames - fade + i];
         tap = static_cast<float>(tap * gain);
       }
-    done.push_back("faded out over " + std::to_string(fade) + " frames");
+    done.push_back("faded out over " + std::to_string(fade) + " frames" +
+                   (fade == frames ? " (the whole IR: --fade-out is longer than it)" : ""));
   }
   if (normalize.kind != Normalize::Kind::none) {
     double scale = 1;

@@ -23,7 +23,8 @@ namespace {
 constexpr const char* usage =
     "halo: filter audio with FIR masks on the GPU\n"
     "\n"
-    "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | --bandstop LO:HI | --mask FILE | --ir FILE)\n"
+    "  halo filter IN OUT (--lowpass F | --highpass F | --bandpass LO:HI | --bandstop LO:HI | --bands SPEC |\n"
+    "                     --mask FILE | --ir FILE)\n"
     "                     [--taps N | --transition HZ --attenuation DB] [--window W] [--engine E] [--chunk FRAMES]\n"
     "                     [--tail] [--subtype S] [--gain DB | --norm[=DB]] [--no-dither] [--quiet]\n"
     "                     [-t raw --rate HZ --channels N --encoding S]  (for a headerless IN)\n"

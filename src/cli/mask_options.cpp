@@ -20,8 +20,8 @@
 
 namespace halo::cli {
 
-void add_mask_options(cxxopts::Options& options) {
-  options.add_options("Mask (exactly one)")
+void add_mask_options(cxxopts::Options& options, const std::string& group) {
+  options.add_options(group)
       ("lowpass", "low-pass with cutoff F Hz", cxxopts::value<std::string>(), "F")
       ("highpass", "high-pass with cutoff F Hz", cxxopts::value<std::string>(), "F")
       ("bandpass", "band-pass between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")

@@ -8,9 +8,10 @@
 
 namespace halo::cli {
 
-// The mask options `filter` and `design` share: one source (a designed band, --mask or --ir)
-// plus the design parameters.
-void add_mask_options(cxxopts::Options& options);
+// The mask options every command shares: one source (a designed band, --mask or --ir) plus
+// the design parameters. `group` heads them in the help: filter and design take one mask;
+// play and live take --mask again for more, to switch between.
+void add_mask_options(cxxopts::Options& options, const std::string& group = "Mask (exactly one)");
 
 struct MaskSource {
   enum class Kind { designed, mask_file, impulse_response } kind = Kind::designed;

@@ -16,14 +16,16 @@
 
 namespace halo::cli {
 
+const char* const mask_group = "Mask (one kind; play and live take --mask again, to switch)";
+
 void add_realtime_options(cxxopts::Options& options, bool live) {
-  add_mask_options(options);
+  add_mask_options(options, mask_group);
   std::string engines;
   for (const auto& name : engine_names()) engines += (engines.empty() ? "" : "|") + name;
   options.add_options("Device")
       ("device", "output device: a name (or a unique part of one) or an index from halo devices; default: the "
                  "default output", cxxopts::value<std::string>(), "NAME|INDEX")
-      ("frames", "frames per period (the device's buffer and the worker's block; default 64)",
+      ("frames", "frames per period (the device's buffer and the worker's block)",
        cxxopts::value<std::string>()->default_value("64"), "N")
       ("engine", std::string(live ? "default cpu-partitioned (low latency at any mask length); " : "default auto (as filter); ") +
                      engines, cxxopts::value<std::string>(), "E")
@@ -120,7 +122,7 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
     throw UsageError(std::string(live ? "live: " : "play: ") + error.what());
   }
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Device"}).c_str());
+    std::printf("%s\n", options.help({mask_group, "Design", "Device"}).c_str());
     return false;
   }
   if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");

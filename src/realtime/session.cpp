@@ -533,7 +533,8 @@ SessionReport Session::report() const {
     report.worker_cpu = "any (not pinned)";
   else
     report.worker_cpu = "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +
-                        callback_thread + "; worker moved " + std::to_string(worker_->cpu_moves()) + " times)";
+                        callback_thread + "; worker moved " +
+                        (worker_->cpu_moves() == 1 ? std::string("once") : std::to_string(worker_->cpu_moves()) + " times") + ")";
   report.switches = slot_->switches();
   if (reader_) {
     std::lock_guard<std::mutex> lock(reader_->error_mutex);

@@ -341,7 +341,9 @@ TEST(IrRate, ARateTheFileSaysIsNotOverwritten) {
            {{"ir", "inspect", wav, "--rate", "22050"}, "--rate: " + wav + " says its rate, 48000 Hz"},
            {{"ir", "fix", wav, out, "--rate", "2e7"}, "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz"},
            {{"design", "--lowpass", "1k", "--rate", "2e7"}, "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz"},
-           {{"ir", "inspect", wav, wav}, "ir inspect takes one FILE: '" + wav + "' is a second file name"}}) {
+           {{"ir", "inspect", wav, wav}, "ir inspect takes one FILE: '" + wav + "' is a second file name"},
+           // A word --normalize does not know names the words it does (it had said "not a number").
+           {{"ir", "fix", wav, out, "--normalize", "peek"}, "--normalize peek: give peak, energy or a peak level in dBFS in [-200, 0]"}}) {
     std::vector<std::string> command = {HALO_BINARY};
     command.insert(command.end(), args.begin(), args.end());
     const Result result = run(command);

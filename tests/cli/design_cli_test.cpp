@@ -338,5 +338,19 @@ TEST(DesignCli, AnOutputExtensionThatSaysNoMaskFormatIsRefused) {
   EXPECT_EQ(text_taps(dir / "plain").size(), 31u);
 }
 
+// A band the transition squeezes out is said in the report, not left out without a word (a QA
+// pass): a 31-tap Kaiser low-pass at 3 kHz for 80 dB has a transition wider than its pass band,
+// and a 31-tap high-pass at 3 kHz a guard wider than its stop band.
+TEST(DesignCli, ABandSqueezedOutIsSaid) {
+  const Result low = halo({"design", "--lowpass", "3k", "--taps", "31", "--attenuation", "80", "--method", "kaiser"});
+  EXPECT_EQ(low.exit_code, 3) << low.err;  // the attenuation is not met
+  EXPECT_NE(low.err.find("pass band:  1 squeezed out by the transition at this length, not measured"), std::string::npos)
+      << low.err;
+  const Result high = halo({"design", "--highpass", "3k", "--taps", "31"});
+  EXPECT_EQ(high.exit_code, 0) << high.err;
+  EXPECT_NE(high.err.find("stop band:  1 squeezed out by the transition at this length, not measured"), std::string::npos)
+      << high.err;
+}
+
 }  // namespace
 }  // namespace halo::test
