@@ -1,6 +1,8 @@
 #include "audio/portaudio_device.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <pa_jack.h>
 #include <unistd.h>
 
@@ -17,6 +19,32 @@
 namespace halo::audio {
 namespace {
 
+// Holds SIGINT, SIGTERM and SIGHUP back from this thread while PortAudio talks to the audio
+// server. JACK's client calls wait on sockets with timeouts, which a signal handler's EINTR
+// fails whatever SA_RESTART says, and PortAudio's JACK host asserts when a call fails in its
+// clean-up: a Ctrl-C (or live's SIGHUP) 25-45 ms after start aborted halo with no message, or
+// stopped live with "Unanticipated host error" (a QA pass). The threads libjack starts
+// meanwhile keep this mask, so those signals never land on them later either. A signal sent
+// meanwhile is delivered when the call returns (JACK's own timeouts bound how long that is).
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, number);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+std::atomic<int> saved_stderr{-1};  // fd 2 as it was, while a QuietStderr lives; -1 otherwise
+static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
+
 // Points stderr at /dev/null while it lives.
 class QuietStderr {
  public:
@@ -24,6 +52,7 @@ class QuietStderr {
     std::fflush(stderr);
     saved_ = dup(STDERR_FILENO);
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    saved_stderr.store(saved_);
     if (saved_ >= 0 && null >= 0) dup2(null, STDERR_FILENO);
     if (null >= 0) close(null);
   }
@@ -31,6 +60,7 @@ class QuietStderr {
     std::fflush(stderr);
     if (saved_ >= 0) {
       dup2(saved_, STDERR_FILENO);
+      saved_stderr.store(-1);
       close(saved_);
     }
   }
@@ -84,6 +114,7 @@ PortAudio::PortAudio(const std::string& client_name) {
   setenv("JACK_NO_START_SERVER", "1", 0);
   PaError error;
   {
+    SignalsHeld held;
     QuietStderr quiet;
     PaJack_SetClientName(client_name.c_str());
     error = Pa_Initialize();
@@ -93,6 +124,7 @@ PortAudio::PortAudio(const std::string& client_name) {
 
 PortAudio::~PortAudio() {
   if (a_stream_was_abandoned.load()) return;  // Pa_Terminate would wait on that stream too
+  SignalsHeld held;
   QuietStderr quiet;
   Pa_Terminate();
 }
@@ -110,10 +142,15 @@ DeviceInfo PortAudio::find(const std::string& which, bool output) const {
   auto channels = [&](const DeviceInfo& device) { return output ? device.max_output_channels : device.max_input_channels; };
   if (which.empty()) {
     const int index = output ? Pa_GetDefaultOutputDevice() : Pa_GetDefaultInputDevice();
-    if (index < 0 || index >= static_cast<int>(all.size()) || channels(all[index]) == 0)
+    if (index < 0 || index >= static_cast<int>(all.size()) || channels(all[index]) == 0) {
+      // A JACK server that runs with no ports of that kind (jackd -C 0 -P 0) is not "not running".
+      if (Pa_HostApiTypeIdToHostApiIndex(paJACK) >= 0)
+        throw Error(std::string("no ") + kind + " device: the JACK server runs but offers no " +
+                    (output ? "playback" : "capture") + " ports (jack_lsp lists them; halo devices too)");
       throw Error(std::string("no ") + kind + " device (PortAudio finds " +
                   (all.empty() ? std::string("no devices at all") : "no default " + std::string(kind)) +
                   "; is a sound server such as JACK running? halo devices lists them)");
+    }
     return all[index];
   }
   const bool numeric = which.find_first_not_of("0123456789") == std::string::npos && which.size() < 9;
@@ -184,6 +221,7 @@ DeviceStream::DeviceStream(const StreamRequest& request, PaStreamCallback* callb
   if (supported != paFormatIsSupported) throw Error(what + ": not supported (" + pa_error(supported) + ")");
   PaError error;
   {
+    SignalsHeld held;
     QuietStderr quiet;
     error = Pa_OpenStream(&stream_, in_parameters, out_parameters, request.rate_hz,
                           request.frames_per_buffer == 0 ? paFramesPerBufferUnspecified : request.frames_per_buffer,
@@ -194,11 +232,17 @@ DeviceStream::DeviceStream(const StreamRequest& request, PaStreamCallback* callb
 
 DeviceStream::~DeviceStream() {
   stop();
+  SignalsHeld held;
+  QuietStderr quiet;  // a server gone meanwhile: PortAudio's complaints (and abort, see cli/interrupt.cpp)
   if (stream_ != nullptr && !abandoned_) Pa_CloseStream(stream_);
 }
 
 void DeviceStream::start() {
-  const PaError error = Pa_StartStream(stream_);
+  PaError error;
+  {
+    SignalsHeld held;
+    error = Pa_StartStream(stream_);
+  }
   if (error != paNoError) throw Error("cannot start the audio stream (" + pa_error(error) + ")");
   started_ = true;
 }
@@ -213,16 +257,23 @@ void DeviceStream::stop() noexcept {
     auto stopped = std::make_shared<std::promise<void>>();
     std::future<void> done = stopped->get_future();
     std::thread([stream = stream_, stopped] {
+      SignalsHeld held;  // this thread's whole life: the signals go to the waiting one
       Pa_StopStream(stream);
       stopped->set_value();
     }).detach();
     if (done.wait_for(stop_grace) == std::future_status::ready) return;
   } catch (...) {  // no thread to be had: stop here, however long it takes
+    SignalsHeld held;
     Pa_StopStream(stream_);
     return;
   }
   abandoned_ = true;
   a_stream_was_abandoned.store(true);
+}
+
+int audible_stderr() noexcept {
+  const int saved = saved_stderr.load();
+  return saved >= 0 ? saved : STDERR_FILENO;
 }
 
 bool DeviceStream::active() const { return Pa_IsStreamActive(stream_) == 1; }

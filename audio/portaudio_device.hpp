@@ -82,4 +82,9 @@ class DeviceStream {
 // Whether the device takes this rate with these channels (no exception).
 bool rate_supported(const DeviceInfo& device, bool output, int channels, double rate_hz);
 
+// The descriptor that reaches the user's stderr: fd 2, or while PortAudio's own chatter is
+// silenced (fd 2 then points at /dev/null) the saved one. Async-signal-safe, for a handler
+// that must still be heard when a library aborts inside a silenced call.
+int audible_stderr() noexcept;
+
 }  // namespace halo::audio

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "audio/atomic_file.hpp"
+#include "audio/portaudio_device.hpp"
 #include "audio/streamed_output.hpp"
 
 namespace halo::cli {
@@ -18,6 +19,7 @@ std::atomic<int> signal_number{0};  // the first signal received; 0 before
 static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 std::atomic<long long> first_signal_ns{0};  // CLOCK_MONOTONIC of the first signal
 std::atomic<const char*> stop_note{nullptr};  // what a run stopped at once says; null: what became of its output
+std::atomic<int> closing_code{-1};  // play's or live's exit code once its summary is out; -1 before
 
 // A second signal this soon after the first is the same one delivered twice (`timeout` sends
 // its signal to halo and then to halo's process group; a QA pass lost live's summary to it),
@@ -34,16 +36,21 @@ long long monotonic_ns() noexcept {  // clock_gettime is async-signal-safe
 // unwinds) before the signal path stops it: a read or write stalled on a pipe never returns.
 constexpr unsigned grace_seconds = 2;
 
+// Async-signal-safe: to the user's stderr, also while PortAudio's chatter is silenced.
+void say(const char* text) noexcept {
+  const ssize_t ignored = write(audio::audible_stderr(), text, std::strlen(text));
+  (void)ignored;
+}
+
 // Async-signal-safe: removes every temporary output file and says so, after `what` ("halo:
 // interrupted; ", "halo: aborted; ").
 void remove_temporaries_saying(const char* what) noexcept {
   audio::remove_live_temporaries();
   const char* own = stop_note.load();
   const char* note = own != nullptr ? own : audio::failed_output_note();
-  ssize_t ignored = write(STDERR_FILENO, what, std::strlen(what));
-  ignored = write(STDERR_FILENO, note, std::strlen(note));
-  ignored = write(STDERR_FILENO, "\n", 1);
-  (void)ignored;
+  say(what);
+  say(note);
+  say("\n");
 }
 
 // The above, then the exit with the code of the signal (128 + its number: 130 for INT, 143 for
@@ -73,7 +80,17 @@ extern "C" void on_grace_expired(int) { abandon(); }
 // "fftw: alloc.c:29: assertion failed: p", under ulimit -v; a QA pass): the temporary output
 // files go first, then the abort goes on as it would have (exit status 134, a core where
 // enabled).
+//
+// PortAudio's JACK host asserts when its clean-up finds the server gone (the server stopped
+// between the stream's stop and its close: a QA pass saw "aborted; stopped at once, without
+// the summary" right under the summary, exit 134, after a complete playback). Once play or
+// live has printed its summary there is nothing left to lose: that is said, and the run's own
+// exit code stands.
 extern "C" void on_abort(int number) {
+  if (const int code = closing_code.load(); code >= 0) {
+    say("halo: the audio server went away as its stream was closed; the summary above stands\n");
+    _exit(code);
+  }
   remove_temporaries_saying("halo: aborted; ");
   signal(number, SIG_DFL);
   raise(number);
@@ -104,6 +121,8 @@ void install_interrupt_handlers() {
 }
 
 void say_when_stopped_at_once(const char* note) { stop_note.store(note); }
+
+void closing_device_after_summary(int exit_code) { closing_code.store(exit_code); }
 
 const Cancellation& interruption() { return signalled; }
 bool interrupted() { return signalled.requested(); }

@@ -16,6 +16,10 @@ void install_interrupt_handlers();
 // by default what became of the output ("nothing was written", ...). play and live, which
 // write no file, say they stopped without their summary.
 void say_when_stopped_at_once(const char* note);
+// play and live, once their summary is out and their exit code known, before the stream is
+// closed: an abort inside PortAudio's clean-up from then on (it asserts when the server has
+// gone) says so in one line and exits with exit_code, not 134.
+void closing_device_after_summary(int exit_code);
 const Cancellation& interruption();
 bool interrupted();
 // For main, once an interrupted run has unwound: 128 + the signal's number.

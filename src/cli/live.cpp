@@ -7,6 +7,7 @@
 #include <cxxopts.hpp>
 
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/realtime_options.hpp"
 
 namespace halo::cli {
@@ -44,6 +45,9 @@ int live_command(int argc, char** argv) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGHUP, &action, nullptr);  // SIGHUP reloads the mask here; it does not stop live
 
+  // From here a run stopped at once (a second signal, or one the start-up cannot answer within
+  // its grace) has no file to speak of: it says it stopped without its summary.
+  say_when_stopped_at_once("stopped at once, without the summary");
   realtime::Session session(arguments.session, mask_source_for(arguments.masks));
   const auto source = mask_source_for(arguments.masks);
   auto path_of = [&](int index) { return arguments.masks.at(static_cast<std::size_t>(index)).path; };

@@ -3,6 +3,7 @@
 #include <cxxopts.hpp>
 
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/realtime_options.hpp"
 
 namespace halo::cli {
@@ -15,6 +16,9 @@ int play_command(int argc, char** argv) {
   options.positional_help("FILE");
   RealtimeArguments arguments;
   if (!parse_realtime_command(options, argc, argv, false, arguments)) return 0;
+  // From here a run stopped at once (a second signal, or one the start-up cannot answer within
+  // its grace) has no file to speak of: it says it stopped without its summary.
+  say_when_stopped_at_once("stopped at once, without the summary");
   realtime::Session session(arguments.session, mask_source_for(arguments.masks));
   return run_session(session, arguments, "play " + arguments.session.file, [](realtime::Session&) {});
 }

@@ -150,7 +150,7 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
                 r.engine.name.c_str(), r.engine.reason.c_str());
   notice(line);
   std::snprintf(line, sizeof line,
-                "underruns %llu (halo's own: the worker was late), overruns %llu; host xruns %llu (flagged by the "
+                "underruns %llu (halo's own: the worker, or play's reader, was late), overruns %llu; host xruns %llu (flagged by the "
                 "device or server); %llu periods short on the host's account (flagged, %llu of them 1-%d periods "
                 "late, or run back to back by the host); %llu frames short in all; %llu periods",
                 static_cast<unsigned long long>(r.underruns), static_cast<unsigned long long>(r.overruns),
@@ -222,16 +222,12 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
              " CPUs busy polling; expect underruns (it is meant for machines with cores to spare)");
   }
   if (status && keys.active()) notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
-  say_when_stopped_at_once("stopped at once, without the summary");
   session.start();
   int code = 0;
   int passes = 0;
   bool stalled = false;
   for (;;) {
-    if (interrupted()) {
-      code = interrupted_exit_code();
-      break;
-    }
+    if (interrupted()) break;  // the grace stays armed until the stop below returns
     if (session.finished()) break;
     if (session.device_stalled()) {  // the server died or stalled: nothing will end the stream
       stalled = true;
@@ -262,7 +258,10 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       std::fflush(stderr);
     }
   }
+  // A reader stalled on a pipe or FIFO holds the stop until its read returns: the signal's
+  // grace (2 s) ends such a run, as it does filter's (it had waited for the writer, a QA pass).
   session.stop();
+  if (interrupted()) code = interrupted_exit_code();
   if (status) std::fputs("\r\033[K", stderr);
   char seconds[16];
   std::snprintf(seconds, sizeof seconds, "%g", realtime::Session::stall_seconds);
@@ -272,6 +271,7 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
   else if (session.stream_abandoned())
     notice("the audio device stopped calling back (its server died or stalled); its stream was left open");
   print_session_report(session.report(), what);
+  closing_device_after_summary(code);
   return code;
 }
 

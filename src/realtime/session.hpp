@@ -63,7 +63,7 @@ struct SessionReport {
   double rate_hz = 0;
   int channels = 0, device_channels = 0;
   std::uint64_t frames_played = 0;
-  std::uint64_t underruns = 0;       // halo's own: the worker was late
+  std::uint64_t underruns = 0;       // halo's own: the worker (or play's reader feeding it) was late
   std::uint64_t host_underruns = 0;  // ring short in a period the host flagged (periods run back to back)
   std::uint64_t host_underruns_flagged_later = 0;  // of those, flagged 1-4 periods after
   std::uint64_t underrun_frames = 0, overruns = 0, host_xruns = 0, callbacks = 0;
