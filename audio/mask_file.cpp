@@ -564,8 +564,13 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
 }
 
 bool mask_extension_known(const std::string& path) {
+  // A name whose only dot leads it (".mask") has no extension, as a name without a dot.
+  const std::size_t slash = path.find_last_of('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = name.find_last_of('.');
+  if (dot == std::string::npos || dot == 0) return true;
   const std::string extension = lower_extension(path);
-  return extension.empty() || extension == "txt" || kind_of(path) != FileKind::text;
+  return extension == "txt" || kind_of(path) != FileKind::text;
 }
 
 void check_mask_output(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <pa_jack.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -43,6 +44,16 @@ class SignalsHeld {
 };
 
 std::atomic<int> saved_stderr{-1};  // fd 2 as it was, while a QuietStderr lives; -1 otherwise
+std::atomic<bool> closing{false};   // inside Pa_CloseStream or Pa_Terminate
+
+// Marks PortAudio's clean-up for an abort handler (portaudio_closing).
+class Closing {
+ public:
+  Closing() { closing.store(true); }
+  ~Closing() { closing.store(false); }
+  Closing(const Closing&) = delete;
+  Closing& operator=(const Closing&) = delete;
+};
 static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
 
 // Points stderr at /dev/null while it lives.
@@ -106,7 +117,7 @@ std::string device_list(const std::vector<DeviceInfo>& devices, bool output) {
 // called (closing the stream or terminating waits the same way).
 std::atomic<bool> a_stream_was_abandoned{false};
 // Longer than any stop takes while the host calls back (a period or two, milliseconds).
-constexpr auto stop_grace = std::chrono::seconds(2);
+constexpr auto stop_grace = std::chrono::seconds(DeviceStream::stop_grace_seconds);
 
 }  // namespace
 
@@ -126,6 +137,7 @@ PortAudio::~PortAudio() {
   if (a_stream_was_abandoned.load()) return;  // Pa_Terminate would wait on that stream too
   SignalsHeld held;
   QuietStderr quiet;
+  Closing closing_now;
   Pa_Terminate();
 }
 
@@ -144,7 +156,11 @@ DeviceInfo PortAudio::find(const std::string& which, bool output) const {
     const int index = output ? Pa_GetDefaultOutputDevice() : Pa_GetDefaultInputDevice();
     if (index < 0 || index >= static_cast<int>(all.size()) || channels(all[index]) == 0) {
       // A JACK server that runs with no ports of that kind (jackd -C 0 -P 0) is not "not running".
-      if (Pa_HostApiTypeIdToHostApiIndex(paJACK) >= 0)
+      const PaHostApiIndex jack = Pa_HostApiTypeIdToHostApiIndex(paJACK);
+      const bool jack_has_none = jack >= 0 && std::none_of(all.begin(), all.end(), [&](const DeviceInfo& device) {
+                                   return Pa_GetDeviceInfo(device.index)->hostApi == jack && channels(device) > 0;
+                                 });
+      if (jack_has_none)
         throw Error(std::string("no ") + kind + " device: the JACK server runs but offers no " +
                     (output ? "playback" : "capture") + " ports (jack_lsp lists them; halo devices too)");
       throw Error(std::string("no ") + kind + " device (PortAudio finds " +
@@ -234,6 +250,7 @@ DeviceStream::~DeviceStream() {
   stop();
   SignalsHeld held;
   QuietStderr quiet;  // a server gone meanwhile: PortAudio's complaints (and abort, see cli/interrupt.cpp)
+  Closing closing_now;
   if (stream_ != nullptr && !abandoned_) Pa_CloseStream(stream_);
 }
 
@@ -270,6 +287,8 @@ void DeviceStream::stop() noexcept {
   abandoned_ = true;
   a_stream_was_abandoned.store(true);
 }
+
+bool portaudio_closing() noexcept { return closing.load(); }
 
 int audible_stderr() noexcept {
   const int saved = saved_stderr.load();

@@ -64,9 +64,10 @@ class DeviceStream {
   DeviceStream& operator=(const DeviceStream&) = delete;
 
   void start();
-  // Waits for the last callback to return, at most a couple of seconds: a host that stopped
+  // Waits for the last callback to return, at most stop_grace_seconds: a host that stopped
   // calling back (its server died or stalled) leaves the stream abandoned, open.
   void stop() noexcept;
+  static constexpr int stop_grace_seconds = 2;
   bool abandoned() const { return abandoned_; }
   bool active() const;
   double input_latency_s() const;   // as PortAudio reports it (Pa_GetStreamInfo)
@@ -86,5 +87,9 @@ bool rate_supported(const DeviceInfo& device, bool output, int channels, double 
 // silenced (fd 2 then points at /dev/null) the saved one. Async-signal-safe, for a handler
 // that must still be heard when a library aborts inside a silenced call.
 int audible_stderr() noexcept;
+
+// Whether this process is inside PortAudio's clean-up (Pa_CloseStream, Pa_Terminate), which
+// asserts where the JACK server has gone. Async-signal-safe.
+bool portaudio_closing() noexcept;
 
 }  // namespace halo::audio

@@ -109,7 +109,7 @@ TEST_P(FirwinGolden, FloatMaskMatchesScipyAndSaysWhatItIs) {
   }
   EXPECT_EQ(mask.rate_hz, spec.rate_hz);
   EXPECT_EQ(mask.provenance.find(golden.header.at("band")), 0u) << mask.provenance;
-  EXPECT_NE(mask.provenance.find(std::to_string(mask.taps.size()) + (mask.taps.size() == 1 ? " tap," : " taps")),
+  EXPECT_NE(mask.provenance.find(std::to_string(mask.taps.size()) + (mask.taps.size() == 1 ? " tap" : " taps")),
             std::string::npos)
       << mask.provenance;
   EXPECT_NE(mask.provenance.find(golden.header.at("window")), std::string::npos) << mask.provenance;

@@ -4,6 +4,7 @@
 
 #include "audio/portaudio_device.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/interrupt.hpp"
 
 namespace halo::cli {
 
@@ -18,6 +19,7 @@ int devices_command(int argc, char** argv) {
     }
     throw UsageError("devices: '" + arg + "' is not an option (halo devices takes none)");
   }
+  keep_a_thread_for_signals();  // PortAudio's start-up holds the signals back from this thread
   audio::PortAudio portaudio;
   const auto devices = portaudio.devices();
   if (devices.empty()) {

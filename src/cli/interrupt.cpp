@@ -1,11 +1,14 @@
 #include "src/cli/interrupt.hpp"
 
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "audio/atomic_file.hpp"
 #include "audio/portaudio_device.hpp"
@@ -87,7 +90,7 @@ extern "C" void on_grace_expired(int) { abandon(); }
 // live has printed its summary there is nothing left to lose: that is said, and the run's own
 // exit code stands.
 extern "C" void on_abort(int number) {
-  if (const int code = closing_code.load(); code >= 0) {
+  if (const int code = closing_code.load(); code >= 0 && audio::portaudio_closing()) {
     say("halo: the audio server went away as its stream was closed; the summary above stands\n");
     _exit(code);
   }
@@ -123,6 +126,23 @@ void install_interrupt_handlers() {
 void say_when_stopped_at_once(const char* note) { stop_note.store(note); }
 
 void closing_device_after_summary(int exit_code) { closing_code.store(exit_code); }
+
+void allow_seconds_to_stop(unsigned seconds) { alarm(seconds); }
+
+void keep_a_thread_for_signals() {
+  static std::once_flag started;
+  std::call_once(started, [] {
+    try {
+      std::thread([] {
+        sigset_t none;
+        sigemptyset(&none);
+        pthread_sigmask(SIG_SETMASK, &none, nullptr);
+        for (;;) pause();
+      }).detach();
+    } catch (...) {  // no thread to be had: the held signals wait for the calls, as without it
+    }
+  });
+}
 
 const Cancellation& interruption() { return signalled; }
 bool interrupted() { return signalled.requested(); }

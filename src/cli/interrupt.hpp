@@ -20,6 +20,15 @@ void say_when_stopped_at_once(const char* note);
 // closed: an abort inside PortAudio's clean-up from then on (it asserts when the server has
 // gone) says so in one line and exits with exit_code, not 134.
 void closing_device_after_summary(int exit_code);
+// Re-arms the signal's grace: the run may take this long to stop before the signal path ends
+// it (play and live: the stream's own bounded stop, then a reader that may be stalled).
+void allow_seconds_to_stop(unsigned seconds);
+// play, live and devices, before PortAudio starts: a thread that only waits for signals. While
+// the calling thread holds SIGINT, SIGTERM and SIGHUP back from PortAudio's talk with JACK
+// (and libjack's threads, started then, hold them for good), a signal still finds a thread to
+// run its handler, so Ctrl-C during a stalled server's start-up still ends halo within its
+// grace. Once per process.
+void keep_a_thread_for_signals();
 const Cancellation& interruption();
 bool interrupted();
 // For main, once an interrupted run has unwound: 128 + the signal's number.

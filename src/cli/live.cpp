@@ -38,16 +38,19 @@ int live_command(int argc, char** argv) {
                                         "[options]\nThe mask file is read again when it changes or on SIGHUP (a bad "
                                         "file keeps the old mask). Keys on a terminal: b bypass, n/p next/previous "
                                         "mask, +/- gain, q quit.");
-  RealtimeArguments arguments;
-  if (!parse_realtime_command(options, argc, argv, true, arguments)) return 0;
+  // SIGHUP reloads the mask here; it does not stop live. Set before anything else: one that
+  // came while the options were read had stopped live (exit 129, the review of a QA fix).
   struct sigaction action {};
   action.sa_handler = on_hangup;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGHUP, &action, nullptr);  // SIGHUP reloads the mask here; it does not stop live
+  sigaction(SIGHUP, &action, nullptr);
+  RealtimeArguments arguments;
+  if (!parse_realtime_command(options, argc, argv, true, arguments)) return 0;
 
   // From here a run stopped at once (a second signal, or one the start-up cannot answer within
   // its grace) has no file to speak of: it says it stopped without its summary.
   say_when_stopped_at_once("stopped at once, without the summary");
+  keep_a_thread_for_signals();
   realtime::Session session(arguments.session, mask_source_for(arguments.masks));
   const auto source = mask_source_for(arguments.masks);
   auto path_of = [&](int index) { return arguments.masks.at(static_cast<std::size_t>(index)).path; };

@@ -19,6 +19,7 @@ int play_command(int argc, char** argv) {
   // From here a run stopped at once (a second signal, or one the start-up cannot answer within
   // its grace) has no file to speak of: it says it stopped without its summary.
   say_when_stopped_at_once("stopped at once, without the summary");
+  keep_a_thread_for_signals();
   realtime::Session session(arguments.session, mask_source_for(arguments.masks));
   return run_session(session, arguments, "play " + arguments.session.file, [](realtime::Session&) {});
 }

@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
+#include "audio/portaudio_device.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/number_parser.hpp"
@@ -131,11 +133,17 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
 }
 
 realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
-  return [masks](int index, double rate_hz) {
+  // Called on the control thread only (the session's start, n/p, live's reloads).
+  auto warned = std::make_shared<std::vector<bool>>(masks.size(), false);
+  return [masks, warned](int index, double rate_hz) {
     const MaskSource& source = masks.at(static_cast<std::size_t>(index));
     realtime::MaskEntry entry;
     entry.masks = masks_for(source, rate_hz);
-    warn_of_another_rate(entry.masks, rate_hz, "the audio is at");  // play and live had used it silently
+    // play and live had used such a mask silently; said once a mask, not at every n/p or reload.
+    if (!(*warned)[static_cast<std::size_t>(index)]) {
+      warn_of_another_rate(entry.masks, rate_hz, "the audio is at");
+      (*warned)[static_cast<std::size_t>(index)] = true;
+    }
     entry.label = describe_masks(entry.masks);
     entry.centred = centred_by_default(source, entry.masks);
     return entry;
@@ -258,8 +266,11 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       std::fflush(stderr);
     }
   }
-  // A reader stalled on a pipe or FIFO holds the stop until its read returns: the signal's
-  // grace (2 s) ends such a run, as it does filter's (it had waited for the writer, a QA pass).
+  // The stream's stop is bounded (a stalled server's stream is abandoned after its grace), a
+  // reader stalled on a pipe or FIFO is not: it had held a Ctrl-C's stop until the writer
+  // moved (a QA pass). The signal's grace is re-armed to cover the first and 2 s of the
+  // second; past it the signal path ends the run, as it ends filter's.
+  if (interrupted()) allow_seconds_to_stop(audio::DeviceStream::stop_grace_seconds + 2);
   session.stop();
   if (interrupted()) code = interrupted_exit_code();
   if (status) std::fputs("\r\033[K", stderr);

@@ -355,7 +355,6 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
   EXPECT_GT(own, 0.02);
 }
 
-// Every bad input: one `halo:` line, a non-zero exit, and no hang.
 // A text mask that says it was made for 44.1 kHz, on a 48 kHz server: play and live warn as
 // filter does (they had used it silently, its cutoff off by the ratio: a QA pass).
 TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
@@ -375,6 +374,7 @@ TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
   EXPECT_NE(lived.err.find(warning), std::string::npos) << lived.err;
 }
 
+// Every bad input: one `halo:` line, a non-zero exit, and no hang.
 TEST_F(Jack, BadInputsSayOneLineAndExit) {
   const std::string in = dir_ / "in.wav", three = dir_ / "three.wav";
   write_sound(in, random_signal(2 * rate, 3, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
