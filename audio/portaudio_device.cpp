@@ -45,6 +45,8 @@ class SignalsHeld {
 
 std::atomic<int> saved_stderr{-1};  // fd 2 as it was, while a QuietStderr lives; -1 otherwise
 std::atomic<bool> closing{false};   // inside Pa_CloseStream or Pa_Terminate
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "read from a signal handler");
 
 // Marks PortAudio's clean-up for an abort handler (portaudio_closing).
 class Closing {
@@ -54,7 +56,6 @@ class Closing {
   Closing(const Closing&) = delete;
   Closing& operator=(const Closing&) = delete;
 };
-static_assert(std::atomic<int>::is_always_lock_free, "read from a signal handler");
 
 // Points stderr at /dev/null while it lives.
 class QuietStderr {
