@@ -78,12 +78,14 @@ void Jack::SetUpTestSuite() {
   skip_reason_ = "jackd with the dummy driver did not start";
 }
 
-OwnServer::OwnServer(const std::string& name, int period_frames) {
+OwnServer::OwnServer(const std::string& name, int period_frames, const std::vector<std::string>& driver_options) {
   const char* suite = std::getenv("JACK_DEFAULT_SERVER");
   suite_server_ = suite != nullptr ? suite : "";
   setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
-  process_ = std::make_unique<Process>(std::vector<std::string>{jack_program("jackd"), "-n", name, "-d", "dummy", "-r",
-                                                                std::to_string(rate), "-p", std::to_string(period_frames)});
+  std::vector<std::string> command = {jack_program("jackd"), "-n", name, "-d", "dummy", "-r",
+                                      std::to_string(rate), "-p", std::to_string(period_frames)};
+  command.insert(command.end(), driver_options.begin(), driver_options.end());
+  process_ = std::make_unique<Process>(command);
   started_ = wait_for_port("system:playback_1", 5);
 }
 

@@ -47,7 +47,8 @@ bool wait_for_port(const std::string& port, double seconds);
 // slot in JACK's shared-memory registry, and a few leaked slots keep any new server from starting.
 class OwnServer {
  public:
-  OwnServer(const std::string& name, int period_frames);
+  // driver_options go after the dummy driver's rate and period (e.g. {"-C", "0"}: no capture ports).
+  OwnServer(const std::string& name, int period_frames, const std::vector<std::string>& driver_options = {});
   ~OwnServer();
   OwnServer(const OwnServer&) = delete;
   OwnServer& operator=(const OwnServer&) = delete;

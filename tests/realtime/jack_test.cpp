@@ -374,6 +374,20 @@ TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
   EXPECT_NE(lived.err.find(warning), std::string::npos) << lived.err;
 }
 
+// A server that runs with no capture ports (jackd's dummy driver with -C 0): live names that,
+// not a server that is not running (it had asked "is a sound server such as JACK running?",
+// a QA pass).
+TEST_F(Jack, LiveOnAServerWithNoCapturePortsSaysSo) {
+  const OwnServer server("halo-nocapture-" + std::to_string(getpid()), period, {"-C", "0"});
+  ASSERT_TRUE(server.started()) << "jackd -n halo-nocapture-... did not start";
+  const std::vector<std::string> args = {"/usr/bin/timeout", "20", HALO_BINARY, "live", "--lowpass", "1k"};
+  const Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1) << describe(args, result);
+  EXPECT_EQ(result.err, "halo: no input device: the JACK server runs but offers no capture ports (jack_lsp lists "
+                        "them; halo devices too)\n")
+      << describe(args, result);
+}
+
 // Every bad input: one `halo:` line, a non-zero exit, and no hang.
 TEST_F(Jack, BadInputsSayOneLineAndExit) {
   const std::string in = dir_ / "in.wav", three = dir_ / "three.wav";
