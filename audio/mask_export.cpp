@@ -260,7 +260,7 @@ void check_export_name(const std::string& path, ExportFormat format) {
     case ExportFormat::mask_file:
       // The format is the extension's: one halo does not know (a typo, .ogg's cousin) would have
       // become text under a name that says otherwise, where filter refuses such an OUT.
-      if (!mask_extension_known(path))
+      if (!mask_extension_known(extension))
         throw Error(path + ": ." + extension +
                     " is not an extension halo knows for a mask (.txt, .f32, .json, .h, .yml, or a sound file such as "
                     ".wav or .flac)");

@@ -81,14 +81,15 @@ bool is_read_only_sound(const std::string& extension) {
          std::end(read_only_sound);
 }
 
-FileKind kind_of(const std::string& path) {
-  const std::string extension = lower_extension(path);
+FileKind kind_of_extension(const std::string& extension) {
   if (extension == "f32") return FileKind::raw_f32;
   if (extension == "json") return FileKind::json;
   if (extension == "h" || extension == "hpp") return FileKind::header;
   if (writable_container(extension) || is_read_only_sound(extension)) return FileKind::sound;
   return FileKind::text;
 }
+
+FileKind kind_of(const std::string& path) { return kind_of_extension(lower_extension(path)); }
 
 std::string system_error(const std::string& path) { return path + ": " + std::strerror(errno); }
 
@@ -563,14 +564,8 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
   return parse_text(name, bytes);
 }
 
-bool mask_extension_known(const std::string& path) {
-  // A name whose only dot leads it (".mask") has no extension, as a name without a dot.
-  const std::size_t slash = path.find_last_of('/');
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::size_t dot = name.find_last_of('.');
-  if (dot == std::string::npos || dot == 0) return true;
-  const std::string extension = lower_extension(path);
-  return extension == "txt" || kind_of(path) != FileKind::text;
+bool mask_extension_known(const std::string& extension) {
+  return extension.empty() || extension == "txt" || kind_of_extension(extension) != FileKind::text;
 }
 
 void check_mask_output(const std::string& path) {

@@ -45,9 +45,10 @@ void write_mask(const std::string& path, const filters::MaskSet& masks);
 // place together once every one is written (an export's companions), so a failure changes none.
 void write_mask_into(AtomicFile& output, const std::string& path, const filters::MaskSet& masks);
 
-// Whether path's extension says what a mask file holds (.txt, .f32, .json, .h/.hpp, a sound
-// format), or it has none; read_mask takes any other as text, write_mask's callers refuse it.
-bool mask_extension_known(const std::string& path);
+// Whether a name's extension (lower case, without the dot; empty for none, as for ".mask")
+// says what a mask file holds (.txt, .f32, .json, .h/.hpp, a sound format), or there is none;
+// read_mask takes any other as text, write_mask's callers refuse it.
+bool mask_extension_known(const std::string& extension);
 
 // What write_mask would refuse from the name alone (a format that cannot hold a mask, a folder
 // that does not exist), checked before any work. Throws audio::Error naming the file.

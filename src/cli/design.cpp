@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 #include <cxxopts.hpp>
 
@@ -48,12 +49,8 @@ void print_report(std::FILE* to, const filters::Mask& mask, const filters::Desig
                r.phase == filters::Phase::minimum ? ", mean group delay in the pass bands" : "");
   // A band that the transition squeezes to a point (a short mask's wide guard beside a low
   // cutoff) is not measured: said, not left out without a word.
-  if (r.squeezed_pass_bands > 0)
-    std::fprintf(to, "pass band:  %zu squeezed out by the transition at this length, not measured\n",
-                 r.squeezed_pass_bands);
-  if (r.squeezed_stop_bands > 0)
-    std::fprintf(to, "stop band:  %zu squeezed out by the transition at this length, not measured\n",
-                 r.squeezed_stop_bands);
+  for (const auto& [kind, count] : {std::pair{"pass", r.squeezed_pass_bands}, std::pair{"stop", r.squeezed_stop_bands}})
+    if (count > 0) std::fprintf(to, "%s band:  %zu squeezed out by the transition at this length, not measured\n", kind, count);
   for (const filters::BandMeasure& band : r.bands) {
     char range[64];
     std::snprintf(range, sizeof range, "%.0f-%.0f Hz", band.low_hz, band.high_hz);
