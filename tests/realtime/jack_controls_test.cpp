@@ -752,8 +752,11 @@ TEST_F(JackControls, AServerGoneAsTheStreamClosesLeavesTheSummaryAndItsCode) {
   write_bytes(mask, "1\n");
   write_sound(file, random_signal(10 * rate * 2, 54, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   int caught = 0;  // runs whose server went in the window between the stop and the close
+  // Up to three sweeps of the gaps: the window depends on the poll and on jackd's shutdown, and
+  // one sweep had missed it in every run (a failure that says nothing of halo).
+  for (int sweep = 0; sweep < 3 && caught == 0; ++sweep)
   for (const int gap_ms : {0, 1, 2, 3, 5}) {
-    OwnServer server("halo-closing-" + std::to_string(getpid()) + "-" + std::to_string(gap_ms), period);
+    OwnServer server("halo-closing-" + std::to_string(getpid()) + "-" + std::to_string(sweep) + "-" + std::to_string(gap_ms), period);
     ASSERT_TRUE(server.started()) << "jackd -n halo-closing-... did not start";
     Process halo_run(halo_args({"play", file, "--mask", mask, "-q"}));
     ASSERT_TRUE(wait_for_port("halo-play:out_0", 10));
