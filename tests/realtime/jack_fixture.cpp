@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <stdexcept>
 #include <map>
 #include <regex>
@@ -81,6 +82,7 @@ void Jack::SetUpTestSuite() {
 OwnServer::OwnServer(const std::string& name, int period_frames, const std::vector<std::string>& driver_options) {
   const char* suite = std::getenv("JACK_DEFAULT_SERVER");
   suite_server_ = suite != nullptr ? suite : "";
+  name_ = name;
   setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
   std::vector<std::string> command = {jack_program("jackd"), "-n", name, "-d", "dummy", "-r",
                                       std::to_string(rate), "-p", std::to_string(period_frames)};
@@ -94,6 +96,15 @@ OwnServer::~OwnServer() {
   kill(process_->pid(), SIGTERM);
   process_->wait_at_most(10);
   setenv("JACK_DEFAULT_SERVER", suite_server_.c_str(), 1);
+  // A client still connected when its server went (the server-gone tests) leaves its
+  // semaphores behind, jack_sem.UID_SERVER_CLIENT: with a server name of its own each run
+  // would add files to /dev/shm for good.
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ignored)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind("jack_sem.", 0) == 0 && file.find("_" + name_ + "_") != std::string::npos)
+      std::filesystem::remove(entry.path(), ignored);
+  }
 }
 
 void Jack::TearDownTestSuite() {

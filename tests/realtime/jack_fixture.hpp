@@ -56,6 +56,7 @@ class OwnServer {
   pid_t pid() const { return process_->pid(); }
 
  private:
+  std::string name_;
   std::string suite_server_;
   std::unique_ptr<Process> process_;
   bool started_ = false;
