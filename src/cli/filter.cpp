@@ -128,6 +128,9 @@ int filter_command(int argc, char** argv) {
            (report.input_partial_frame_bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +
            std::to_string(report.input.channels) +
            " channels: they were not read (check --channels and --encoding)");
+  // Known once an engine planned its FFTs, so after the run too, with the other warnings and
+  // before the summary (it had come after it).
+  if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice(problem);
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice(engine_notice(report));
@@ -177,7 +180,6 @@ int filter_command(int argc, char** argv) {
     }
     notice(text);
   }
-  if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice(problem);
   return 0;
 }
 

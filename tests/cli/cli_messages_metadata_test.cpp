@@ -93,6 +93,19 @@ TEST(Messages, TwoChannelImpulseResponseIsDescribedAsSuch) {
   EXPECT_NE(design.out.find("2 masks, one per channel"), std::string::npos) << design.out;
 }
 
+// A mask of another channel count than the audio: the error names both files (it had named the
+// audio only, as if that were wrong), one line, and nothing is written.
+TEST(Messages, AMaskOfTheWrongChannelCountIsNamed) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800 * 2, 64, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir / "ir3.wav", random_signal(16 * 3, 65, 0.3f), 3, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result result = halo({"filter", dir / "in.wav", dir / "out.wav", "--ir", dir / "ir3.wav"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "halo: " + std::string(dir / "in.wav") + ": the mask (file " + std::string(dir / "ir3.wav") +
+                            ") has 3 channels but the audio has 2: give one mask, or one per channel\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.wav"));
+}
+
 // design writes "# rate 44100 Hz"; --mask reads it back: a sound file made from it keeps the
 // rate, and filtering audio at another rate warns.
 TEST(TextMaskRate, IsReadBackAndChecked) {
