@@ -279,6 +279,10 @@ void Writer::commit(const std::function<bool()>& stop) {
     format_.container = SF_FORMAT_RF64;
     note_ = output_name(path_) + ": more than 4 GiB, beyond what a WAV header can count: written as RF64 (the 64-bit WAV "
             "that sox, ffmpeg and libsndfile read)";
+  } else if (wav_as_rf64_) {
+    // Turned back into a WAV at close, libsndfile keeps RF64's fmt chunk, WAVE_FORMAT_EXTENSIBLE:
+    // the summary had called it WAV.
+    format_.container = SF_FORMAT_WAVEX;
   }
   if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;

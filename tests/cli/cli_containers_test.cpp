@@ -118,6 +118,28 @@ TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   EXPECT_EQ(u16(read_bytes(dir / "x.wav"), 20), 0xFFFEu);
 }
 
+// A WAV of unknown length (IN on a pipe) is written as RF64 that libsndfile turns back into a
+// WAV at close, keeping RF64's WAVE_FORMAT_EXTENSIBLE fmt chunk: the summary had said "WAV"
+// for a WAVEX. It names what the header holds, and a file's IN still gives a plain WAV.
+TEST(Containers, TheSummaryNamesTheWavThatAPipesRunWrote) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4000, 75, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  auto format_tag = [](const std::string& bytes) {
+    const std::size_t fmt = bytes.find("fmt ");
+    return fmt == std::string::npos ? 0u : static_cast<unsigned>(static_cast<unsigned char>(bytes[fmt + 8])) |
+                                               static_cast<unsigned>(static_cast<unsigned char>(bytes[fmt + 9])) << 8;
+  };
+  const Result piped = run({"/bin/sh", "-c", "cat '" + dir / "in.wav" + "' | " + HALO_BINARY + " filter - '" +
+                                                 dir / "piped.wav" + "' --lowpass 5k"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(format_tag(read_bytes(dir / "piped.wav")), 0xFFFEu);
+  EXPECT_NE(piped.err.find("-> " + std::string(dir / "piped.wav") + ": WAVEX pcm16,"), std::string::npos) << piped.err;
+  const Result from_file = halo({"filter", dir / "in.wav", dir / "plain.wav", "--lowpass", "5k"});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_EQ(format_tag(read_bytes(dir / "plain.wav")), 1u) << "WAVE_FORMAT_PCM";
+  EXPECT_NE(from_file.err.find(": WAV pcm16,"), std::string::npos) << from_file.err;
+}
+
 TEST(Containers, NistIsCalledNistAndSphIsItsName) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(2000, 75, 0.3f), 1, 16000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
