@@ -139,7 +139,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   }
   std::string pattern = temporary_pattern(target_);
   fd_ = mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd_ < 0) throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " + reason());
+  if (fd_ < 0)  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
+    throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " +
+                (errno == ENOENT ? std::string("no such folder") : reason()));
   temporary_ = pattern;
   slot_ = register_temporary(temporary_);
   // mkstemp makes 0600. A file replaced keeps its owner where we may set it (root), and its mode

@@ -86,7 +86,7 @@ void check_report_name(const std::string& path) {
     throw UsageError("--report " + path + ": give a .json file name");
   const std::string folder = std::filesystem::path(path).parent_path().string();
   if (!folder.empty() && !std::filesystem::is_directory(folder))
-    throw UsageError("--report " + path + ": no folder " + folder);
+    throw audio::Error("--report " + path + ": cannot create a file in " + folder + ": no such folder");  // exit 1, as -o's
 }
 
 // The exit code of a design that does not meet the spec its user gave (2 is a usage error).

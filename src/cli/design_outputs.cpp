@@ -49,7 +49,7 @@ void check_plot_name(const std::string& option, const std::string& path) {
   const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat info {};
   if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-    throw UsageError(option + " " + path + ": cannot create a file in " + folder + ": no such folder");
+    throw audio::Error(option + " " + path + ": cannot create a file in " + folder + ": no such folder");  // exit 1, as -o's
 }
 
 DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output) {

@@ -430,6 +430,19 @@ TEST_F(OutputSafety, OutputNamesAreCheckedBeforeAnyWork) {
   EXPECT_EQ(list_directory(work_.path()), expected) << "a temporary was left";
 }
 
+// A file into a folder that is not there: every command that writes one words it alike, exits 1
+// (the file's problem, not the command line's) and writes nothing. filter had said "No such
+// file or directory" of the folder, --report "no folder", and --plot and --report exited 2.
+TEST_F(OutputSafety, AMissingFolderIsWordedAlikeByEveryWriter) {
+  const auto before = list_directory(work_.path());
+  const std::string says = "cannot create a file in no/such: no such folder";
+  expect_refused("$HALO filter in.wav no/such/out.wav --mask half.txt", 1, "no/such/out.wav: " + says, before);
+  expect_refused("$HALO design --lowpass 1k -o no/such/m.txt", 1, "no/such/m.txt: " + says, before);
+  expect_refused("$HALO design --lowpass 1k --plot no/such/p.svg", 1, "--plot no/such/p.svg: " + says, before);
+  expect_refused("$HALO design --lowpass 1k --report no/such/r.json", 1, "--report no/such/r.json: " + says, before);
+  expect_refused("$HALO ir fix in.wav no/such/ir.wav", 1, "no/such/ir.wav: " + says, before);
+}
+
 TEST_F(OutputSafety, DesignDashOWritesToStandardOutput) {
   const Result run = sh("$HALO design --lowpass 1k -o - > taps.txt");
   ASSERT_EQ(run.exit_code, 0) << run.err;
