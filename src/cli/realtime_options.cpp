@@ -166,9 +166,11 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
                 static_cast<unsigned long long>(r.host_underruns_flagged_later), realtime::CallbackState::flag_delay_periods,
                 static_cast<unsigned long long>(r.underrun_frames), static_cast<unsigned long long>(r.callbacks));
   notice(line);
-  std::snprintf(line, sizeof line,
-                "latency: PortAudio reports output %.2f ms, input %.2f ms; halo adds %zu frames (%.2f ms: %s)",
-                r.output_latency_s * 1e3, r.input_latency_s * 1e3, r.added_latency_frames,
+  // play opens no input: its "input 0.00 ms" had read as a measurement.
+  char input[64] = "";
+  if (!r.input_device.empty()) std::snprintf(input, sizeof input, ", input %.2f ms", r.input_latency_s * 1e3);
+  std::snprintf(line, sizeof line, "latency: PortAudio reports output %.2f ms%s; halo adds %zu frames (%.2f ms: %s)",
+                r.output_latency_s * 1e3, input, r.added_latency_frames,
                 1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str());
   notice(line);
   std::snprintf(line, sizeof line,

@@ -37,6 +37,9 @@ void expect_play_sends_what_filter_writes(const TempDir& dir, const std::string&
   const Result played = play.wait_at_most(30);
   ASSERT_EQ(played.exit_code, 0) << played.err;
   EXPECT_EQ(underruns(played.err), 0) << played.err;
+  // play opens no input, so it reports no input latency (it had said "input 0.00 ms").
+  EXPECT_NE(played.err.find("latency: PortAudio reports output "), std::string::npos) << played.err;
+  EXPECT_EQ(played.err.find(", input "), std::string::npos) << played.err;
   const Sound reference = read_sound(ref), recording = read_sound(rec);
   std::vector<double> expected(reference.samples.begin(), reference.samples.end());
   const Comparison c = compare_pieces(recording.samples, 2, {0, 1}, expected, 2, 1e-6);
@@ -129,6 +132,7 @@ void expect_live_output_is_the_convolution_of_its_input(const TempDir& dir, cons
   ASSERT_EQ(result.exit_code, 130) << result.err;
   const long latency = added_latency(result.err);
   ASSERT_GT(latency, 0) << result.err;
+  EXPECT_NE(result.err.find("ms, input "), std::string::npos) << "live reports its input's latency too\n" << result.err;
   EXPECT_EQ(latency, server_period) << "one period of ring (the server's); " << engine << " adds none";
   // Zero is the soak script's target (bench/realtime_soak.sh), not a timed test's: here the
   // count is recorded, and only a worker that is late all the time fails.
