@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sndfile.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -518,9 +519,9 @@ SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
   return plan;
 }
 
-void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, AtomicFile& output) {
-  // SF_FALSE: the descriptor stays the AtomicFile's, which closes it and checks the close.
-  SndfileHandle file(sf_open_fd(output.fd(), SFM_WRITE, &plan.info, SF_FALSE));
+void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, int descriptor) {
+  // SF_FALSE: the descriptor stays its owner's (the AtomicFile closes it and checks the close).
+  SndfileHandle file(sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));
   // PCM cannot hold +1.0 exactly: clip it to full scale instead of letting it wrap around.
   if (plan.pcm24) sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
@@ -601,10 +602,38 @@ void write_mask_into(AtomicFile& output, const std::string& path, const MaskSet&
   }
 
   if (kind == FileKind::sound) {
-    write_sound(path, masks, sound, output);
+    write_sound(path, masks, sound, output.fd());
   } else {
     output.write_all(bytes.data(), bytes.size());
   }
+}
+
+MaskSet masks_as_written(const std::string& path, const MaskSet& masks) {
+  if (kind_of(path) != FileKind::sound) return masks;
+  check_writable_set(path, masks);
+  const SoundPlan plan = plan_sound(path, masks);
+  if (!plan.pcm24) return masks;  // the other containers hold float32: exact
+  // Written into memory and read back by libsndfile itself, so the taps are the file's to the
+  // bit, however libsndfile rounds and clips (its conversion, not a copy of it here).
+  const int memory = memfd_create("halo-mask", MFD_CLOEXEC);
+  if (memory < 0) throw Error(path + ": cannot make the 24-bit taps in memory: " + std::strerror(errno));
+  std::string bytes;
+  try {
+    write_sound(path, masks, plan, memory);
+    struct stat status {};
+    if (fstat(memory, &status) != 0) throw Error(path + ": " + std::strerror(errno));
+    bytes.resize(static_cast<std::size_t>(status.st_size));
+    if (pread(memory, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size()))
+      throw Error(path + ": cannot read back the 24-bit taps: " + std::strerror(errno));
+  } catch (...) {
+    close(memory);
+    throw;
+  }
+  close(memory);
+  MaskSet written = masks;
+  const MaskSet read_back = parse_sound(path, bytes);
+  for (std::size_t c = 0; c < written.size(); ++c) written[c].taps = read_back.at(c).taps;
+  return written;
 }
 
 }  // namespace halo::audio

@@ -45,6 +45,11 @@ void write_mask(const std::string& path, const filters::MaskSet& masks);
 // place together once every one is written (an export's companions), so a failure changes none.
 void write_mask_into(AtomicFile& output, const std::string& path, const filters::MaskSet& masks);
 
+// The masks as `path`'s format holds them, for a report that describes the file written: FLAC's
+// taps rounded to 24 bits (and clipped at full scale) as libsndfile writes them; every other
+// format's unchanged (float32, or text that reads back to the same float). Throws as write_mask.
+filters::MaskSet masks_as_written(const std::string& path, const filters::MaskSet& masks);
+
 // Whether a name's extension (lower case, without the dot; empty for none, as for ".mask")
 // says what a mask file holds (.txt, .f32, .json, .h/.hpp, a sound format), or there is none;
 // read_mask takes any other as text, write_mask's callers refuse it.
