@@ -26,6 +26,8 @@ const std::map<std::string, int>& subtype_names() {
       {"double", SF_FORMAT_DOUBLE}, {"ulaw", SF_FORMAT_ULAW},     {"alaw", SF_FORMAT_ALAW},
       {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS},     {"mp3", SF_FORMAT_MPEG_LAYER_III},
       {"ima-adpcm", SF_FORMAT_IMA_ADPCM}, {"ms-adpcm", SF_FORMAT_MS_ADPCM}, {"gsm610", SF_FORMAT_GSM610},
+      {"alac16", SF_FORMAT_ALAC_16}, {"alac20", SF_FORMAT_ALAC_20}, {"alac24", SF_FORMAT_ALAC_24},
+      {"alac32", SF_FORMAT_ALAC_32},
   };
   return names;
 }
@@ -43,6 +45,8 @@ bool writes_correctly(int container, int subtype) {
 std::string container_name(int container) {
   // libsndfile calls NIST SPHERE "WAV (NIST Sphere)".
   if ((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_NIST) return "NIST";
+  // And IRCAM "SF (Berkeley/IRCAM/CARL)": its readers and its extension call it IRCAM.
+  if ((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_IRCAM) return "IRCAM";
   SF_FORMAT_INFO info{};
   info.format = container & SF_FORMAT_TYPEMASK;
   if (sf_command(nullptr, SFC_GET_FORMAT_INFO, &info, sizeof(info)) == 0 && info.name) {
@@ -93,7 +97,7 @@ int container_for_extension(const std::string& path) {
 int parse_subtype(const std::string& text) {
   if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
   throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, pcmu8, ulaw, alaw, vorbis, opus, mp3, "
-                     "ima-adpcm, ms-adpcm, gsm610)");
+                     "ima-adpcm, ms-adpcm, gsm610, alac16, alac20, alac24, alac32)");
 }
 
 SampleScale sample_scale(int subtype) {
@@ -104,6 +108,12 @@ SampleScale sample_scale(int subtype) {
     case SF_FORMAT_PCM_16: return integer(32768.0);
     case SF_FORMAT_PCM_24: return integer(8388608.0);
     case SF_FORMAT_PCM_32: return integer(2147483648.0);
+    // ALAC is lossless integer PCM: rounded and dithered as PCM is (from floats libsndfile
+    // truncated, 0.5 LSB of DC, and never dithered: a QA pass).
+    case SF_FORMAT_ALAC_16: return integer(32768.0);
+    case SF_FORMAT_ALAC_20: return integer(524288.0);
+    case SF_FORMAT_ALAC_24: return integer(8388608.0);
+    case SF_FORMAT_ALAC_32: return integer(2147483648.0);
     case SF_FORMAT_FLOAT:
     case SF_FORMAT_DOUBLE: return SampleScale{1.0, -1.0, 1.0, false, false};
     default: return SampleScale{1.0, -1.0, 1.0, false, true};  // codecs: normalised, clipped at ±1
@@ -170,6 +180,12 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.subtype = SF_FORMAT_OPUS;
     return output;
   }
+  // And an .ogg or .oga name Vorbis, from an Opus input too, as the README says (it had kept Opus).
+  if (output_path != "-" && (lower_extension(output_path) == "ogg" || lower_extension(output_path) == "oga") &&
+      (input.subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS && fits(SF_FORMAT_VORBIS)) {
+    output.subtype = SF_FORMAT_VORBIS;
+    return output;
+  }
   // A lossy input (MP3, Vorbis, Opus) keeps its codec only in its own container: WAV "holds"
   // MP3 on paper but libsndfile writes none. Elsewhere it becomes pcm16, as sox decodes MP3.
   const int input_subtype = input.subtype & SF_FORMAT_SUBMASK;
@@ -183,6 +199,14 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.subtype = other_8bit(input_subtype);
     return output;
   }
+  // ALAC elsewhere: the PCM of its width (20 bits in 24).
+  const int alac_as_pcm[][2] = {{SF_FORMAT_ALAC_16, SF_FORMAT_PCM_16}, {SF_FORMAT_ALAC_20, SF_FORMAT_PCM_24},
+                                {SF_FORMAT_ALAC_24, SF_FORMAT_PCM_24}, {SF_FORMAT_ALAC_32, SF_FORMAT_PCM_32}};
+  for (const auto& [alac, pcm] : alac_as_pcm)
+    if (input_subtype == alac && fits(pcm)) {
+      output.subtype = pcm;
+      return output;
+    }
   // Integer input keeps its precision where it can; otherwise float, then what codecs take.
   const bool integer_input = sample_scale(input.subtype).integer;
   const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,

@@ -46,6 +46,45 @@ for name in names:
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+// ALAC is integer PCM behind a lossless codec: rounded to the nearest as PCM is (libsndfile had
+// truncated halo's floats, 0.5 LSB of DC, and 29 of 60000 samples of a copy came back 1 LSB
+// low), dithered at 16 bits, and elsewhere written as the PCM of its width (a QA pass).
+TEST(Containers, AlacIsRoundedAndDitheredAsPcmIs) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(8000, 76, 0.3f), 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  for (const std::string bits : {"16", "24"}) {
+    for (const std::string dither : {"--no-dither", "-q"}) {
+      const std::string out = dir / ("alac" + bits + (dither == "-q" ? "-dithered" : "") + ".caf");
+      const Result result = halo({"filter", dir / "in.wav", out, "--mask", dir / "unit.txt", "--subtype", "alac" + bits,
+                                  dither, "-q"});
+      ASSERT_EQ(result.exit_code, 0) << out << ": " << result.err;
+    }
+  }
+  const Result copy = halo({"filter", dir / "alac16.caf", dir / "copy.wav", "--mask", dir / "unit.txt", "--no-dither"});
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_NE(copy.err.find("WAV pcm16,"), std::string::npos) << copy.err;
+  const Result check = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x, _ = sf.read('in.wav', dtype='float64')
+for bits in (16, 24):
+    full = 2.0 ** (bits - 1)
+    y, _ = sf.read('alac%d.caf' % bits, dtype='float64')
+    assert sf.info('alac%d.caf' % bits).subtype == 'ALAC_%d' % bits
+    error = (y - x) * full
+    assert np.max(np.abs(error)) <= 0.5 + 1e-6, (bits, np.max(np.abs(error)))
+    d, _ = sf.read('alac%d-dithered.caf' % bits, dtype='float64')
+    changed = np.mean(d != y)
+    # TPDF dither below 24 bits: about a third of the samples move by an LSB, around no offset.
+    assert (0.2 < changed < 0.5) if bits == 16 else changed == 0, (bits, changed)
+    assert abs(np.mean((d - x) * full)) < 0.05, (bits, np.mean((d - x) * full))
+# The 16-bit ALAC copied into a WAV: pcm16, every sample as it was.
+a, _ = sf.read('alac16.caf', dtype='int16'); c, _ = sf.read('copy.wav', dtype='int16')
+assert np.array_equal(a, c)
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
 // PAF of every width from a pipe gives what it gives from the file: 24-bit had been refused
 // there ("SF_INFO struct incomplete": libsndfile reads it only from a seekable file, so it now
 // goes through the temporary, as FLAC does; a QA pass).
@@ -140,12 +179,16 @@ TEST(Containers, TheSummaryNamesTheWavThatAPipesRunWrote) {
   EXPECT_NE(from_file.err.find(": WAV pcm16,"), std::string::npos) << from_file.err;
 }
 
-TEST(Containers, NistIsCalledNistAndSphIsItsName) {
+TEST(Containers, NistAndIrcamAreCalledSo) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(2000, 75, 0.3f), 1, 16000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
   ASSERT_EQ(halo({"filter", dir / "in.wav", dir / "out.sph", "--lowpass", "1k", "-q"}).exit_code, 0);
   const Result info = halo({"info", dir / "out.sph"});
   EXPECT_NE(info.out.find("format:    NIST pcm16"), std::string::npos) << info.out;
+  // IRCAM likewise, which libsndfile calls "SF (Berkeley/IRCAM/CARL)" (halo had said "SF").
+  ASSERT_EQ(halo({"filter", dir / "in.wav", dir / "out.ircam", "--lowpass", "1k", "-q"}).exit_code, 0);
+  const Result ircam = halo({"info", dir / "out.ircam"});
+  EXPECT_NE(ircam.out.find("format:    IRCAM pcm16"), std::string::npos) << ircam.out;
 }
 
 // Opus codes 8, 12, 16, 24 or 48 kHz: a 44.1 kHz input is refused naming the rates, to a file

@@ -540,18 +540,23 @@ import numpy as np, soundfile as sf
 x, r = sf.read('in.wav')
 sf.write('in.ogg', x, r, subtype='VORBIS')
 sf.write('in44.wav', x, 44100, subtype='FLOAT')
+open('unit.txt', 'w').write('1\n')
 )");
   ASSERT_EQ(made.exit_code, 0) << made.err;
   for (const std::string command : {"$HALO filter in.ogg vorbis-in.opus --mask half.txt -q",
                                     "$HALO filter in.wav typed --type opus --mask half.txt -q",
                                     "$HALO filter in.wav - --type opus --mask half.txt -q > piped.opus",
-                                    "$HALO filter in.ogg out.ogg --mask half.txt -q"}) {
+                                    "$HALO filter in.ogg out.ogg --mask half.txt -q",
+                                    "$HALO filter vorbis-in.opus opus-in.ogg --mask unit.txt -q",
+                                    "$HALO filter vorbis-in.opus opus-kept.ogg --subtype opus --mask unit.txt -q"}) {
     const Result run = sh(command);
     ASSERT_EQ(run.exit_code, 0) << describe_command(command, run);
   }
   const Result check = python(R"(
 import numpy as np, soundfile as sf
-for name, codec in (('vorbis-in.opus', 'OPUS'), ('typed', 'OPUS'), ('piped.opus', 'OPUS'), ('out.ogg', 'VORBIS')):
+# An .ogg name writes Vorbis from Opus too (it had kept Opus), unless --subtype asks.
+for name, codec in (('vorbis-in.opus', 'OPUS'), ('typed', 'OPUS'), ('piped.opus', 'OPUS'), ('out.ogg', 'VORBIS'),
+                    ('opus-in.ogg', 'VORBIS'), ('opus-kept.ogg', 'OPUS')):
     info = sf.info(name)
     assert (info.format, info.subtype) == ('OGG', codec), (name, info.format, info.subtype)
     x, _ = sf.read('in.wav', always_2d=True)
