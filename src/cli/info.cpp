@@ -9,6 +9,7 @@
 #include "audio/json_text.hpp"
 #include "audio/reader.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/number_parser.hpp"
 
 namespace halo::cli {
 
@@ -19,6 +20,7 @@ int info_command(int argc, char** argv) {
       "file", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"file"});
   const auto parsed = options.parse(argc, argv);
+  refuse_switch_values(parsed);
   if (parsed.count("help")) {
     std::printf("%s\n", options.help().c_str());
     return 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <typeinfo>
 
 #include "src/cli/command.hpp"
 
@@ -88,6 +89,20 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
     if (!allowed.count(argument.key()) && parsed.count(argument.key()) > 1)
       throw UsageError("--" + argument.key() + " is given " + std::to_string(parsed.count(argument.key())) +
                        " times: give it once");
+}
+
+void refuse_switch_values(const cxxopts::ParseResult& parsed) {
+  for (const auto& argument : parsed.arguments()) {
+    bool is_switch = true;
+    try {
+      (void)parsed[argument.key()].as<bool>();  // a switch's value is a bool; any other option's is not
+    } catch (const std::bad_cast&) {
+      is_switch = false;
+    }
+    if (is_switch && argument.value() != "true")
+      throw UsageError("--" + argument.key() + "=" + argument.value() + ": --" + argument.key() +
+                       " is a switch and takes no value; leave it out to turn it off");
+  }
 }
 
 }  // namespace halo::cli

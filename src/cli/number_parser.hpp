@@ -29,4 +29,8 @@ long long parse_count(const std::string& option, const std::string& text, long l
 // except the flags named in `repeatable` (switches, positional lists).
 void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<const char*> repeatable);
 
+// Refuses a switch given a value (`--tail=false`): cxxopts takes it, and halo, which asks only
+// whether a switch was given, had added the tail anyway (a QA pass).
+void refuse_switch_values(const cxxopts::ParseResult& parsed);
+
 }  // namespace halo::cli

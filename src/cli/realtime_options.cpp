@@ -55,6 +55,7 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
 
 RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, bool live) {
   refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime", "minimum-phase"});
+  refuse_switch_values(parsed);
   RealtimeArguments arguments;
   const MaskSource first = parse_mask_options(parsed);
   if (parsed.count("mask") > 1) {

@@ -70,6 +70,29 @@ TEST_F(StrictOptions, EveryCommandLineMistakeExitsTwo) {
   expect_refused({"--lowpass", "1k", "third.wav"}, 2, "'third.wav' is a third file name");
 }
 
+// A switch given a value (`--tail=false`) had been taken as the switch given: the tail added,
+// dither off, JSON printed. It is refused, in filter and in the other commands; `=true` is the
+// switch itself.
+TEST_F(StrictOptions, ASwitchGivenAValueIsRefused) {
+  expect_refused({"--lowpass", "1k", "--tail=false"}, 2, "--tail is a switch and takes no value");
+  expect_refused({"--lowpass", "1k", "--no-dither=0"}, 2, "--no-dither is a switch and takes no value");
+  expect_refused({"--lowpass", "1k", "--timings=false"}, 2, "--timings is a switch");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"info", input, "--json=false"}, {"design", "--lowpass", "1k", "--minimum-phase=false"},
+        {"ir", "fix", input, dir / "ir.wav", "--trim-silence=false"}, {"wisdom", "--patient=false", "--file", dir / "w"}}) {
+    std::vector<std::string> all = {HALO_BINARY};
+    all.insert(all.end(), args.begin(), args.end());
+    const Result ran = run(all);
+    EXPECT_EQ(ran.exit_code, 2) << describe(all, ran);
+    EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(all, ran);
+    EXPECT_NE(ran.err.find("is a switch and takes no value"), std::string::npos) << describe(all, ran);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "ir.wav"));
+  const Result with_true = run({HALO_BINARY, "filter", input, dir / "t.wav", "--lowpass", "1k", "--tail=true", "-q"});
+  ASSERT_EQ(with_true.exit_code, 0) << with_true.err;
+  EXPECT_EQ(read_sound(dir / "t.wav").frames, 4800u + 127u) << "the tail of a 255-tap mask, centred";
+}
+
 TEST_F(StrictOptions, DesignMistakesExitTwoToo) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--lowpass", "30k"}, {"--lowpass", "1k", "--taps", "0"},
