@@ -122,7 +122,14 @@ int design_command(int argc, char** argv) {
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");
   const DesignOutputs outputs = parse_design_outputs(parsed, output);  // every name checked before any design work
   const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
-  if (parsed.count("report")) check_report_name(report_path);
+  if (parsed.count("report")) {
+    check_report_name(report_path);
+    // The report written last over the mask (-o m.json --report m.json had left only the report).
+    // A designed mask is one, so its files are known now.
+    for (const std::string& file : design_output_files(outputs, 1))
+      if (names_one_file(file, report_path))
+        throw UsageError("--report " + report_path + " names a file design writes already (" + file + "): choose another");
+  }
   MaskSource source = parse_mask_options(parsed);
   if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
   // design converts a mask file (--mask, --ir) without audio: its own rate stands unless

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/format.hpp"
+#include "audio/same_file.hpp"
 #include "src/cli/command.hpp"
 
 namespace halo::cli {
@@ -76,7 +78,9 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
   if (parsed.count("plot")) {
     outputs.plot = parsed["plot"].as<std::string>();
     check_plot_name("--plot", outputs.plot);
-    if (outputs.plot == output) throw UsageError("--plot and -o name the same file: " + output);
+    for (const std::string& file : design_output_files(outputs, 1))
+      if (file != outputs.plot && names_one_file(file, outputs.plot))
+        throw UsageError("--plot " + outputs.plot + " names a file design writes already (" + file + "): choose another");
   }
   if (parsed.count("plot-scale")) {
     const std::string scale = parsed["plot-scale"].as<std::string>();
@@ -154,6 +158,15 @@ void write_text_file(const std::string& path, const std::string& text) {
   audio::AtomicFile file(path);
   file.write_all(text.data(), text.size());
   file.commit();
+}
+
+bool names_one_file(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return a == b;
+  std::error_code error;
+  // Absolute first: a relative name with no existing part stays as written ("./m.json").
+  const auto canonical_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a, error), error);
+  const auto canonical_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b, error), error);
+  return (!error && canonical_a == canonical_b) || audio::is_same_file(a, b);
 }
 
 std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::size_t mask_count) {

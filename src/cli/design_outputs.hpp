@@ -31,6 +31,9 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
 // Every file write_design_outputs writes for `mask_count` masks: the export's (an Equalizer APO
 // config's WAV, CamillaDSP's raw coefficients beside it) and the plot.
 std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::size_t mask_count);
+// Whether two names are one file: the same path once "./", ".." and links are resolved, or two
+// links to one existing file.
+bool names_one_file(const std::string& a, const std::string& b);
 
 // Writes the export to outputs.output (not "-") and the plot. `spec` and `report`: the design
 // and what it measured, null for a mask read from a file (then the plot shades no band).

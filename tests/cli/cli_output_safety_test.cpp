@@ -443,6 +443,21 @@ TEST_F(OutputSafety, AMissingFolderIsWordedAlikeByEveryWriter) {
   expect_refused("$HALO ir fix in.wav no/such/ir.wav", 1, "no/such/ir.wav: " + says, before);
 }
 
+// --report naming a file design writes already (-o m.json --report m.json) had written the
+// report over the mask, exit 0: refused before any work, by any spelling of the name.
+TEST_F(OutputSafety, DesignsReportCannotNameItsOtherOutputs) {
+  const auto before = list_directory(work_.path());
+  expect_refused("$HALO design --lowpass 3k -o m.json --report m.json", 2, "--report m.json names a file design writes",
+                 before);
+  expect_refused("$HALO design --lowpass 3k -o m.json --report ./m.json", 2, "names a file design writes", before);
+  expect_refused("$HALO design --lowpass 3k -o m.txt --plot p.svg --report ../$(basename $PWD)/p.svg", 2,
+                 "give a .json file name", before);
+  const Result fine = sh("$HALO design --lowpass 3k -q -o m.json --report r.json");
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_NE(read_bytes(at("m.json")).find("coefficients"), std::string::npos);
+  EXPECT_NE(read_bytes(at("r.json")).find("attenuation_db"), std::string::npos);
+}
+
 TEST_F(OutputSafety, DesignDashOWritesToStandardOutput) {
   const Result run = sh("$HALO design --lowpass 1k -o - > taps.txt");
   ASSERT_EQ(run.exit_code, 0) << run.err;
