@@ -150,6 +150,12 @@ int design_command(int argc, char** argv) {
     spec = design.spec;
   } else {
     masks = masks_for(source, rate_hz);
+    // --rate with keep: the taps as they are, at --rate (they had kept the file's rate, as if
+    // --rate had not been given).
+    const bool keep = source.kind == MaskSource::Kind::mask_file ? source.mask_rate == MaskSource::IrRate::keep
+                                                                 : source.ir_rate == MaskSource::IrRate::keep;
+    if (parsed.count("rate") && keep)
+      for (filters::Mask& mask : masks) mask.rate_hz = rate_hz;
     spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
     // -o was checked before any work; the files beside it (an export's WAV or raw coefficients,
     // the plot) are known now that the masks are counted.

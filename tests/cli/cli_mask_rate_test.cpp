@@ -111,6 +111,12 @@ TEST_F(MaskRate, DesignConvertsEveryMaskFileThatSaysItsRate) {
     const std::vector<double> h48(at48.samples.begin(), at48.samples.end());
     for (double hz : {100.0, 1000.0, 2000.0, 3000.0})
       EXPECT_NEAR(magnitude_db(h48, hz, 48000), magnitude_db(h96, hz, 96000), 0.01) << name << " at " << hz << " Hz";
+    // keep: the taps as they are, at --rate's rate (they had kept 96000, as if --rate were not given).
+    halo_ok({"design", "--mask", path(name), "--rate", "48000", "--mask-rate", "keep", "-o", path("kept.wav"), "-q"});
+    const Sound kept = read_sound(path("kept.wav"));
+    EXPECT_EQ(kept.rate_hz, 48000) << name;
+    ASSERT_EQ(kept.samples.size(), h96.size()) << name;
+    for (std::size_t k = 0; k < h96.size(); ++k) ASSERT_NEAR(kept.samples[k], h96[k], 1e-7) << name << " tap " << k;
   }
 }
 
