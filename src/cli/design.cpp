@@ -64,16 +64,36 @@ void print_report(std::FILE* to, const filters::Mask& mask, const filters::Desig
   std::fprintf(to, "-6 dB:      %s\n", hz_list(r.minus_6db_hz).c_str());
   std::fprintf(to, "worst gain: %.4g (%+.2f dB): the headroom a signal needs never to clip\n", r.worst_case_gain,
                r.worst_case_gain_db);
-  if (!r.spec_given) return;
+  if (!r.spec_given) {
+    if (r.target_attenuation_db > 0 || r.target_ripple_db > 0)
+      std::fprintf(to, "spec:       not judged: no --transition, so no band edge to judge the goals at "
+                       "(--attenuation sets the Kaiser beta)\n");
+    return;
+  }
   std::string goals;
   char text[96];
+  // A figure that misses its goal by less than its last digit shows more digits: "(80.0)" under
+  // "NOT MET: attenuation >= 80 dB" had read as met (a QA pass).
+  const auto figure = [](double value, int digits) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.*f", digits, value);
+    return std::string(number);
+  };
   if (r.target_attenuation_db > 0) {
-    std::snprintf(text, sizeof text, "attenuation >= %g dB (%.1f)", r.target_attenuation_db, r.attenuation_db);
+    int digits = 1;
+    while (digits < 6 && r.attenuation_db < r.target_attenuation_db &&
+           std::stod(figure(r.attenuation_db, digits)) >= r.target_attenuation_db)
+      ++digits;
+    std::snprintf(text, sizeof text, "attenuation >= %g dB (%s)", r.target_attenuation_db,
+                  figure(r.attenuation_db, digits).c_str());
     goals += text;
   }
   if (r.target_ripple_db > 0) {
-    std::snprintf(text, sizeof text, "%sripple <= %g dB (%.3f)", goals.empty() ? "" : ", ", r.target_ripple_db,
-                  r.ripple_db);
+    int digits = 3;
+    while (digits < 8 && r.ripple_db > r.target_ripple_db && std::stod(figure(r.ripple_db, digits)) <= r.target_ripple_db)
+      ++digits;
+    std::snprintf(text, sizeof text, "%sripple <= %g dB (%s)", goals.empty() ? "" : ", ", r.target_ripple_db,
+                  figure(r.ripple_db, digits).c_str());
     goals += text;
   }
   std::fprintf(to, "spec:       %s: %s\n", r.met ? "met" : "NOT MET", goals.c_str());

@@ -405,9 +405,14 @@ TEST(DesignCli, AnOutputExtensionThatSaysNoMaskFormatIsRefused) {
 // and a 31-tap high-pass at 3 kHz a guard wider than its stop band.
 TEST(DesignCli, ABandSqueezedOutIsSaid) {
   const Result low = halo({"design", "--lowpass", "3k", "--taps", "31", "--attenuation", "80", "--method", "kaiser"});
-  EXPECT_EQ(low.exit_code, 3) << low.err;  // the attenuation is not met
+  EXPECT_EQ(low.exit_code, 0) << low.err;  // no transition: the attenuation sets the beta, and is not judged
   EXPECT_NE(low.err.find("pass band:  1 squeezed out by the transition at this length, not measured"), std::string::npos)
       << low.err;
+  EXPECT_NE(low.err.find("spec:       not judged: no --transition"), std::string::npos) << low.err;
+  // With a transition the squeezed band's goal is judged, and not met.
+  const Result judged = halo({"design", "--lowpass", "3k", "--taps", "31", "--attenuation", "80", "--transition", "5900",
+                              "--method", "kaiser"});
+  EXPECT_EQ(judged.exit_code, 3) << judged.err;
   const Result high = halo({"design", "--highpass", "3k", "--taps", "31"});
   EXPECT_EQ(high.exit_code, 0) << high.err;
   EXPECT_NE(high.err.find("stop band:  1 squeezed out by the transition at this length, not measured"), std::string::npos)
