@@ -249,7 +249,9 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   std::vector<std::vector<float>> columns;
   int first_data_line = 0;
   int line_number = 0;
-  std::size_t start = 0;
+  // A UTF-8 byte-order mark, as Notepad saves text, is no part of the first number (it had been
+  // "\xEF\xBB\xBF0.25 is not a number", a QA pass).
+  std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -544,6 +546,10 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
 }  // namespace
 
 MaskSet read_mask(const std::string& path) {
+  // design's CamillaDSP export is a configuration that names the coefficients' file; read as
+  // text it was "lp.yml:3: "filters:" is not a number".
+  if (const std::string extension = lower_extension(path); extension == "yml" || extension == "yaml")
+    throw Error(path + ": a CamillaDSP configuration, not coefficients: give --mask the file its filename: entry names");
   switch (kind_of(path)) {
     case FileKind::raw_f32: return parse_raw_f32(path, read_bytes(path, 4 * max_mask_taps, false));
     case FileKind::sound: return read_sound(path);

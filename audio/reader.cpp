@@ -143,13 +143,17 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     from_a_file = lseek(input, 0, SEEK_CUR) >= 0;
     // SF_TRUE for a temporary: libsndfile closes it (and so removes it) with the file, or at once
     // when it cannot open it.
+    struct stat input_status {};
+    const bool no_bytes = fstat(input, &input_status) == 0 && S_ISREG(input_status.st_mode) && input_status.st_size == 0;
     file_.reset(sf_open_fd(input, SFM_READ, &info, input == STDIN_FILENO ? SF_FALSE : SF_TRUE));
-    if (!file_) throw Error(open_failure("standard input"));
+    if (!file_) throw Error(no_bytes && raw.subtype == 0 ? "standard input: empty: no bytes came" : open_failure("standard input"));
   } else {
     // libsndfile's message for a missing file is vague; ask the file system first.
     struct stat status {};
     if (stat(path.c_str(), &status) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISDIR(status.st_mode)) throw Error(path + ": is a directory, not an audio file");
+    // libsndfile says "Format not recognised" of a file with no bytes at all.
+    if (S_ISREG(status.st_mode) && status.st_size == 0 && raw.subtype == 0) throw Error(path + ": an empty file (0 bytes)");
     if (access(path.c_str(), R_OK) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISFIFO(status.st_mode) && raw.subtype == 0) {  // a named pipe: as standard input
       const int fifo = open(path.c_str(), O_RDONLY | O_CLOEXEC);

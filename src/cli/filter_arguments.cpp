@@ -104,7 +104,7 @@ cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
   try {
     return options.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const cxxopts::exceptions::exception& error) {
-    throw UsageError(std::string("filter: ") + error.what());
+    throw UsageError(option_error("filter", error.what()));
   }
 }
 
@@ -153,6 +153,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   if (files.size() != 2) throw UsageError("filter needs IN and OUT (see halo filter --help)");
   arguments.input = files[0];
   arguments.output = files[1];
+  if (arguments.input.empty()) throw UsageError("filter: an empty IN name (- reads standard input)");  // not ": No such file"
 
   arguments.source = parse_mask_options(parsed);
   FilterOptions& filter = arguments.filter;
@@ -182,7 +183,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
     else throw UsageError("--align " + align + ": give same or causal");
   }
   const std::string gain_text = parsed["gain"].as<std::string>();
-  const double gain_db = parse_real("--gain", gain_text);
+  const double gain_db = parse_db("--gain", gain_text);
   if (std::fabs(gain_db) > 200) throw UsageError("--gain " + gain_text + ": give a level in dB within ±200");
   filter.stream.gain = static_cast<float>(std::pow(10.0, gain_db / 20.0));
   if (parsed.count("subtype")) {
@@ -203,7 +204,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   filter.write.dither = parsed.count("no-dither") == 0;
   if (parsed.count("norm")) {
     if (parsed.count("gain")) throw UsageError("--gain and --norm: give one (--norm sets the gain itself)");
-    const double norm_db = parse_real("--norm", parsed["norm"].as<std::string>());
+    const double norm_db = parse_db("--norm", parsed["norm"].as<std::string>());
     if (norm_db > 0 || norm_db < -200) throw UsageError("--norm " + parsed["norm"].as<std::string>() +
                                                         ": give a peak level in dBFS from -200 to 0");
     filter.write.norm_peak = std::pow(10.0, norm_db / 20.0);

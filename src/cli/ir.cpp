@@ -138,6 +138,7 @@ int inspect(int argc, char** argv) {
       ("plot", "draw the IR, its energy decay and its response into FILE.svg", cxxopts::value<std::string>(), "FILE.svg")
       ("plot-scale", "frequency axis of --plot: linear|log (default log)", cxxopts::value<std::string>(), "S")
       ("rate", "the sample rate of a text or .f32 IR, which does not say it", cxxopts::value<std::string>(), "HZ")
+      ("in-rate", "the same, by ir fix's name for it", cxxopts::value<std::string>(), "HZ")
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
@@ -160,7 +161,11 @@ int inspect(int argc, char** argv) {
     if (plot.empty()) throw UsageError("--plot-scale goes with --plot FILE.svg");
     scale = text == "linear" ? filters::FrequencyScale::linear : filters::FrequencyScale::log;
   }
-  const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;
+  // --in-rate too, as ir fix calls it (where --rate is the rate to resample to).
+  if (parsed.count("rate") && parsed.count("in-rate")) throw UsageError("--rate and --in-rate: give one");
+  const char* rate_option = parsed.count("in-rate") ? "in-rate" : "rate";
+  const double rate_hz =
+      parsed.count(rate_option) ? parse_rate_hz(std::string("--") + rate_option, parsed[rate_option].as<std::string>()) : 0;
 
   const filters::MaskSet masks = read_ir(files.front(), rate_hz, "--rate");
   std::vector<filters::IrAnalysis> analyses;
@@ -199,7 +204,7 @@ Normalize parse_normalize(const cxxopts::ParseResult& parsed) {
     normalize.kind = Normalize::Kind::level;
     const std::string range = "give peak, energy or a peak level in dBFS in [-200, 0]";
     try {
-      normalize.level_dbfs = parse_real("--normalize", text);
+      normalize.level_dbfs = parse_db("--normalize", text);
     } catch (const UsageError&) {  // "peek", "foo": name the words too, not only "a number"
       throw UsageError("--normalize " + text + ": " + range);
     }

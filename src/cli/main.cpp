@@ -9,6 +9,7 @@
 
 #include "audio/streamed_output.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/number_parser.hpp"
 #include "src/engine/registry.hpp"
 #include "src/cli/interrupt.hpp"
 
@@ -102,7 +103,8 @@ static int run_command(int argc, char** argv) {
     halo::cli::notice(option.empty() ? command + ": " + error.what() : option + ": not a valid value");
     return 2;
   } catch (const cxxopts::exceptions::exception& error) {
-    halo::cli::notice(command + ": " + error.what());
+    const bool sub = command == "ir" && argc > 2 && (std::string(argv[2]) == "inspect" || std::string(argv[2]) == "fix");
+    halo::cli::notice(halo::cli::option_error(sub ? command + " " + argv[2] : command, error.what()));
     return 2;
   } catch (const std::bad_alloc&) {
     // What needs less, in the options of the command that ran out.

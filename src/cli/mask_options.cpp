@@ -133,7 +133,9 @@ void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double ra
 
 void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {
   const auto colon = text.find(':');
-  if (colon == std::string::npos) throw UsageError(option + " " + text + ": give the band as LO:HI");
+  // One colon: "1000:2000:3000" had been read as LO 1000 and HI "2000:3000", and quoted so.
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw UsageError(option + " " + text + ": give the band as LO:HI");
   spec.low_hz = parse_hz(option, text.substr(0, colon));
   spec.high_hz = parse_hz(option, text.substr(colon + 1));
 }
@@ -182,6 +184,9 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     spec.band = filters::Band::multiband;
     spec.bands = flags_for(spec.band, [&] { return filters::parse_bands(value); });
     spec.method = filters::Method::remez;
+    // The bands give every edge: a transition had been taken and ignored (a QA pass).
+    if (parsed.count("transition"))
+      throw UsageError("--transition does not apply to --bands: its bands give every edge (leave a gap between them)");
   } else {
     spec.band = chosen == "bandpass" ? filters::Band::bandpass : filters::Band::bandstop;
     parse_band_edges("--" + chosen, value, spec);
@@ -191,7 +196,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     spec.method = flags_for(spec.band, [&] { return filters::parse_method(method); });
   }
   spec.minimum_phase = parsed.count("minimum-phase") > 0;
-  if (parsed.count("ripple")) spec.ripple_db = parse_real("--ripple", parsed["ripple"].as<std::string>());
+  if (parsed.count("ripple")) spec.ripple_db = parse_db("--ripple", parsed["ripple"].as<std::string>());
   const auto taps_given = [&] {
     // The range is the library's to say (a filters::Error naming --taps, per method); past what
     // an int holds, said here the same way.
@@ -211,7 +216,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
   };
   const auto attenuation = [&] {
     const std::string text = parsed["attenuation"].as<std::string>();
-    const double db = parse_real("--attenuation", text);
+    const double db = parse_db("--attenuation", text);
     if (!(db > 0)) throw UsageError("--attenuation " + text + ": give a level above 0 dB");
     return db;
   };
@@ -304,10 +309,13 @@ filters::Designed design_for(MaskSource source, double rate_hz) {
 
 std::string describe_masks(const filters::MaskSet& masks) {
   if (masks.size() == 1) return masks.front().provenance;
-  std::string file = masks.front().provenance;  // "file ir.wav ch 1", "file m.txt column 1"
-  for (const std::string suffix : {" ch 1", " column 1"})
-    if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
-      file.resize(file.size() - suffix.size());
+  // "file ir.wav ch 1", "file m.txt column 1", "file ir.wav ch 1, resampled from 48000 to 44100 Hz":
+  // the channel's word goes, wherever it stands (after a resampling's note it had stayed).
+  std::string file = masks.front().provenance;
+  for (const std::string word : {" ch 1", " column 1"})
+    if (const auto at = file.find(word);
+        at != std::string::npos && (at + word.size() == file.size() || file[at + word.size()] == ','))
+      file.erase(at, word.size());
   return file + ": " + std::to_string(masks.size()) + " masks, one per channel";
 }
 

@@ -63,6 +63,10 @@ double parse_real(const std::string& option, const std::string& text) {
   return parse_with(option, text, "a number", {});
 }
 
+double parse_db(const std::string& option, const std::string& text) {
+  return parse_with(option, text, "a level in dB", {{"db", 1.0}});
+}
+
 double parse_hz(const std::string& option, const std::string& text) {
   return parse_with(option, text, "a frequency", {{"hz", 1.0}, {"k", 1000.0}, {"khz", 1000.0}});
 }
@@ -103,6 +107,15 @@ void refuse_switch_values(const cxxopts::ParseResult& parsed) {
       throw UsageError("--" + argument.key() + "=" + argument.value() + ": --" + argument.key() +
                        " is a switch and takes no value; leave it out to turn it off");
   }
+}
+
+std::string option_error(const std::string& command, const std::string& what) {
+  // Plain quotes (cxxopts's are typographic, unlike every other message) and the command named
+  // with its help: "ir: Option ‘in-rate’ does not exist" had not said which of ir's commands.
+  std::string text = what;
+  for (const std::string quote : {"\u2018", "\u2019"})
+    for (auto at = text.find(quote); at != std::string::npos; at = text.find(quote)) text.replace(at, quote.size(), "'");
+  return command + ": " + text + " (see halo " + command + " --help)";
 }
 
 }  // namespace halo::cli

@@ -20,6 +20,10 @@ double parse_hz(const std::string& option, const std::string& text);
 // designs and libsamplerate take it): "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz".
 double parse_rate_hz(const std::string& option, const std::string& text);
 
+// A level in dB, with an optional `dB` suffix ("60", "60dB", "-3 dB" as one word: "-3dB"), as
+// the frequencies take `Hz` and `k`: "--attenuation 60dB" had been "not a number".
+double parse_db(const std::string& option, const std::string& text);
+
 // A whole number in [min, max], with an optional `k`: "--taps 255", "--chunk 64k". Outside the
 // range: "give MIN to MAX", or `out_of_range` where the caller words it.
 long long parse_count(const std::string& option, const std::string& text, long long min, long long max,
@@ -32,5 +36,9 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
 // Refuses a switch given a value (`--tail=false`): cxxopts takes it, and halo, which asks only
 // whether a switch was given, had added the tail anyway (a QA pass).
 void refuse_switch_values(const cxxopts::ParseResult& parsed);
+
+// cxxopts's own refusal (an unknown option, a missing value) as one of halo's lines:
+// "COMMAND: WHAT (see halo COMMAND --help)", with plain quotes.
+std::string option_error(const std::string& command, const std::string& what);
 
 }  // namespace halo::cli

@@ -122,7 +122,7 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
   try {
     parsed = options.parse(argc, argv);
   } catch (const cxxopts::exceptions::exception& error) {
-    throw UsageError(std::string(live ? "live: " : "play: ") + error.what());
+    throw UsageError(option_error(live ? "live" : "play", error.what()));
   }
   if (parsed.count("help")) {
     std::printf("%s\n", options.help({mask_group, "Design", "Device"}).c_str());

@@ -148,7 +148,12 @@ TEST_F(CliErrors, NotAudio) {
   write_bytes(dir_ / "noise.flac", noise);
   expect_clean_failure({"filter", dir_ / "noise.flac", out(), "--lowpass", "1000"}, out(), "noise.flac");
   write_bytes(dir_ / "empty.wav", "");
-  expect_clean_failure({"filter", dir_ / "empty.wav", out(), "--lowpass", "1000"}, out(), "empty.wav");
+  // Said as such (libsndfile's "Format not recognised" had sent the user looking at the format).
+  expect_clean_failure({"filter", dir_ / "empty.wav", out(), "--lowpass", "1000"}, out(), "empty.wav: an empty file (0 bytes)");
+  const Result info = halo({"info", dir_ / "empty.wav"});
+  EXPECT_EQ(info.err, "halo: " + std::string(dir_ / "empty.wav") + ": an empty file (0 bytes)\n");
+  // An empty IN name is named so, as info's is (it had been "halo: : No such file or directory").
+  expect_clean_failure({"filter", "", out(), "--lowpass", "1000"}, out(), "filter: an empty IN name");
 }
 
 TEST_F(CliErrors, TruncatedOrCorruptHeader) {
@@ -451,13 +456,27 @@ TEST_F(CliErrors, BadChunk) {
 TEST_F(CliErrors, BadSubtypeAndContainer) {
   expect_filter_fails({"--subtype", "pcm17"}, "--subtype");
   expect_filter_fails({"--subtype", ""}, "--subtype");
-  // WAV cannot hold Vorbis.
+  // WAV cannot hold Vorbis, nor (libsndfile writes MPEG only as an MP3 file) MP3, which had
+  // failed with libsndfile's "Supported file format but unsupported encoding".
   expect_filter_fails({"--subtype", "vorbis"}, "--subtype");
+  expect_filter_fails({"--subtype", "mp3"}, "WAV cannot hold --subtype mp3");
   // An output name whose extension no container has, written as the input's container, is
   // fine; a FLAC cannot hold float.
   unlink((dir_ / "out.flac").c_str());
   expect_clean_failure({"filter", in(), dir_ / "out.flac", "--lowpass", "1000", "--subtype", "float"},
                        dir_ / "out.flac", "--subtype");
+}
+
+// cxxopts's own refusals read as halo's others: plain quotes, the command (ir's too) and its help.
+TEST_F(CliErrors, AnUnknownOptionNamesItsCommandAndHelp) {
+  const Result filter = halo({"filter", in(), out(), "--lowpass", "1k", "--bogus"});
+  EXPECT_EQ(filter.exit_code, 2);
+  EXPECT_EQ(filter.err, "halo: filter: Option 'bogus' does not exist (see halo filter --help)\n");
+  const Result fix = halo({"ir", "fix", in(), dir_ / "ir.wav", "--in-rat", "4"});
+  EXPECT_EQ(fix.exit_code, 2);
+  EXPECT_EQ(fix.err, "halo: ir fix: Option 'in-rat' does not exist (see halo ir fix --help)\n");
+  const Result design = halo({"design", "--taps"});
+  EXPECT_EQ(design.err, "halo: design: Option 'taps' is missing an argument (see halo design --help)\n");
 }
 
 TEST_F(CliErrors, OtherBadOptionsAndUsage) {

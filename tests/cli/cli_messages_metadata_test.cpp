@@ -91,6 +91,13 @@ TEST(Messages, TwoChannelImpulseResponseIsDescribedAsSuch) {
   ASSERT_EQ(design.exit_code, 0) << design.err;
   EXPECT_EQ(design.out.find(" ch 1"), std::string::npos) << design.out;
   EXPECT_NE(design.out.find("2 masks, one per channel"), std::string::npos) << design.out;
+  // Resampled, the note follows the file's name and no channel's word stays (" ch 1, resampled").
+  write_sound(dir / "in44.wav", random_signal(4410 * 2, 66, 0.3f), 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result resampled = halo({"filter", dir / "in44.wav", dir / "out44.wav", "--ir", dir / "ir.wav", "--ir-rate", "resample"});
+  ASSERT_EQ(resampled.exit_code, 0) << resampled.err;
+  EXPECT_EQ(resampled.err.find(" ch 1"), std::string::npos) << resampled.err;
+  EXPECT_NE(resampled.err.find("ir.wav, resampled from 48000 to 44100 Hz: 2 masks, one per channel"), std::string::npos)
+      << resampled.err;
 }
 
 // A mask of another channel count than the audio: the error names both files (it had named the

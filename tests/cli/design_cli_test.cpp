@@ -337,6 +337,32 @@ for name, cutoff, lowpass, stop, goal, step, lowest in (('low.txt', 3000, True, 
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
+// Small things of a QA pass: a text mask saved with a UTF-8 byte-order mark reads (it had been
+// "not a number"); design's own CamillaDSP export given to --mask names what to give instead;
+// dB goals take a "dB" suffix as frequencies take "Hz"; ir inspect takes ir fix's --in-rate.
+TEST(DesignCli, WhatAUserTypesIsReadAsMeant) {
+  TempDir dir;
+  write_bytes(dir / "bom.txt", "\xEF\xBB\xBF" "0.25\n0.5\n0.25\n");
+  const Result bom = halo({"design", "--mask", dir / "bom.txt", "-q", "-o", "-"});
+  ASSERT_EQ(bom.exit_code, 0) << bom.err;
+  EXPECT_EQ(bom.out, "0.25\n0.5\n0.25\n");
+  ASSERT_EQ(halo({"design", "--lowpass", "3k", "-q", "--format", "camilladsp", "-o", dir / "lp.yml"}).exit_code, 0);
+  const Result yml = halo({"design", "--mask", dir / "lp.yml", "-o", dir / "x.txt"});
+  EXPECT_EQ(yml.exit_code, 1);
+  EXPECT_NE(yml.err.find("lp.yml: a CamillaDSP configuration, not coefficients"), std::string::npos) << yml.err;
+  const Result with_db = halo({"design", "--lowpass", "3k", "--transition", "600", "--attenuation", "60dB", "--method",
+                               "kaiser", "-q", "-o", dir / "db.txt"});
+  const Result plain = halo({"design", "--lowpass", "3k", "--transition", "600", "--attenuation", "60", "--method",
+                             "kaiser", "-q", "-o", dir / "plain.txt"});
+  ASSERT_EQ(with_db.exit_code, 0) << with_db.err;
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(read_bytes(dir / "db.txt"), read_bytes(dir / "plain.txt"));
+  write_bytes(dir / "ir.f32", std::string("\0\0\0\x3f\0\0\x80\x3e", 8));  // 0.5, 0.25
+  const Result inspect = halo({"ir", "inspect", dir / "ir.f32", "--in-rate", "44100"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("rate:      44100 Hz"), std::string::npos) << inspect.out;
+}
+
 TEST(DesignCli, BadSpecsOneLineNothingWritten) {
   struct Case {
     std::vector<std::string> args;
@@ -345,6 +371,8 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
   const std::vector<Case> cases = {
       {{"--bands", "0-3000:1, 2000-24000:0"}, "--bands band 2 2000-24000 overlaps"},
       {{"--bands", "0-3000:1, 4000-30000:0"}, "past Nyquist"},
+      {{"--bands", "0-3000:1, 4000-24000:0", "--transition", "100"}, "--transition does not apply to --bands"},
+      {{"--bandpass", "1000:2000:3000"}, "--bandpass 1000:2000:3000: give the band as LO:HI"},
       {{"--bands", "3000-0:1, 4000-24000:0"}, "out of order"},
       {{"--lowpass", "1000", "--transition", "5000", "--attenuation", "60"}, "reaches 0 Hz"},
       {{"--lowpass", "1000", "--method", "firls", "--taps", "101"}, "--transition is needed by firls"},
