@@ -116,6 +116,11 @@ void install_interrupt_handlers() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGXFSZ, &ignore, nullptr);
+  // Likewise SIGPIPE: a reader that went away (`2>&1 | head -1`, a closed stdout) had killed the
+  // run where it stood, its temporary OUT left behind (a QA pass). Ignored, a write to standard
+  // output fails with EPIPE, which the writer reports as any failed write, and a note to a
+  // closed stderr is lost while the run completes and commits OUT.
+  sigaction(SIGPIPE, &ignore, nullptr);
   handle(SIGINT, on_signal);
   handle(SIGTERM, on_signal);
   handle(SIGHUP, on_signal);

@@ -243,6 +243,39 @@ TEST(Signals, CtrlCDuringIrFixLeavesOutAsItWas) {
   EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
 }
 
+// SIGPIPE is no stop: a reader of stderr that went away (`2>&1 | head -c 1`) had killed halo
+// (exit 141, no summary), and a SIGPIPE mid-run had left the temporary OUT beside OUT (a QA
+// pass). Now the run completes, commits OUT and exits 0; standard output to a closed pipe is a
+// failed write (exit 1, said on stderr), as any.
+TEST(Signals, SigpipeIsNoStop) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(48000 * 2 * 60, 26, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot before(dir.path());
+  // The direct engine at 16383 taps: about 3 s on the development VM, the signal at 0.2 s.
+  Process halo_process(halo_args({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "4k", "--taps", "16383",
+                                  "--engine", "cpu", "-q"}));
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(halo_process.running()) << "filter finished in 200 ms: too fast for this test";
+  kill(halo_process.pid(), SIGPIPE);
+  const bool exited = exits_within(halo_process, 120s);
+  if (!exited) kill(halo_process.pid(), SIGKILL);
+  const Result result = halo_process.wait();
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(read_sound(dir / "out.wav").frames, 48000u * 60) << "OUT is complete";
+  EXPECT_EQ(before.added(), std::vector<std::string>{"out.wav"}) << "left " << joined(before.added());
+  const Result closed_stderr = run({"/bin/bash", "-c", std::string("'") + HALO_BINARY + "' filter '" + dir / "in.wav" + "' '" +
+                                                           dir / "out2.wav" + "' --lowpass 4k 2>&1 | head -c 1 >/dev/null;"
+                                                           " exit ${PIPESTATUS[0]}"});
+  EXPECT_EQ(closed_stderr.exit_code, 0);
+  EXPECT_EQ(read_sound(dir / "out2.wav").frames, 48000u * 60);
+  const Result closed_stdout = run({"/bin/bash", "-c", std::string("'") + HALO_BINARY + "' filter '" + dir / "in.wav" +
+                                                           "' - --type au --lowpass 4k | head -c 100 >/dev/null;"
+                                                           " exit ${PIPESTATUS[0]}"});
+  EXPECT_EQ(closed_stdout.exit_code, 1) << closed_stdout.err;
+  EXPECT_NE(closed_stdout.err.find("halo: standard output: write failed"), std::string::npos) << closed_stdout.err;
+}
+
 TEST(MaskLimits, DevZeroIsRefusedAtOnce) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(4800, 22, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
