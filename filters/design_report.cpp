@@ -136,11 +136,19 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
 }
 
 std::string missing_edge_warning(const Spec& spec, const DesignReport& report) {
-  if (spec.band == Band::multiband || !report.minus_3db_hz.empty()) return "";
-  return "the " + to_string(spec.band) + " mask of " + std::to_string(report.taps) +
-         (report.taps == 1 ? " tap" : " taps") +
-         " never falls 3 dB below its pass band: too few taps for its cutoff (give more --taps, or --transition with "
-         "--attenuation)";
+  if (spec.band == Band::multiband) return "";
+  const std::string mask = "the " + to_string(spec.band) + " mask of " + std::to_string(report.taps) +
+                           (report.taps == 1 ? " tap" : " taps");
+  const std::string more = " (give more --taps, or --transition with --attenuation)";
+  if (report.minus_3db_hz.empty()) return mask + " never falls 3 dB below its pass band: too few taps for its cutoff" + more;
+  // A band-pass or band-stop has two edges. With one crossing it is a low- or high-pass in
+  // effect (a 100 Hz band-pass of 31 taps: +1.3 dB at DC, one -3 dB point at 1825 Hz, and had
+  // no warning; a QA pass).
+  const bool two_edges = spec.band == Band::bandpass || spec.band == Band::bandstop;
+  if (two_edges && report.minus_3db_hz.size() < 2)
+    return mask + " crosses 3 dB below its pass band once, not on both sides of its band: too few taps for a band " +
+           "that narrow" + more;
+  return "";
 }
 
 }  // namespace halo::filters

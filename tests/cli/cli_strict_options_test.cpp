@@ -125,7 +125,8 @@ TEST_F(StrictOptions, FileAndDataErrorsStayOne) {
 
 // Item 13: one strict parser behind every numeric option.
 TEST_F(StrictOptions, LooseNumbersAreRefused) {
-  for (const char* bad : {"6abc", "6 7", "0x10", "nan", "inf", "", "1e", "6dB", "+-6", "1,5"})
+  // A level's own unit is no looseness ("6dB" is read, as "500Hz" is for a frequency); another is.
+  for (const char* bad : {"6abc", "6 7", "0x10", "nan", "inf", "", "1e", "6dBm", "6Hz", "+-6", "1,5"})
     expect_refused({"--lowpass", "1k", "--gain", bad}, 2, "--gain");
   expect_refused({"--lowpass", "0x100"}, 2, "--lowpass 0x100");
   expect_refused({"--lowpass", "1k5"}, 2, "--lowpass");
@@ -137,7 +138,7 @@ TEST_F(StrictOptions, LooseNumbersAreRefused) {
   expect_refused({"--lowpass", "1k", "--chunk", "64abc"}, 2, "--chunk");
   expect_refused({"--lowpass", "1k", "--block", "0x100"}, 2, "--block");
   expect_refused({"--lowpass", "1k", "--transition", "0x100", "--attenuation", "60"}, 2, "--transition");
-  expect_refused({"--lowpass", "1k", "--transition", "500", "--attenuation", "60dB"}, 2, "--attenuation");
+  expect_refused({"--lowpass", "1k", "--transition", "500", "--attenuation", "60dBm"}, 2, "--attenuation");
   expect_refused({"--lowpass", "1k", "--transition", "500", "--attenuation", "nan"}, 2, "--attenuation");
 }
 

@@ -204,6 +204,20 @@ TEST(DesignCli, AMaskWithNoEdgeIsWrittenWithAWarning) {
       EXPECT_EQ(run.err, "");
     }
   }
+  // A band-pass with one -3 dB crossing is a low-pass in effect (a QA pass): counted with a
+  // plain DTFT, the narrow one crosses once and is warned of, a wide one twice and is not.
+  for (const auto& [band, warned] : {std::pair<std::string, bool>{"1000:1100", true}, {"1000:5000", false}}) {
+    const Result run = halo({"design", "--bandpass", band, "--taps", band == "1000:1100" ? "31" : "255", "-q", "-o",
+                             dir / "bp.txt"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<double> h = text_taps(dir / "bp.txt");
+    int crossings = 0;
+    const double level = std::pow(10.0, -3.0 / 20);
+    for (int i = 1; i <= 4800; ++i)
+      crossings += (magnitude(h, 5.0 * (i - 1), 48000) < level) != (magnitude(h, 5.0 * i, 48000) < level);
+    EXPECT_EQ(crossings < 2, warned) << band << ": " << crossings << " crossings";
+    EXPECT_EQ(run.err.find("crosses 3 dB below its pass band once") != std::string::npos, warned) << run.err;
+  }
 }
 
 // A minimum-phase mask with no pass band laid out (a short one, given no transition) reports
