@@ -247,6 +247,8 @@ void Writer::commit(const std::function<bool()>& stop) {
     double target = options_.norm_peak;
     if (scale_.integer) target = std::min(target, scale_.highest / scale_.full_scale);  // +full scale does not fit
     const double gain = spool_peak_ > 0 ? target / spool_peak_ : 1.0;
+    norm_gain_ = gain;
+    norm_found_silence_ = !(spool_peak_ > 0);
     if (lseek(spool_fd_, 0, SEEK_SET) != 0)
       throw Error("--norm: rereading its temporary failed: " + std::string(std::strerror(errno)));
     std::vector<float> chunk(max_chunk_frames_ * format_.channels);

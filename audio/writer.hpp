@@ -54,6 +54,10 @@ class Writer {
   void commit(const std::function<bool()>& stop = {});
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }
+  // After commit() with norm_peak: the gain --norm applied (linear; 1 where the output was
+  // silent, with nothing to scale: norm_found_silence()).
+  double norm_gain() const { return norm_gain_; }
+  bool norm_found_silence() const { return norm_found_silence_; }
   // After commit(): the container written (RF64 where a WAV outgrew 4 GiB) and a line for the
   // user saying so (empty when there is nothing to say).
   int container() const { return format_.container; }
@@ -84,6 +88,8 @@ class Writer {
   std::vector<int> converted_int_;  // integer subtypes: the same chunk at 32-bit full scale, as written
   std::size_t max_chunk_frames_;
   std::uint64_t clipped_samples_ = 0;
+  double norm_gain_ = 1;             // what commit()'s --norm pass scaled by
+  bool norm_found_silence_ = false;  // that pass found no sample above 0
   std::uint64_t nonfinite_samples_ = 0;
   bool committed_ = false;
   WriteOptions options_;

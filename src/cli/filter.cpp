@@ -131,16 +131,26 @@ int filter_command(int argc, char** argv) {
   // Known once an engine planned its FFTs, so after the run too, with the other warnings and
   // before the summary (it had come after it).
   if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice(problem);
+  // A warning: --norm of a silent output scales nothing (it had said nothing).
+  if (filter.write.norm_peak > 0 && report.norm_found_silence)
+    notice("warning: the output is silent: --norm had no peak to scale to");
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice(engine_notice(report));
-    char line[512];
-    std::snprintf(line, sizeof line, "%s -> %s: %s %s, %d Hz, %d ch, %llu frames in, %llu out; %s; %.3f s",
+    // The gain applied, where one was: --gain's, or the one --norm found (the summary had been
+    // the same with or without them, a QA pass).
+    char gain[96] = "";
+    if (filter.write.norm_peak > 0 && !report.norm_found_silence)
+      std::snprintf(gain, sizeof gain, "; gain %+.2f dB (--norm)", 20 * std::log10(report.norm_gain));
+    else if (filter.stream.gain != 1.0f)
+      std::snprintf(gain, sizeof gain, "; gain %+.2f dB", 20 * std::log10(static_cast<double>(filter.stream.gain)));
+    char line[640];
+    std::snprintf(line, sizeof line, "%s -> %s: %s %s, %d Hz, %d ch, %llu frames in, %llu out; %s%s; %.3f s",
                   input.c_str(), output.c_str(), audio::container_name(report.output.container).c_str(),
                   audio::subtype_name(report.output.subtype).c_str(), report.output.rate_hz, report.output.channels,
                   static_cast<unsigned long long>(report.stream.frames_in),
                   static_cast<unsigned long long>(report.stream.frames_out),
-                  describe_masks(masks).c_str(), report.stream.timings.wall_s);
+                  describe_masks(masks).c_str(), gain, report.stream.timings.wall_s);
     notice(line);
   }
   if (arguments.timings) {

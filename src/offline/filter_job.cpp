@@ -114,6 +114,8 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.stream.nonfinite_output_samples = writer.nonfinite_samples();
   report.output.container = writer.container();  // RF64 where a WAV outgrew 4 GiB
   report.output_note = writer.note();
+  report.norm_gain = writer.norm_gain();
+  report.norm_found_silence = writer.norm_found_silence();
   report.input_damage = reader_.damage();
   report.input_partial_frame_bytes = reader_.partial_frame_bytes();
   report.input_streamed_declared_frames = reader_.streamed_declared_frames();

@@ -30,6 +30,8 @@ struct FilterReport {
   double engine_start_s = 0;  // choosing, creating (CUDA context) and preparing the engine
   StreamResult stream;
   std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
+  double norm_gain = 1;           // with --norm: the gain it applied (linear), after the run
+  bool norm_found_silence = false;  // with --norm: the output was silent, nothing scaled
   std::string input_damage;   // with accept_short: the decoding error that ended the input early; else empty
   std::size_t input_partial_frame_bytes = 0;  // a raw input's trailing bytes that make no whole frame
   std::int64_t input_streamed_declared_frames = -1;  // a piped WAV/AIFF's header length (Reader), else -1

@@ -4,6 +4,9 @@
 // (-t raw) read exactly as the WAV of the same samples.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include <string>
 #include <vector>
 
@@ -189,6 +192,30 @@ assert np.max(np.abs(y - x * g)) < 1e-6, np.max(np.abs(y - x * g))
   EXPECT_EQ(above.exit_code, 2) << last;
   EXPECT_NE(above.err.find("--norm"), std::string::npos) << above.err;
   EXPECT_EQ(halo({"filter", "loud.wav", "bad.wav", "--lowpass", "2k", "--norm=0x1"}).exit_code, 2) << last;
+}
+
+// The summary says the gain applied: --gain's, or the one --norm found (it had read the same
+// with or without them), and a silent output under --norm is warned of, not scaled (a QA pass).
+// The peak of the loud file is 0.3 (-10.46 dBFS): --norm -1 applies +9.46 dB through the unit mask.
+TEST_F(DitherNormRaw, TheSummarySaysTheGainApplied) {
+  check("t = np.arange(48000) / 48000\n"
+        "sf.write('loud.wav', (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), 48000, subtype='FLOAT')\n"
+        "sf.write('silent.wav', np.zeros(4800, dtype=np.float32), 48000, subtype='FLOAT')\n"
+        "open('unit.txt', 'w').write('1\\n')\n");
+  const Result gained = halo({"filter", "loud.wav", "g.wav", "--mask", "unit.txt", "--gain", "-6"});
+  ASSERT_EQ(gained.exit_code, 0) << last;
+  EXPECT_NE(gained.err.find("; gain -6.00 dB; "), std::string::npos) << gained.err;
+  const Result normed = halo({"filter", "loud.wav", "n.wav", "--mask", "unit.txt", "--norm", "-1"});
+  ASSERT_EQ(normed.exit_code, 0) << last;
+  const double expected = -1 - 20 * std::log10(0.3);
+  char said[64];
+  std::snprintf(said, sizeof said, "; gain %+.2f dB (--norm); ", expected);
+  EXPECT_NE(normed.err.find(said), std::string::npos) << said << "\n" << normed.err;
+  const Result plain = halo({"filter", "loud.wav", "p.wav", "--mask", "unit.txt"});
+  EXPECT_EQ(plain.err.find("gain"), std::string::npos) << plain.err;
+  const Result silent = halo({"filter", "silent.wav", "s.wav", "--mask", "unit.txt", "--norm", "-q"});
+  ASSERT_EQ(silent.exit_code, 0) << last;
+  EXPECT_EQ(silent.err, "halo: warning: the output is silent: --norm had no peak to scale to\n");
 }
 
 TEST_F(DitherNormRaw, RawInputReadsAsTheWavOfTheSameSamples) {
