@@ -81,16 +81,22 @@ void print_inspection(const std::string& path, const filters::MaskSet& masks,
   for (std::size_t c = 0; c < analyses.size(); ++c) {
     const filters::IrAnalysis& a = analyses[c];
     std::printf("ch %zu:\n", c + 1);
-    std::printf("  peak:            %.2f dBFS (%.9g) at frame %zu (%.6f s)\n", a.peak_dbfs, a.peak, a.peak_index,
-                static_cast<double>(a.peak_index) / rate);
-    std::printf("  pre-delay:       %.6f s (onset, within 20 dB of the peak, at frame %zu)\n", a.pre_delay_s,
-                a.onset_index);
+    // A silent channel has no peak and no onset (frame 0 had been given for both, a QA pass).
+    if (a.peak == 0) {
+      std::printf("  peak:            none: the channel is silent\n");
+      std::printf("  pre-delay:       n/a (no onset)\n");
+    } else {
+      std::printf("  peak:            %.2f dBFS (%.9g) at frame %zu (%.6f s)\n", a.peak_dbfs, a.peak, a.peak_index,
+                  static_cast<double>(a.peak_index) / rate);
+      std::printf("  pre-delay:       %.6f s (onset, within 20 dB of the peak, at frame %zu)\n", a.pre_delay_s,
+                  a.onset_index);
+    }
     std::printf("  energy:          %.9g (%.2f dB)\n", a.energy, db10(a.energy));
     std::printf("  decay:           EDT %s, T20 %s, T30 %s (Schroeder, extrapolated to 60 dB)\n",
                 seconds(a.edt_s).c_str(), seconds(a.t20_s).c_str(), seconds(a.t30_s).c_str());
     std::printf("  DC:              gain %.6g (%.2f dB), offset %.3g\n", a.dc_gain, db20(std::fabs(a.dc_gain)),
                 a.dc_offset);
-    std::printf("  clipped:         %zu samples at or beyond full scale\n", a.clipped);
+    std::printf("  clipped:         %zu %s at or beyond full scale\n", a.clipped, a.clipped == 1 ? "sample" : "samples");
     std::printf("  worst-case gain: %.6g (%.2f dB): sum |h|, the largest output of a full-scale input\n",
                 a.worst_case_gain, db20(a.worst_case_gain));
   }
@@ -110,10 +116,11 @@ nlohmann::ordered_json inspection_json(const std::string& path, const filters::M
     nlohmann::ordered_json c;
     c["peak"] = a.peak;
     c["peak_dbfs"] = number_or_null(a.peak_dbfs);
-    c["peak_index"] = a.peak_index;
-    c["peak_s"] = static_cast<double>(a.peak_index) / rate;
-    c["onset_index"] = a.onset_index;
-    c["pre_delay_s"] = a.pre_delay_s;
+    const bool silent = a.peak == 0;  // no peak, no onset: null, as the figures of no decay are
+    c["peak_index"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(a.peak_index);
+    c["peak_s"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(static_cast<double>(a.peak_index) / rate);
+    c["onset_index"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(a.onset_index);
+    c["pre_delay_s"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(a.pre_delay_s);
     c["energy"] = a.energy;
     c["energy_db"] = number_or_null(db10(a.energy));
     c["edt_s"] = number_or_null(a.edt_s);
@@ -316,7 +323,10 @@ int fix(int argc, char** argv) {
   if (parsed.count("remove-delay")) {
     // The earliest onset of all channels: the channels keep their timing against each other.
     std::size_t onset = masks.front().taps.size();
-    for (const filters::Mask& mask : masks) onset = std::min(onset, filters::analyse_ir(mask).onset_index);
+    // A silent channel has no onset (its analysis says frame 0, which had kept every frame).
+    for (const filters::Mask& mask : masks)
+      if (const filters::IrAnalysis a = filters::analyse_ir(mask); a.peak != 0) onset = std::min(onset, a.onset_index);
+    if (onset == masks.front().taps.size()) onset = 0;  // every channel silent: nothing to remove
     keep_frames(masks, onset, masks.front().taps.size());
     done.push_back("removed " + std::to_string(onset) + " frames of pre-delay");
   }

@@ -315,6 +315,30 @@ TEST(IrFix, RemovesTheDelayAndNormalizesThePeak) {
     ASSERT_NEAR(fixed.samples[i], in.samples[i + 480 * 2] * peak / in_peak, 1e-6) << i;
 }
 
+// A silent channel has no peak and no onset: inspect says so (it had given frame 0 for both,
+// null in JSON), and --remove-delay takes the onset of the channels that have one (the silent
+// channel's frame 0 had kept every frame; a QA pass).
+TEST(IrFix, ASilentChannelHasNoOnset) {
+  TempDir dir;
+  std::vector<float> ir(2 * 2000, 0.0f);
+  const std::vector<float> tail = random_signal(1000, 67, 0.5f);
+  for (std::size_t f = 0; f < tail.size(); ++f) ir[2 * (300 + f)] = tail[f] * std::exp(-static_cast<float>(f) / 200);
+  ir[2 * 300] = 0.9f;  // the peak, and the onset, at frame 300 of channel 1; channel 2 is silent
+  write_sound(dir / "ir.wav", ir, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result inspected = halo({"ir", "inspect", dir / "ir.wav"});
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
+  EXPECT_NE(inspected.out.find("at frame 300"), std::string::npos) << inspected.out;
+  EXPECT_NE(inspected.out.find("peak:            none: the channel is silent"), std::string::npos) << inspected.out;
+  const nlohmann::json j = nlohmann::json::parse(halo({"ir", "inspect", dir / "ir.wav", "--json"}).out);
+  EXPECT_EQ(j["channel"][0]["onset_index"], 300);
+  EXPECT_TRUE(j["channel"][1]["onset_index"].is_null());
+  EXPECT_TRUE(j["channel"][1]["peak_index"].is_null());
+  halo_ok({"ir", "fix", dir / "ir.wav", dir / "fixed.wav", "--remove-delay", "-q"});
+  const Sound fixed = read_sound(dir / "fixed.wav");
+  ASSERT_EQ(fixed.frames, 2000u - 300u);
+  for (std::size_t i = 0; i < fixed.samples.size(); ++i) ASSERT_EQ(fixed.samples[i], ir[i + 2 * 300]) << i;
+}
+
 // A text IR without a "# rate" line: each command names its own option for the input's rate
 // (ir fix's --rate resamples; it had been named, and then failed the same way).
 TEST(IrRate, AFileWithoutARateNamesTheOptionThatGivesIt) {
