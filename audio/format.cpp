@@ -140,6 +140,17 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // lost its mask.
   if (container == 0 && output.container == SF_FORMAT_WAV && input.container == SF_FORMAT_WAVEX)
     output.container = SF_FORMAT_WAVEX;
+  // And a .wav of more than two channels is WAVE_FORMAT_EXTENSIBLE, as Microsoft asks and sox
+  // writes: a plain WAV says nothing of which speaker a channel is for (a QA pass).
+  // Not where a --subtype asked for is one WAVEX does not hold (IMA ADPCM): the plain WAV's
+  // refusal then says what holds it.
+  if (container == 0 && output.container == SF_FORMAT_WAV && output.channels > 2) {
+    SF_INFO wavex{};
+    wavex.samplerate = output.rate_hz;
+    wavex.channels = output.channels;
+    wavex.format = SF_FORMAT_WAVEX | (subtype != 0 ? subtype : SF_FORMAT_PCM_16);
+    if (sf_format_check(&wavex) != 0) output.container = SF_FORMAT_WAVEX;
+  }
   if (output.container == SF_FORMAT_SD2)  // OUT without an extension, from an SD2 IN (check_output_name)
     throw Error(output_path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
   auto fits = [&](int candidate) {

@@ -155,6 +155,15 @@ TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   write_sound(dir / "plain.wav", random_signal(2000, 74, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
   ASSERT_EQ(halo({"filter", dir / "plain.wav", dir / "x.wav", "--lowpass", "5k", "--type", "wavex", "-q"}).exit_code, 0);
   EXPECT_EQ(u16(read_bytes(dir / "x.wav"), 20), 0xFFFEu);
+  // More than two channels from a container with no layout (FLAC): WAVEX, as sox writes, with
+  // libsndfile's 5.1 mask for six; two stay a plain WAV.
+  write_sound(dir / "six.flac", random_signal(6000, 77, 0.3f), 6, 48000, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
+  ASSERT_EQ(halo({"filter", dir / "six.flac", dir / "six.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
+  const std::string six = read_bytes(dir / "six.wav");
+  EXPECT_EQ(u16(six, 20), 0xFFFEu);
+  EXPECT_EQ(u16(six, 40), 0x3Fu);
+  ASSERT_EQ(halo({"filter", dir / "plain.wav", dir / "two.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
+  EXPECT_EQ(u16(read_bytes(dir / "two.wav"), 20), 1u) << "WAVE_FORMAT_PCM";
 }
 
 // A WAV of unknown length (IN on a pipe) is written as RF64 that libsndfile turns back into a
