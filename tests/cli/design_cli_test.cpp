@@ -375,6 +375,11 @@ TEST(DesignCli, WhatAUserTypesIsReadAsMeant) {
   const Result inspect = halo({"ir", "inspect", dir / "ir.f32", "--in-rate", "44100"});
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_NE(inspect.out.find("rate:      44100 Hz"), std::string::npos) << inspect.out;
+  // Band edges at a rate of 1 Hz: 0.4 Hz +- 2/255 Hz (the guard of 4 rate / taps), not "0-0 Hz".
+  const Result slow = halo({"design", "--lowpass", "0.4", "--rate", "1", "-o", dir / "slow.txt"});
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  EXPECT_NE(slow.out.find("pass band:  0.000-0.392 Hz"), std::string::npos) << slow.out;
+  EXPECT_NE(slow.out.find("stop band:  0.408-0.500 Hz"), std::string::npos) << slow.out;
 }
 
 TEST(DesignCli, BadSpecsOneLineNothingWritten) {
