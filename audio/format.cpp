@@ -140,11 +140,12 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // lost its mask.
   if (container == 0 && output.container == SF_FORMAT_WAV && input.container == SF_FORMAT_WAVEX)
     output.container = SF_FORMAT_WAVEX;
-  // And a .wav of more than two channels is WAVE_FORMAT_EXTENSIBLE, as Microsoft asks and sox
-  // writes: a plain WAV says nothing of which speaker a channel is for (a QA pass).
+  // And a .wav of more than two channels from another container (FLAC, CAF) is
+  // WAVE_FORMAT_EXTENSIBLE, as Microsoft asks and sox writes: a plain WAV says nothing of which
+  // speaker a channel is for (a QA pass). A plain WAV's IN keeps its format.
   // Not where a --subtype asked for is one WAVEX does not hold (IMA ADPCM): the plain WAV's
   // refusal then says what holds it.
-  if (container == 0 && output.container == SF_FORMAT_WAV && output.channels > 2) {
+  if (container == 0 && output.container == SF_FORMAT_WAV && output.channels > 2 && input.container != SF_FORMAT_WAV) {
     SF_INFO wavex{};
     wavex.samplerate = output.rate_hz;
     wavex.channels = output.channels;

@@ -106,8 +106,14 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   if (pending.valid()) engine_source();  // an empty pipe: still report the engine's errors
   if (prepared.engine) report.engine_time_breakdown = prepared.engine->time_breakdown();
   if (const auto* handover = dynamic_cast<const HandoverEngine*>(prepared.engine.get())) report.handover = handover->report();
-  if (report.stream.frames_in == 0)
-    throw Error(audio::input_name(reader_.path()) + ": has no audio frames");
+  if (report.stream.frames_in == 0) {
+    // A piped header that declares frames none of which came: the stream was cut, say so with
+    // the count (it had read as a file with none).
+    const std::int64_t declared = reader_.streamed_declared_frames();
+    throw Error(audio::input_name(reader_.path()) + (declared > 0 ? ": ended before its first frame, though its header "
+                                                                    "declares " + std::to_string(declared) + " frames"
+                                                                  : ": has no audio frames"));
+  }
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.
   report.stream.clipped_samples = writer.clipped_samples();

@@ -233,6 +233,21 @@ TEST_F(CliErrors, ZeroFramesOnStandardInput) {
   }
 }
 
+// A piped WAV whose header declares frames, none of which come: said with the count, as a
+// stream cut short (it had read as a file with no frames at all; a QA pass).
+TEST_F(CliErrors, APipedHeaderWithoutItsFramesSaysWhatItDeclared) {
+  const std::string bytes = read_bytes(in());
+  const std::size_t data = bytes.find("data");
+  ASSERT_NE(data, std::string::npos);
+  const std::string command = "head -c " + std::to_string(data + 8) + " '" + in() + "' | '" + HALO_BINARY +
+                              "' filter - '" + out() + "' --lowpass 1000";
+  unlink(out().c_str());
+  const DirectorySnapshot before(dir_.path());
+  const Result result = run({"/bin/sh", "-c", command});
+  expect_failure_contract({command}, result, out(), "standard input: ended before its first frame, though its header "
+                                                    "declares 2000 frames", nullptr, before);
+}
+
 // ---------------------------------------------------------------- OUT
 
 TEST_F(CliErrors, OutputIsTheInput) {
