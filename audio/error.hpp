@@ -10,4 +10,11 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// Standard output's reader went away (EPIPE: `halo filter in.wav - | head -c 100`). Its choice,
+// not a failure: main ends quietly with 128 + SIGPIPE, as the signal halo ignores would have.
+class ReaderGone : public Error {
+ public:
+  ReaderGone() : Error("standard output: its reader went away") {}
+};
+
 }  // namespace halo::audio

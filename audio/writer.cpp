@@ -72,12 +72,14 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
 
   // A seekable output goes through a CheckedOutput, which sees every write's result. A WAV there
   // that may pass 4 GiB (format.frames says how long it will be) is written as RF64; when the
-  // length is not known, as RF64 that libsndfile turns back into plain WAV at close if small.
+  // length is not known, as RF64 that libsndfile turns back into a WAV (WAVEX) at close if small.
   if (CheckedOutput::suits(descriptor)) {
     sink_.emplace(descriptor);
     SF_INFO rf64 = info;
     rf64.format = SF_FORMAT_RF64 | format.subtype;
-    wav_as_rf64_ = format.container == SF_FORMAT_WAV && wav_may_outgrow(format) && sf_format_check(&rf64);
+    // WAVEX too (a .wav of more than two channels from another container): its sizes wrap as a WAV's.
+    wav_as_rf64_ = (format.container == SF_FORMAT_WAV || format.container == SF_FORMAT_WAVEX) && wav_may_outgrow(format) &&
+                   sf_format_check(&rf64);
     if (wav_as_rf64_) info = rf64;
     file_.reset(sink_->open(info));
     if (file_ && wav_as_rf64_ && format.frames < 0)
@@ -232,6 +234,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
   if (written != static_cast<sf_count_t>(frames) || (sink_ && sink_->error() != 0)) {
     const int error = sink_ && sink_->error() != 0 ? sink_->error() : errno;
     std::string reason = sf_strerror(file_.get());
+    if (path_ == "-" && (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos)) throw ReaderGone();
     if ((sink_ && sink_->error() != 0) || error == ENOSPC || error == EDQUOT || error == EFBIG)
       reason = std::strerror(error);
     throw Error(output_name(path_) + ": write failed: " + reason);

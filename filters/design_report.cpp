@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "filters/band_spec.hpp"
 #include "filters/error.hpp"
@@ -143,11 +144,16 @@ std::string missing_edge_warning(const Spec& spec, const DesignReport& report) {
   if (report.minus_3db_hz.empty()) return mask + " never falls 3 dB below its pass band: too few taps for its cutoff" + more;
   // A band-pass or band-stop has two edges. With one crossing it is a low- or high-pass in
   // effect (a 100 Hz band-pass of 31 taps: +1.3 dB at DC, one -3 dB point at 1825 Hz, and had
-  // no warning; a QA pass).
+  // no warning; a QA pass): the edge far from that crossing is the one the taps do not reach.
   const bool two_edges = spec.band == Band::bandpass || spec.band == Band::bandstop;
-  if (two_edges && report.minus_3db_hz.size() < 2)
-    return mask + " crosses 3 dB below its pass band once, not on both sides of its band: too few taps for a band " +
-           "that narrow" + more;
+  if (two_edges && report.minus_3db_hz.size() < 2) {
+    const double crossing = report.minus_3db_hz.front();
+    const double missed = std::fabs(crossing - spec.low_hz) > std::fabs(crossing - spec.high_hz) ? spec.low_hz : spec.high_hz;
+    char line[160];
+    std::snprintf(line, sizeof line, " falls 3 dB below its pass band only at %.1f Hz, none near its %.10g Hz edge: too "
+                  "few taps for that edge", crossing, missed);
+    return mask + line + more;
+  }
   return "";
 }
 

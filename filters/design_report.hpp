@@ -58,8 +58,10 @@ struct DesignReport {
   // The goals the spec gave (0 = not given) and whether the mask meets every one.
   double target_attenuation_db = 0;
   double target_ripple_db = 0;
-  bool spec_given = false;     // target_attenuation_db or target_ripple_db given
-  bool met = true;             // every given target met (true when none was given; false
+  // A target given (attenuation or ripple) and band edges to judge it at (a transition, or a
+  // multi-band spec): without edges the bands lie at a guard halo chose, and nothing is judged.
+  bool spec_given = false;
+  bool met = true;             // every judged target met (true when none was judged; false
                                // when a band with a target was squeezed out)
   std::size_t grid_points = 0; // the dense response's size over [0, rate/2]
 };
@@ -72,9 +74,10 @@ struct DesignReport {
 DesignReport measure(const Mask& mask, const Spec& spec);
 
 // A one-band design (low-, high-, band-pass or band-stop) whose response never crosses -3 dB
-// has no edge: too few taps for its cutoff. scipy.signal.firwin designs the same taps (with 1
-// tap, [1] for every band), so halo designs them too, and says what they are: the words of a
-// warning, or empty where the mask has its edge.
+// has no edge: too few taps for its cutoff; a band-pass or band-stop that crosses it once
+// lacks one of its two edges. scipy.signal.firwin designs the same taps (with 1 tap, [1] for
+// every band), so halo designs them too, and says what they are: the words of a warning, or
+// empty where the mask has its edges.
 std::string missing_edge_warning(const Spec& spec, const DesignReport& report);
 
 }  // namespace halo::filters

@@ -20,4 +20,8 @@ struct Mask {
 // One mask for every channel, or one per channel (a multi-channel impulse response).
 using MaskSet = std::vector<Mask>;
 
+// Where a set came from, for messages: one mask's provenance, or for one per channel the
+// first's less its channel's word ("file ir.wav", not "file ir.wav ch 1").
+std::string mask_set_source(const MaskSet& masks);
+
 }  // namespace halo::filters

@@ -103,7 +103,9 @@ class Search {
   // The shortest length found that meets, or nothing when none up to max_taps does.
   std::optional<Designed> run() {
     const int step = odd_only_ ? 2 : 1;
-    int meets = 0, fails = 0;  // lengths known to meet / to fail, 0 = none yet
+    // Lengths known to meet / to fail; 0 = none yet, and the floor below every length (-1 for
+    // odd-only searches, so that the bisection's lengths stay odd).
+    int meets = 0, fails = odd_only_ ? -1 : 0;
     const int estimated = estimate(spec_, method_);
     // Far past the limit, no design is worth its time: the estimates are within a few percent.
     if (estimated > 2 * max_taps_) {
@@ -188,7 +190,8 @@ class Search {
     if (method_ != Method::kaiser && meets > dip_scan_limit_taps) return meets;
     const int step = odd_only_ ? 2 : 1;
     const int stride = std::max(step, meets / 128 / step * step);
-    int fails = 0;
+    // Below every length: -1 for odd-only searches, so that the bisection's lengths stay odd.
+    int fails = odd_only_ ? -1 : 0;
     for (int candidate = meets - stride; candidate >= 1; candidate -= stride) {
       if (try_length(candidate)) {
         meets = candidate;

@@ -68,8 +68,8 @@ void print_report(std::FILE* to, const filters::Mask& mask, const filters::Desig
                r.worst_case_gain_db);
   if (!r.spec_given) {
     if (r.target_attenuation_db > 0 || r.target_ripple_db > 0)
-      std::fprintf(to, "spec:       not judged: no --transition, so no band edge to judge the goals at "
-                       "(--attenuation sets the Kaiser beta)\n");
+      std::fprintf(to, "spec:       not judged: no --transition, so no band edge to judge the goals at%s\n",
+                   r.method == "kaiser" && r.target_attenuation_db > 0 ? " (--attenuation sets the Kaiser beta)" : "");
     return;
   }
   std::string goals;
@@ -187,10 +187,13 @@ int design_command(int argc, char** argv) {
 
   // The report, the plot and the summary describe the file: a FLAC's taps are rounded to 24 bits
   // (it had measured the float taps, up to 140 dB of stop band where the file holds about 125).
-  bool rounded_in_the_file = false;
+  // Whether the float taps met the spec that the file's do not: the 24 bits are then the cause,
+  // and the message says so (not where the float design misses too).
+  bool lost_in_the_file = false;
   if (outputs.format == audio::ExportFormat::mask_file && output != "-") {
     filters::MaskSet written = audio::masks_as_written(output, masks);
-    for (std::size_t c = 0; c < masks.size(); ++c) rounded_in_the_file |= written[c].taps != masks[c].taps;
+    if (designed && written.front().taps != masks.front().taps)
+      lost_in_the_file = filters::measure(masks.front(), spec).met && !filters::measure(written.front(), spec).met;
     masks = std::move(written);
   }
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
@@ -226,7 +229,7 @@ int design_command(int argc, char** argv) {
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
     std::fprintf(stderr, "halo: the spec is not met: %s%s\n", masks.front().provenance.c_str(),
-                 rounded_in_the_file ? " (in the 24-bit taps FLAC holds; a .wav holds them as float32)" : "");
+                 lost_in_the_file ? " (in the 24-bit taps FLAC holds; as float32, in a .wav, it is met)" : "");
     return exit_spec_not_met;
   }
   return 0;

@@ -78,8 +78,10 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
   if (parsed.count("plot")) {
     outputs.plot = parsed["plot"].as<std::string>();
     check_plot_name("--plot", outputs.plot);
-    for (const std::string& file : design_output_files(outputs, 1))
-      if (file != outputs.plot && names_one_file(file, outputs.plot))
+    const std::vector<std::string> files =
+        output == "-" ? std::vector<std::string>{} : audio::export_files(output, outputs.format, 1);
+    for (const std::string& file : files)
+      if (names_one_file(file, outputs.plot))
         throw UsageError("--plot " + outputs.plot + " names a file design writes already (" + file + "): choose another");
   }
   if (parsed.count("plot-scale")) {
@@ -149,7 +151,8 @@ nlohmann::json report_json(const filters::DesignReport& report) {
   j["worst_case_gain_db"] = report.worst_case_gain_db;
   if (report.target_attenuation_db > 0) j["target_attenuation_db"] = report.target_attenuation_db;
   if (report.target_ripple_db > 0) j["target_ripple_db"] = report.target_ripple_db;
-  j["met"] = report.met;
+  // null where nothing was judged (no edge given): a script reading true would take it for a pass.
+  j["met"] = report.spec_given ? nlohmann::json(report.met) : nlohmann::json();
   j["grid_points"] = report.grid_points;
   return j;
 }

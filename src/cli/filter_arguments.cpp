@@ -71,7 +71,10 @@ cxxopts::Options filter_options() {
 }
 
 // Whether a word is a plain decimal number: [+-] digits [. digits], or [+-] . digits.
-bool plain_number(const std::string& word) {
+bool plain_number(std::string word) {
+  // A level's own unit, as parse_db takes it ("--norm -3dB").
+  if (word.size() > 2 && (word.compare(word.size() - 2, 2, "dB") == 0 || word.compare(word.size() - 2, 2, "db") == 0))
+    word.resize(word.size() - 2);
   std::size_t i = word.size() > 0 && (word[0] == '-' || word[0] == '+') ? 1 : 0;
   std::size_t digits = 0, points = 0;
   for (; i < word.size(); ++i) {

@@ -1,5 +1,6 @@
 // halo: filter audio with FIR masks on the GPU. Commands are thin fronts over the library.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <cxxopts.hpp>
@@ -7,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "audio/error.hpp"
 #include "audio/streamed_output.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
@@ -106,6 +108,8 @@ static int run_command(int argc, char** argv) {
     const bool sub = command == "ir" && argc > 2 && (std::string(argv[2]) == "inspect" || std::string(argv[2]) == "fix");
     halo::cli::notice(halo::cli::option_error(sub ? command + " " + argv[2] : command, error.what()));
     return 2;
+  } catch (const halo::audio::ReaderGone&) {
+    return 128 + SIGPIPE;  // quietly, as the ignored signal would have ended it
   } catch (const std::bad_alloc&) {
     // What needs less, in the options of the command that ran out.
     const bool streams_audio = command == "filter" || command == "play" || command == "live";
@@ -134,6 +138,7 @@ int main(int argc, char** argv) {
   if (std::fclose(stdout) == 0 && flushed) return code;
   if (reason == 0) reason = errno;
   if (code != 0) return code;  // the command has said its one line already
+  if (reason == EPIPE) return 128 + SIGPIPE;  // the reader went away (`| head`): quietly, as SIGPIPE would
   halo::cli::notice(std::string("standard output: write failed") + (reason != 0 ? ": " : "") +
                     (reason != 0 ? std::strerror(reason) : ""));
   return 1;

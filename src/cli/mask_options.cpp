@@ -309,14 +309,7 @@ filters::Designed design_for(MaskSource source, double rate_hz) {
 
 std::string describe_masks(const filters::MaskSet& masks) {
   if (masks.size() == 1) return masks.front().provenance;
-  // "file ir.wav ch 1", "file m.txt column 1", "file ir.wav ch 1, resampled from 48000 to 44100 Hz":
-  // the channel's word goes, wherever it stands (after a resampling's note it had stayed).
-  std::string file = masks.front().provenance;
-  for (const std::string word : {" ch 1", " column 1"})
-    if (const auto at = file.find(word);
-        at != std::string::npos && (at + word.size() == file.size() || file[at + word.size()] == ','))
-      file.erase(at, word.size());
-  return file + ": " + std::to_string(masks.size()) + " masks, one per channel";
+  return filters::mask_set_source(masks) + ": " + std::to_string(masks.size()) + " masks, one per channel";
 }
 
 }  // namespace halo::cli

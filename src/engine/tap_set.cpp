@@ -32,9 +32,8 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
   if (channels < 1) throw Error("the stream has no channels");
   if (masks.empty()) throw Error("no mask to filter with");
   if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels)) {
-    // Named by where it came from ("file ir.wav"), less a channel's " ch N": the caller names the audio.
-    std::string source = masks.front().provenance;
-    if (const auto ch = source.rfind(" ch "); ch != std::string::npos) source.erase(ch);
+    // Named by where it came from ("file ir.wav"): the caller names the audio.
+    const std::string source = filters::mask_set_source(masks);
     throw Error("the mask" + (source.empty() ? "" : " (" + source + ")") + " has " + std::to_string(masks.size()) +
                 " channels but the audio has " + std::to_string(channels) + ": give one mask, or one per channel");
   }

@@ -186,6 +186,17 @@ TEST(Containers, TheSummaryNamesTheWavThatAPipesRunWrote) {
   ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
   EXPECT_EQ(format_tag(read_bytes(dir / "plain.wav")), 1u) << "WAVE_FORMAT_PCM";
   EXPECT_NE(from_file.err.find(": WAV pcm16,"), std::string::npos) << from_file.err;
+  // Three channels of raw PCM on a pipe (no length known): WAVEX, and still started as RF64
+  // (its JUNK chunk, room for the 64-bit sizes), which only a plain WAV had been (a review finding).
+  write_bytes(dir / "three.raw", std::string(3 * 2 * 3000, '\x11'));
+  const Result three = run({"/bin/sh", "-c", "cat '" + dir / "three.raw" + "' | " + HALO_BINARY +
+                                                 " filter -t raw --rate 48000 --channels 3 --encoding pcm16 - '" +
+                                                 dir / "three.wav" + "' --lowpass 5k -q"});
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  const std::string bytes = read_bytes(dir / "three.wav");
+  EXPECT_EQ(bytes.substr(0, 4), "RIFF");
+  EXPECT_EQ(bytes.substr(12, 4), "JUNK");
+  EXPECT_EQ(format_tag(bytes), 0xFFFEu);
 }
 
 TEST(Containers, NistAndIrcamAreCalledSo) {

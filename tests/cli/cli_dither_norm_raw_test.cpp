@@ -211,6 +211,10 @@ TEST_F(DitherNormRaw, TheSummarySaysTheGainApplied) {
   char said[64];
   std::snprintf(said, sizeof said, "; gain %+.2f dB (--norm); ", expected);
   EXPECT_NE(normed.err.find(said), std::string::npos) << said << "\n" << normed.err;
+  // The level with its unit, as the next word (it had been taken for an option "-1dB").
+  const Result with_unit = halo({"filter", "loud.wav", "n.wav", "--mask", "unit.txt", "--norm", "-1dB"});
+  ASSERT_EQ(with_unit.exit_code, 0) << last;
+  EXPECT_NE(with_unit.err.find(said), std::string::npos) << said << "\n" << with_unit.err;
   const Result plain = halo({"filter", "loud.wav", "p.wav", "--mask", "unit.txt"});
   EXPECT_EQ(plain.err.find("gain"), std::string::npos) << plain.err;
   const Result silent = halo({"filter", "silent.wav", "s.wav", "--mask", "unit.txt", "--norm", "-q"});
