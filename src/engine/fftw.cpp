@@ -49,4 +49,19 @@ Plan plan_c2c(int n, fftwf_complex* in, fftwf_complex* out, int sign) {
   return plan_from_wisdom_or_estimate([&](unsigned flags) { return fftwf_plan_dft_1d(n, in, out, sign, flags); });
 }
 
+bool wisdom_holds_c2c(int n, fftwf_complex* in, fftwf_complex* out) {
+  std::lock_guard<std::recursive_mutex> lock(planner_mutex());
+  load_wisdom_once();
+  const Plan forward(fftwf_plan_dft_1d(n, in, out, FFTW_FORWARD, FFTW_MEASURE | FFTW_WISDOM_ONLY));
+  const Plan backward(fftwf_plan_dft_1d(n, out, in, FFTW_BACKWARD, FFTW_MEASURE | FFTW_WISDOM_ONLY));
+  return forward && backward;
+}
+
+Plan plan_many_c2c(int n, int howmany, fftwf_complex* in, int istride, int idist, fftwf_complex* out, int ostride,
+                   int odist, int sign) {
+  return plan_from_wisdom_or_estimate([&](unsigned flags) {
+    return fftwf_plan_many_dft(1, &n, howmany, in, nullptr, istride, idist, out, nullptr, ostride, odist, sign, flags);
+  });
+}
+
 }  // namespace halo::fftw

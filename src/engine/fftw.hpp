@@ -41,6 +41,12 @@ Plan plan_c2r(int n, fftwf_complex* in, float* out);
 // The same for a complex transform of n points, FFTW_FORWARD or FFTW_BACKWARD (`sign`), out of
 // place (cpu-fft's packed real transforms: packed_real_fft.hpp).
 Plan plan_c2c(int n, fftwf_complex* in, fftwf_complex* out, int sign);
+// Whether the wisdom holds both directions of plan_c2c(n) for these arrays (nothing counted).
+bool wisdom_holds_c2c(int n, fftwf_complex* in, fftwf_complex* out);
+// `howmany` complex transforms of n points each, element j of transform t at in[t idist +
+// j istride] (out likewise; in == out for in place), as plan_c2c makes them.
+Plan plan_many_c2c(int n, int howmany, fftwf_complex* in, int istride, int idist, fftwf_complex* out, int ostride,
+                   int odist, int sign);
 
 // How the process's plans were made so far (for --timings).
 struct PlanCounts {

@@ -15,6 +15,16 @@
 // O[k] = -i (Z[k] - conj Z[N/2-k]) / 2. Backwards, a real y's spectrum Y gives
 // V[k] = (Y[k] + conj Y[N/2-k]) + i conj(W^k) (Y[k] - conj Y[N/2-k]), whose unnormalised
 // inverse of N/2 points is y's even and odd samples times N, as FFTW's c2r of N gives them.
+//
+// Past 16384 packed points (a multiple of 128), where no wisdom holds a measured plan, the
+// N/2-point transform runs as four steps of estimated plans: 128-point transforms down the
+// columns of the packed points laid out as 128 rows of M2 = N/256 (stride M2), the twiddles
+// W_{N/2}^(k1 n2), and M2-point transforms along the rows. FFTW's own estimated plan of the
+// whole length lost 1.2-1.9x to that on the development VM's AMD EPYC (81920 points: 255
+// against 177 us, its measured plan 205; bench/FFT.md, twenty-fifth session). The spectrum
+// then lies transposed, bin k1 + 128 k2 at k1 M2 + k2, and is never put back in order: the
+// product is bin by bin, so multiply and untangle read that layout (bin_index) and the
+// inverse undoes the four steps in reverse.
 #include <cstddef>
 
 #include "src/engine/fftw.hpp"
@@ -26,7 +36,9 @@ class PackedRealFft {
   // Plans for `points` (even, >= 2) real points, on `time` (points floats) and `packed`
   // (points / 2 complex), both from fftw::allocate; the transforms then run on any arrays
   // from fftw::allocate of those sizes. Throws Error where FFTW cannot plan them.
-  PackedRealFft(std::size_t points, float* time, fftwf_complex* packed);
+  // `four_steps_from`: the packed length from which the four steps run (a multiple of 128
+  // beyond it; tests lower it to reach the layout at lengths whose DFT they can write out).
+  PackedRealFft(std::size_t points, float* time, fftwf_complex* packed, std::size_t four_steps_from = 16384);
 
   std::size_t points() const { return points_; }
   std::size_t packed_points() const { return points_ / 2; }  // complex values of `packed`
@@ -34,18 +46,29 @@ class PackedRealFft {
 
   // packed = the packed spectrum of time[0, points).
   void forward(const float* time, fftwf_complex* packed) const noexcept;
-  // bins[0, bins()) = the real spectrum whose packed spectrum `packed` holds.
+  // bins[bin_index(k)] = bin k of the real spectrum whose packed spectrum `packed` holds, k in
+  // [0, bins()): the layout multiply reads.
   void untangle(const fftwf_complex* packed, fftwf_complex* bins) const noexcept;
+  std::size_t bin_index(std::size_t k) const noexcept;
   // In place: the packed spectrum of x becomes what `inverse` turns into x * mask (circular),
-  // times points(): mask_bins is the mask's real spectrum (bins()).
+  // times points(): mask_bins is the mask's real spectrum as untangle lays it out.
   void multiply(fftwf_complex* packed, const fftwf_complex* mask_bins) const noexcept;
   // time[0, points) from what multiply left (the packed input is kept).
   void inverse(const fftwf_complex* packed, float* time) const noexcept;
 
+  // Whether the four steps run (the layout transposed), for the benchmark and the tests.
+  bool four_steps() const noexcept { return columns_ > 0; }
+
  private:
   std::size_t points_;
-  fftw::Array<fftwf_complex> twiddles_;  // W^k for k <= points / 4, in double, rounded once
-  fftw::Plan forward_, inverse_;
+  fftw::Array<fftwf_complex> twiddles_;  // plain: W^k for k <= points / 4, in double, rounded once
+  fftw::Plan forward_, inverse_;          // plain: the N/2-point transforms
+  // Four steps: 0 columns when plain. columns_ x rows_ = N/2; the twiddles between the steps,
+  // W_{N/2}^(k1 n2) at k1 rows_ + n2; W_N^k1 (k1 < columns_) and W_N^(columns_ k2) (k2 < rows_),
+  // whose product is multiply's W_N^k for bin k = k1 + columns_ k2.
+  std::size_t columns_ = 0, rows_ = 0;
+  fftw::Array<fftwf_complex> step_twiddles_, bin_twiddles_low_, bin_twiddles_high_;
+  fftw::Plan columns_forward_, rows_forward_, rows_inverse_, columns_inverse_;
 };
 
 }  // namespace halo
