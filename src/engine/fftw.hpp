@@ -48,7 +48,8 @@ bool wisdom_holds_c2c(int n, fftwf_complex* in, fftwf_complex* out);
 Plan plan_many_c2c(int n, int howmany, fftwf_complex* in, int istride, int idist, fftwf_complex* out, int ostride,
                    int odist, int sign);
 
-// How the process's plans were made so far (for --timings).
+// How the process's plans were made so far (for --timings): each FFTW plan counts, so one of
+// cpu-fft's four-step transforms (packed_real_fft.hpp) counts as four.
 struct PlanCounts {
   int from_wisdom = 0;
   int estimated = 0;

@@ -123,7 +123,8 @@ constexpr std::size_t four_step_columns = 128;
 
 }  // namespace
 
-PackedRealFft::PackedRealFft(std::size_t points, float* time, fftwf_complex* packed, std::size_t four_steps_from)
+PackedRealFft::PackedRealFft(std::size_t points, float* time, fftwf_complex* packed, std::size_t four_steps_from,
+                             bool defer_to_wisdom)
     : points_(points) {
   if (points < 2 || points % 2 != 0)
     throw Error("cpu-fft: a packed real FFT needs an even length, not " + std::to_string(points));
@@ -131,7 +132,8 @@ PackedRealFft::PackedRealFft(std::size_t points, float* time, fftwf_complex* pac
   const int n = static_cast<int>(half);
   auto* time_packed = reinterpret_cast<fftwf_complex*>(time);
   const auto out_of_memory = [&] { return Error("cpu-fft: out of memory for an FFT of " + std::to_string(points)); };
-  if (half >= four_steps_from && half % four_step_columns == 0 && !fftw::wisdom_holds_c2c(n, time_packed, packed)) {
+  if (half >= four_steps_from && half % four_step_columns == 0 &&
+      !(defer_to_wisdom && fftw::wisdom_holds_c2c(n, time_packed, packed))) {
     columns_ = four_step_columns;
     rows_ = half / columns_;
     step_twiddles_ = fftw::allocate<fftwf_complex>(half);

@@ -16,15 +16,18 @@
 // V[k] = (Y[k] + conj Y[N/2-k]) + i conj(W^k) (Y[k] - conj Y[N/2-k]), whose unnormalised
 // inverse of N/2 points is y's even and odd samples times N, as FFTW's c2r of N gives them.
 //
-// Past 16384 packed points (a multiple of 128), where no wisdom holds a measured plan, the
+// From 16384 packed points on (a multiple of 128), where no wisdom holds a measured plan, the
 // N/2-point transform runs as four steps of estimated plans: 128-point transforms down the
-// columns of the packed points laid out as 128 rows of M2 = N/256 (stride M2), the twiddles
-// W_{N/2}^(k1 n2), and M2-point transforms along the rows. FFTW's own estimated plan of the
+// columns of the packed points laid out as 128 rows of rows_ = N/256 (stride rows_), the
+// twiddles W_{N/2}^(k1 n2), and rows_-point transforms along the rows. FFTW's own estimated plan of the
 // whole length lost 1.2-1.9x to that on the development VM's AMD EPYC (81920 points: 255
 // against 177 us, its measured plan 205; bench/FFT.md, twenty-fifth session). The spectrum
 // then lies transposed, bin k1 + 128 k2 at k1 M2 + k2, and is never put back in order: the
 // product is bin by bin, so multiply and untangle read that layout (bin_index) and the
-// inverse undoes the four steps in reverse.
+// inverse undoes the four steps in reverse. Where wisdom holds the whole length's measured plan,
+// that plan runs, as `halo wisdom` promises: single-threaded it lost to the four steps here
+// (205 against 177 us at 81920 points), end to end with two threads they tied (0.230-0.243
+// against 0.234-0.249 s at 65535 taps).
 #include <cstddef>
 
 #include "src/engine/fftw.hpp"
@@ -38,7 +41,10 @@ class PackedRealFft {
   // from fftw::allocate of those sizes. Throws Error where FFTW cannot plan them.
   // `four_steps_from`: the packed length from which the four steps run (a multiple of 128
   // beyond it; tests lower it to reach the layout at lengths whose DFT they can write out).
-  PackedRealFft(std::size_t points, float* time, fftwf_complex* packed, std::size_t four_steps_from = 16384);
+  // `defer_to_wisdom`: false ignores the wisdom (the system's too), for tests that must run the
+  // four steps wherever they run.
+  PackedRealFft(std::size_t points, float* time, fftwf_complex* packed, std::size_t four_steps_from = 16384,
+                bool defer_to_wisdom = true);
 
   std::size_t points() const { return points_; }
   std::size_t packed_points() const { return points_ / 2; }  // complex values of `packed`
@@ -66,6 +72,8 @@ class PackedRealFft {
   // Four steps: 0 columns when plain. columns_ x rows_ = N/2; the twiddles between the steps,
   // W_{N/2}^(k1 n2) at k1 rows_ + n2; W_N^k1 (k1 < columns_) and W_N^(columns_ k2) (k2 < rows_),
   // whose product is multiply's W_N^k for bin k = k1 + columns_ k2.
+  // The step twiddles are N/2 complex values (4 N bytes, 2.6 MB at 655360 points), one table an
+  // engine, read twice a block; the plain table was N/4.
   std::size_t columns_ = 0, rows_ = 0;
   fftw::Array<fftwf_complex> step_twiddles_, bin_twiddles_low_, bin_twiddles_high_;
   fftw::Plan columns_forward_, rows_forward_, rows_inverse_, columns_inverse_;

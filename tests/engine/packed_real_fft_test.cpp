@@ -29,7 +29,7 @@ struct Transform {
   explicit Transform(std::size_t n, bool four_steps = false)
       : time(fftw::allocate<float>(n)), packed(fftw::allocate<fftwf_complex>(n / 2 + 1)),
         bins(fftw::allocate<fftwf_complex>(n / 2 + 1)),
-        fft(n, time.get(), packed.get(), four_steps ? 128 : std::size_t{1} << 40) {}
+        fft(n, time.get(), packed.get(), four_steps ? 128 : std::size_t{1} << 40, !four_steps) {}
   fftw::Array<float> time;
   fftw::Array<fftwf_complex> packed, bins;
   PackedRealFft fft;
@@ -67,6 +67,7 @@ TEST_P(PackedRealFftLengths, UntangledBinsAreTheRealDft) {
 TEST_P(PackedRealFftLengths, MultiplyAndInverseGiveTheCircularConvolution) {
   const std::size_t n = GetParam().points;
   Transform t(n, GetParam().four_steps);
+  ASSERT_EQ(t.fft.four_steps(), GetParam().four_steps);
   // The mask's spectrum, scaled by 1/n as cpu-fft scales it (the inverse is unnormalised).
   const std::vector<float> h = random_values(n, 3 * n + 1);
   for (std::size_t j = 0; j < n; ++j) t.time[j] = h[j] / static_cast<float>(n);
@@ -90,14 +91,15 @@ TEST_P(PackedRealFftLengths, MultiplyAndInverseGiveTheCircularConvolution) {
 }
 
 // Halves even (64 ... 4096, 1920 = 2^7 x 15 as cpu-fft picks lengths) and odd (2, 6, 30, 1030);
-// four steps of 128 columns and 1, 2, 3, 5 and 15 rows (one row; rows even and odd, so that
-// the middle bin falls in row 0 or in row 64).
+// four steps of 128 columns and 1, 2, 3, 5, 8, 15 and 16 rows (one row; rows even and odd, so
+// that the middle bin falls in row 0 or in row 64; 8 and 16 run row 0's pair loop, as cpu-fft's
+// hundreds of rows do).
 INSTANTIATE_TEST_SUITE_P(Lengths, PackedRealFftLengths,
                          testing::Values(Length{2, false}, Length{4, false}, Length{6, false}, Length{8, false},
                                          Length{30, false}, Length{64, false}, Length{96, false}, Length{1030, false},
                                          Length{1920, false}, Length{4096, false}, Length{256, true},
                                          Length{512, true}, Length{768, true}, Length{1280, true},
-                                         Length{3840, true}),
+                                         Length{2048, true}, Length{3840, true}, Length{4096, true}),
                          [](const testing::TestParamInfo<Length>& info) {
                            return std::to_string(info.param.points) + (info.param.four_steps ? "_four_steps" : "");
                          });
