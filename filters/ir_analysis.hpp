@@ -13,6 +13,9 @@ struct IrAnalysis {
   std::size_t frames = 0;
   std::size_t peak_index = 0;        // the first sample of largest |h|
   double peak = 0;                   // h there (signed)
+  // An all-zero channel: no peak and no onset (peak_index and onset_index are 0 there, not
+  // places in the response).
+  bool silent() const { return peak == 0; }
   double peak_dbfs = 0;              // 20 log10 |peak|; -inf for an all-zero channel
   // The onset: the first sample within 20 dB of the peak (ISO 3382-1's start of the decay). The
   // pre-delay is the time before it; what comes before is silence or noise, not the response.

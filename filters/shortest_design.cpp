@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -142,14 +141,7 @@ class Search {
         fails = longer;
       }
     }
-    while (meets - fails > step) {
-      const int middle = fails + ((meets - fails) / step / 2) * step;
-      if (try_length(middle)) {
-        meets = middle;
-      } else {
-        fails = middle;
-      }
-    }
+    meets = bisect(fails, meets);
     meets = below_the_dips(meets);
     if (const int shorter = shortest_below(meets); shorter > 0) meets = shorter;
     return found_.at(meets);
@@ -200,9 +192,15 @@ class Search {
         break;
       }
     }
+    return bisect(fails, meets);
+  }
+
+  // The shortest length between `fails` (fails, or the floor below every length) and `meets`
+  // (meets) where the lengths in between meet from some length on: halving the gap.
+  int bisect(int fails, int meets) {
+    const int step = odd_only_ ? 2 : 1;
     while (meets - fails > step) {
       const int middle = fails + ((meets - fails) / step / 2) * step;
-      if (middle < 1) break;
       if (try_length(middle)) {
         meets = middle;
       } else {
@@ -227,7 +225,7 @@ class Search {
 
   bool try_length(int taps) {
     if (found_.count(taps)) return true;
-    if (failed_.count(taps)) return false;
+    if (shortfall_db_.count(taps)) return false;  // tried, and not among those that met
     const Spec s = at_length(taps);
     bool met = false;
     try {
@@ -246,7 +244,6 @@ class Search {
       failure_ = e.what();
       shortfall_db_[taps] = 1e9;  // nothing measured: no dip
     }
-    if (!met) failed_.insert(taps);
     if (observer_) observer_({method_, taps, met});
     return met;
   }
@@ -257,7 +254,6 @@ class Search {
   const SearchObserver& observer_;
   bool odd_only_ = false;
   std::map<int, Designed> found_;  // the designs that met, by length
-  std::set<int> failed_;           // the lengths tried that did not
   std::map<int, double> shortfall_db_;  // by length tried: how far it missed (0 when it met)
   std::string failure_;            // the last method error met on the way, for the message
 };

@@ -189,14 +189,14 @@ int design_command(int argc, char** argv) {
   // (it had measured the float taps, up to 140 dB of stop band where the file holds about 125).
   // Whether the float taps met the spec that the file's do not: the 24 bits are then the cause,
   // and the message says so (not where the float design misses too).
-  bool lost_in_the_file = false;
+  bool float_taps_met = false;
   if (outputs.format == audio::ExportFormat::mask_file && output != "-") {
     filters::MaskSet written = audio::masks_as_written(output, masks);
-    if (designed && written.front().taps != masks.front().taps)
-      lost_in_the_file = filters::measure(masks.front(), spec).met && !filters::measure(written.front(), spec).met;
+    if (designed && written.front().taps != masks.front().taps) float_taps_met = filters::measure(masks.front(), spec).met;
     masks = std::move(written);
   }
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
+  const bool lost_in_the_file = float_taps_met && !report.met;
   if (interrupted()) throw audio::Error("interrupted");  // a signal during the design: nothing written (main says so)
   write_design_outputs(outputs, masks, designed ? &spec : nullptr, designed ? &report : nullptr);
   if (designed && !report_path.empty()) write_text_file(report_path, audio::json_text(report_json(report), 2) + "\n");

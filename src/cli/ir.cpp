@@ -82,7 +82,7 @@ void print_inspection(const std::string& path, const filters::MaskSet& masks,
     const filters::IrAnalysis& a = analyses[c];
     std::printf("ch %zu:\n", c + 1);
     // A silent channel has no peak and no onset (frame 0 had been given for both, a QA pass).
-    if (a.peak == 0) {
+    if (a.silent()) {
       std::printf("  peak:            none: the channel is silent\n");
       std::printf("  pre-delay:       n/a (no onset)\n");
     } else {
@@ -116,7 +116,7 @@ nlohmann::ordered_json inspection_json(const std::string& path, const filters::M
     nlohmann::ordered_json c;
     c["peak"] = a.peak;
     c["peak_dbfs"] = number_or_null(a.peak_dbfs);
-    const bool silent = a.peak == 0;  // no peak, no onset: null, as the figures of no decay are
+    const bool silent = a.silent();  // no peak, no onset: null, as the figures of no decay are
     c["peak_index"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(a.peak_index);
     c["peak_s"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(static_cast<double>(a.peak_index) / rate);
     c["onset_index"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(a.onset_index);
@@ -325,7 +325,7 @@ int fix(int argc, char** argv) {
     std::size_t onset = masks.front().taps.size();
     // A silent channel has no onset (its analysis says frame 0, which had kept every frame).
     for (const filters::Mask& mask : masks)
-      if (const filters::IrAnalysis a = filters::analyse_ir(mask); a.peak != 0) onset = std::min(onset, a.onset_index);
+      if (const filters::IrAnalysis a = filters::analyse_ir(mask); !a.silent()) onset = std::min(onset, a.onset_index);
     if (onset == masks.front().taps.size()) onset = 0;  // every channel silent: nothing to remove
     keep_frames(masks, onset, masks.front().taps.size());
     done.push_back("removed " + std::to_string(onset) + " frames of pre-delay");

@@ -36,6 +36,18 @@ bool exits_within(Process& process, std::chrono::milliseconds limit) {
   return true;
 }
 
+// A process awaited for at most `limit`, then killed if still running: whether it exited in time,
+// and what it printed and returned.
+struct Ended {
+  bool exited;
+  Result result;
+};
+Ended end_within(Process& process, std::chrono::milliseconds limit) {
+  const bool exited = exits_within(process, limit);
+  if (!exited) kill(process.pid(), SIGKILL);
+  return {exited, process.wait()};
+}
+
 // Waits up to 10 s for a name beside `target` other than those in `before` (the temporary).
 bool temporary_appears(const DirectorySnapshot& before) {
   for (int i = 0; i < 500; ++i) {
@@ -100,9 +112,9 @@ StalledRun signal_a_stalled_filter(int number, bool stdin) {
   if (!temporary_appears(before)) ADD_FAILURE() << "halo never started writing";
   std::this_thread::sleep_for(200ms);  // let the reader block in read()
   EXPECT_EQ(kill(halo_process.pid(), number), 0);
-  run.exited = exits_within(halo_process, 8s);
-  if (!run.exited) kill(halo_process.pid(), SIGKILL);
-  run.result = halo_process.wait();
+  Ended ended = end_within(halo_process, 8s);
+  run.exited = ended.exited;
+  run.result = std::move(ended.result);
   run.left = before.added();
   return run;
 }
@@ -145,9 +157,7 @@ TEST(StalledInput, AnInterruptedRunIntoARedirectedFileSaysWhatItLeft) {
   for (int i = 0; i < 500 && !(stat(out.c_str(), &status) == 0 && status.st_size > 0); ++i) std::this_thread::sleep_for(20ms);
   ASSERT_GT(status.st_size, 0) << "halo never wrote to its standard output";
   EXPECT_EQ(kill(halo_process.pid(), SIGINT), 0);
-  const bool exited = exits_within(halo_process, 8s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
+  const auto [exited, result] = end_within(halo_process, 8s);
   ASSERT_TRUE(exited);
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_NE(result.err.find("halo: interrupted; the output streamed so far is incomplete"), std::string::npos)
@@ -208,9 +218,7 @@ TEST(Signals, CtrlCInTheNormPassStopsIt) {
   // The output's temporary grows only in the second pass (the first spools to $TMPDIR).
   const bool second_pass = grown_temporary(before, dir.path(), 1 << 20);
   if (second_pass) kill(halo_process.pid(), SIGINT);
-  const bool exited = exits_within(halo_process, 8s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
+  const auto [exited, result] = end_within(halo_process, 8s);
   ASSERT_TRUE(second_pass) << "the second pass was not seen: " << result.err;
   ASSERT_TRUE(exited);
   EXPECT_EQ(result.exit_code, 130) << result.err;
@@ -233,9 +241,7 @@ TEST(Signals, CtrlCDuringIrFixLeavesOutAsItWas) {
   std::this_thread::sleep_for(100ms);
   ASSERT_TRUE(halo_process.running()) << "ir fix finished in 100 ms: too fast for this test";
   kill(halo_process.pid(), SIGINT);
-  const bool exited = exits_within(halo_process, 8s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
+  const auto [exited, result] = end_within(halo_process, 8s);
   ASSERT_TRUE(exited);
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_NE(result.err.find("halo: interrupted"), std::string::npos) << result.err;
@@ -257,9 +263,7 @@ TEST(Signals, SigpipeIsNoStop) {
   std::this_thread::sleep_for(200ms);
   ASSERT_TRUE(halo_process.running()) << "filter finished in 200 ms: too fast for this test";
   kill(halo_process.pid(), SIGPIPE);
-  const bool exited = exits_within(halo_process, 120s);
-  if (!exited) kill(halo_process.pid(), SIGKILL);
-  const Result result = halo_process.wait();
+  const auto [exited, result] = end_within(halo_process, 120s);
   ASSERT_TRUE(exited);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(read_sound(dir / "out.wav").frames, 48000u * 60) << "OUT is complete";
