@@ -206,6 +206,7 @@ std::string header_comment(const MaskSet& masks, const ExportNotes& notes) {
   std::string comment = "halo mask: " + summary(masks) + "\n * y[n] = sum_k h[k] x[n-k] (true convolution)";
   if (!notes.spec.empty()) comment += "\n * spec: " + one_line(notes.spec);
   if (!notes.measured.empty()) comment += "\n * measured: " + one_line(notes.measured);
+  if (!(masks.front().rate_hz > 0)) comment += "\n * no sample rate given: the taps are for whatever rate they were made for";
   return comment;
 }
 
@@ -300,9 +301,34 @@ void check_export_output(const std::string& path, ExportFormat format) {
   check_mask_output(path);  // the folder exists; for mask_file, a sound format that holds a mask
 }
 
+bool export_is_one_text(ExportFormat format) {
+  return format == ExportFormat::json || format == ExportFormat::header || format == ExportFormat::sox;
+}
+
+std::string export_text(const std::string& path, ExportFormat format, const MaskSet& masks, const ExportNotes& notes) {
+  check_masks(path, masks);
+  switch (format) {
+    case ExportFormat::json:
+      return json_contents(masks, notes.spec, notes.measured);
+    case ExportFormat::header:
+      return header_contents(masks, path == "-" ? "mask" : c_identifier(split(path).stem), header_comment(masks, notes));
+    case ExportFormat::sox:
+      if (masks.size() != 1)
+        throw Error(path + ": sox's fir applies one mask to every channel; " + std::to_string(masks.size()) +
+                    " masks given (export them one at a time, or use --format camilladsp or eqapo)");
+      return sox_contents(masks, notes);
+    default:
+      throw Error(path + ": --format " + format_name(format) + " is not one text file");
+  }
+}
+
 void write_export(const std::string& path, ExportFormat format, const MaskSet& masks, const ExportNotes& notes) {
   check_masks(path, masks);
   const PathParts parts = split(path);
+  if (export_is_one_text(format)) {
+    write_bytes(path, export_text(path, format, masks, notes));
+    return;
+  }
   switch (format) {
     case ExportFormat::mask_file:
     case ExportFormat::txt:
@@ -311,18 +337,9 @@ void write_export(const std::string& path, ExportFormat format, const MaskSet& m
       write_mask(path, masks);
       return;
     case ExportFormat::json:
-      write_bytes(path, json_contents(masks, notes.spec, notes.measured));
-      return;
     case ExportFormat::header:
-      write_bytes(path, header_contents(masks, c_identifier(parts.stem), header_comment(masks, notes)));
-      return;
-    case ExportFormat::sox: {
-      if (masks.size() != 1)
-        throw Error(path + ": sox's fir applies one mask to every channel; " + std::to_string(masks.size()) +
-                    " masks given (export them one at a time, or use --format camilladsp or eqapo)");
-      write_bytes(path, sox_contents(masks, notes));
-      return;
-    }
+    case ExportFormat::sox:
+      return;  // one text: above
     case ExportFormat::camilladsp:
     case ExportFormat::eqapo: {
       // The config and its coefficient files are all written first and renamed into place only

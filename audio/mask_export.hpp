@@ -9,12 +9,12 @@ namespace halo::audio {
 
 // Mask exports that other programs load unchanged (`halo design --format`):
 //   txt, f32, wav: halo's own mask files (audio/mask_file.hpp), the extension agreeing;
-//   json:       {"format": "halo-mask", "rate_hz", "provenance", "spec", "measured",
+//   json:       {"format": "halo-mask", "rate_hz" (where the mask has a rate), "provenance", "spec", "measured",
 //               "coefficients"} (nlohmann-json); coefficients is a list for one mask, a list of
 //               lists (one per channel) for several; each float written with the fewest digits
 //               that read back to the same float;
 //   h:          a C/C++ header: `static const float NAME[] = {...};` (NAME[C][M] for C masks),
-//               NAME_taps, NAME_rate_hz, the spec and measured figures in a comment; %.9g
+//               NAME_taps, NAME_rate_hz (where the mask has a rate), the spec and measured figures in a comment; %.9g
 //               with an f suffix, so the compiler rounds to the very same floats;
 //   camilladsp: a YAML file (.yml/.yaml, yaml-cpp) with a `filters:` entry of type Conv and the
 //               `pipeline:` step that uses it, beside its coefficient file: raw F32_LE (NAME.f32,
@@ -62,6 +62,14 @@ void check_export_output(const std::string& path, ExportFormat format);
 // different lengths, NaN/Inf taps, several masks where the format holds one.
 void write_export(const std::string& path, ExportFormat format, const filters::MaskSet& masks,
                   const ExportNotes& notes);
+
+// json, h and sox: one text file, which design may also write to standard output (-o -).
+bool export_is_one_text(ExportFormat format);
+
+// That text, for `path` (a header's array is named after its stem; "-": `mask`). Throws
+// audio::Error naming `path`, as write_export does.
+std::string export_text(const std::string& path, ExportFormat format, const filters::MaskSet& masks,
+                        const ExportNotes& notes);
 
 // The fewest decimal digits (6 to 9) that read back to `value`: "0.1", "1.00000012".
 std::string shortest_float(float value);

@@ -118,7 +118,9 @@ std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, cons
   nlohmann::ordered_json document;
   document["format"] = "halo-mask";
   document["version"] = 1;
-  document["rate_hz"] = masks.front().rate_hz;
+  // A mask read from text with no rate has none (0): left out, as the readers take its absence,
+  // rather than a "rate_hz": 0 that reads as a rate.
+  if (masks.front().rate_hz > 0) document["rate_hz"] = masks.front().rate_hz;
   document["provenance"] = masks.front().provenance;
   // "causal": the mask starts at its first tap (a minimum-phase design), and filter aligns it so.
   document["align"] = masks.front().causal ? "causal" : "same";
@@ -143,8 +145,10 @@ std::string header_contents(const MaskSet& masks, const std::string& name, const
   std::transform(guard.begin(), guard.end(), guard.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   out += "#ifndef " + guard + "_H\n#define " + guard + "_H\n\n";
   char line[160];
-  std::snprintf(line, sizeof line, "static const double %s_rate_hz = %.10g;\n", name.c_str(), masks.front().rate_hz);
-  out += line;
+  if (masks.front().rate_hz > 0) {  // none for a mask with no rate (text read without --rate): no "= 0"
+    std::snprintf(line, sizeof line, "static const double %s_rate_hz = %.10g;\n", name.c_str(), masks.front().rate_hz);
+    out += line;
+  }
   std::snprintf(line, sizeof line, "static const unsigned %s_taps = %zu;\n", name.c_str(), taps);
   out += line;
   if (masks.front().causal) {  // starts at its first tap (a minimum-phase design): filter aligns it so

@@ -209,6 +209,8 @@ int design_command(int argc, char** argv) {
   if (output != "-") {
     summarise(stdout);
     if (!quiet) std::printf("written:    %s\n", output.c_str());
+  } else if (audio::export_is_one_text(outputs.format)) {
+    summarise(stderr);  // the text went to standard output with the outputs
   } else {
     summarise(stderr);
     for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {

@@ -63,7 +63,9 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
   } catch (const audio::Error& error) {
     throw UsageError(error.what());
   }
-  if (output == "-" && outputs.format != audio::ExportFormat::txt && outputs.format != audio::ExportFormat::mask_file)
+  // Standard output takes text: halo's own (the taps a line) or one of the one-file texts.
+  if (output == "-" && outputs.format != audio::ExportFormat::txt && outputs.format != audio::ExportFormat::mask_file &&
+      !audio::export_is_one_text(outputs.format))
     throw UsageError("--format " + parsed["format"].as<std::string>() + " writes files: give -o FILE");
   // A --format that contradicts -o's name is how the command was called (exit 2); a folder
   // that does not exist is about the file (exit 1), as design's -o always was.
@@ -197,11 +199,14 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
     svg = filters::design_plot_svg(plotted, report ? filters::spec_regions(*report) : std::vector<filters::SpecRegion>{},
                                    options);
   }
+  audio::ExportNotes notes;
+  if (spec) notes.spec = spec_json(*spec);
+  if (report) notes.measured = report_json(*report);
   if (outputs.output != "-") {
-    audio::ExportNotes notes;
-    if (spec) notes.spec = spec_json(*spec);
-    if (report) notes.measured = report_json(*report);
     audio::write_export(outputs.output, outputs.format, masks, notes);
+  } else if (audio::export_is_one_text(outputs.format)) {
+    const std::string text = audio::export_text(outputs.output, outputs.format, masks, notes);
+    std::fwrite(text.data(), 1, text.size(), stdout);  // a failed write is main's to report, as for every stdout text
   }
   if (!svg.empty()) write_text_file(outputs.plot, svg);
 }

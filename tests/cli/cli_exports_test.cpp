@@ -189,6 +189,53 @@ TEST_F(Exports, JsonAndHeaderReadBackThroughMask) {
   }
 }
 
+// json, h and sox are one text each: -o - writes it to standard output (they had been refused
+// there), the report to standard error; the formats with companion files stay refused.
+TEST_F(Exports, OneTextExportsGoToStandardOutput) {
+  const std::vector<float> taps = reference();
+  const std::vector<std::string> design = {"design", "--lowpass", "3000", "--taps", "101", "-o", "-"};
+  const auto with_format = [&](const std::string& format) {
+    std::vector<std::string> args = design;
+    args.insert(args.end(), {"--format", format});
+    return args;
+  };
+  const Result json = halo_ok(with_format("json"));
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["coefficients"].get<std::vector<float>>(), taps);
+  EXPECT_EQ(j["rate_hz"].get<double>(), 48000);
+  EXPECT_NE(json.err.find("stop band"), std::string::npos) << json.err;  // the report, on stderr
+  write_bytes(path("sox.txt"), halo_ok(with_format("sox")).out);
+  EXPECT_EQ(text_taps(path("sox.txt")), taps);
+  write_bytes(path("piped.h"), halo_ok(with_format("h")).out);
+  halo_ok({"design", "--mask", path("piped.h"), "-o", path("piped.txt")});
+  EXPECT_EQ(text_taps(path("piped.txt")), taps);
+  const DirectorySnapshot before(dir.path());
+  for (const std::string format : {"camilladsp", "eqapo", "wav", "f32"})
+    expect_one_line_failure(run(halo_args({"design", "--lowpass", "3000", "--taps", "101", "-o", "-", "--format", format})),
+                            2, "give -o FILE", before, format + " to stdout");
+}
+
+// A text mask with no rate has none to export: JSON leaves "rate_hz" out and the header its
+// NAME_rate_hz (both had said 0, which reads as a rate), and both read back without one.
+TEST_F(Exports, AMaskWithoutARateExportsNone) {
+  write_bytes(path("m.txt"), "0.25\n0.5\n-0.125\n");
+  halo_ok({"design", "--mask", path("m.txt"), "-o", path("m.json")});
+  halo_ok({"design", "--mask", path("m.txt"), "-o", path("m.h")});
+  const nlohmann::json j = nlohmann::json::parse(read_bytes(path("m.json")));
+  EXPECT_FALSE(j.contains("rate_hz")) << j.dump();
+  EXPECT_EQ(j["coefficients"].get<std::vector<float>>(), (std::vector<float>{0.25f, 0.5f, -0.125f}));
+  EXPECT_EQ(read_bytes(path("m.h")).find("rate_hz"), std::string::npos) << read_bytes(path("m.h"));
+  for (const std::string name : {"m.json", "m.h"}) {
+    // At a file's rate, as a text mask is: a 3-tap mask on a 44.1 kHz file with no rate warning.
+    write_sound(path("x.wav"), random_signal(500, 5, 0.4f), 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+    const Result filtered = halo_ok({"filter", path("x.wav"), path("y.wav"), "--mask", path(name), "-q"});
+    EXPECT_EQ(filtered.err, "") << name;
+    const std::vector<double> ref = expected_output(read_sound(path("x.wav")).samples, 1,
+                                                    {{0.25f, 0.5f, -0.125f}}, Align::same, false);
+    EXPECT_LE(relative_error(read_sound(path("y.wav")).samples, ref), 1e-6) << name;
+  }
+}
+
 TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
   write_bytes(path("nan.json"), "{\"coefficients\": [0.5, NaN]}");
   write_bytes(path("nan.h"), "static const float m[] = {0.5f, nanf};\n");
