@@ -265,6 +265,7 @@ void check_export_name(const std::string& path, ExportFormat format) {
         throw Error(path + ": ." + extension +
                     " is not an extension halo knows for a mask (.txt, .f32, .json, .h, .yml, or a sound file such as "
                     ".wav or .flac)");
+      check_mask_name(path);
       break;
     case ExportFormat::txt:
       if (extension == "f32" || is_sound_extension(extension) || extension == "json" || extension == "h" ||
@@ -298,7 +299,7 @@ void check_export_name(const std::string& path, ExportFormat format) {
 
 void check_export_output(const std::string& path, ExportFormat format) {
   check_export_name(path, format);
-  check_mask_output(path);  // the folder exists; for mask_file, a sound format that holds a mask
+  check_mask_output(path);  // the folder exists
 }
 
 bool export_is_one_text(ExportFormat format) {

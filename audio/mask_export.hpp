@@ -49,8 +49,8 @@ struct ExportNotes {
 // Every file an export of `mask_count` masks to `path` writes, the main file first.
 std::vector<std::string> export_files(const std::string& path, ExportFormat format, std::size_t mask_count);
 
-// An extension that contradicts the format (a --format camilladsp to x.txt). Throws
-// audio::Error naming the file.
+// An extension that contradicts the format (a --format camilladsp to x.txt), or that no mask
+// file has (x.xyz) or can have exactly (x.mp3). Throws audio::Error naming the file.
 void check_export_name(const std::string& path, ExportFormat format);
 
 // What write_export would refuse from the names alone (an extension that contradicts the

@@ -575,10 +575,14 @@ bool mask_extension_known(const std::string& extension) {
   return extension.empty() || extension == "txt" || kind_of_extension(extension) != FileKind::text;
 }
 
-void check_mask_output(const std::string& path) {
+void check_mask_name(const std::string& path) {
   const std::string extension = lower_extension(path);
   if (kind_of(path) == FileKind::sound && !writable_container(extension))
     throw Error(path + ": ." + extension + cannot_hold_a_mask);
+}
+
+void check_mask_output(const std::string& path) {
+  check_mask_name(path);
   const std::size_t slash = path.find_last_of('/');
   const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   struct stat info {};

@@ -55,8 +55,12 @@ filters::MaskSet masks_as_written(const std::string& path, const filters::MaskSe
 // read_mask takes any other as text, write_mask's callers refuse it.
 bool mask_extension_known(const std::string& extension);
 
-// What write_mask would refuse from the name alone (a format that cannot hold a mask, a folder
-// that does not exist), checked before any work. Throws audio::Error naming the file.
+// A sound format that cannot hold a mask exactly (.mp3, .ogg): write_mask would refuse the
+// name. Throws audio::Error naming the file.
+void check_mask_name(const std::string& path);
+
+// What write_mask would refuse from the name alone (check_mask_name, a folder that does not
+// exist), checked before any work. Throws audio::Error naming the file.
 void check_mask_output(const std::string& path);
 
 }  // namespace halo::audio

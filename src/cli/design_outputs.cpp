@@ -54,6 +54,15 @@ void check_plot_name(const std::string& option, const std::string& path) {
     throw audio::Error(option + " " + path + ": cannot create a file in " + folder + ": no such folder");  // exit 1, as -o's
 }
 
+void check_export_output_name(const std::string& output, audio::ExportFormat format) {
+  try {
+    audio::check_export_name(output, format);
+  } catch (const audio::Error& error) {
+    throw UsageError(error.what());
+  }
+  audio::check_export_output(output, format);
+}
+
 DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output) {
   DesignOutputs outputs;
   outputs.output = output;
@@ -67,16 +76,7 @@ DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std
   if (output == "-" && outputs.format != audio::ExportFormat::txt && outputs.format != audio::ExportFormat::mask_file &&
       !audio::export_is_one_text(outputs.format))
     throw UsageError("--format " + parsed["format"].as<std::string>() + " writes files: give -o FILE");
-  // A --format that contradicts -o's name is how the command was called (exit 2); a folder
-  // that does not exist is about the file (exit 1), as design's -o always was.
-  if (output != "-" && parsed.count("format")) {
-    try {
-      audio::check_export_name(output, outputs.format);
-    } catch (const audio::Error& error) {
-      throw UsageError(error.what());
-    }
-  }
-  if (output != "-") audio::check_export_output(output, outputs.format);
+  if (output != "-") check_export_output_name(output, outputs.format);
   if (parsed.count("plot")) {
     outputs.plot = parsed["plot"].as<std::string>();
     check_plot_name("--plot", outputs.plot);

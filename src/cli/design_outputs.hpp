@@ -28,6 +28,12 @@ struct DesignOutputs {
 // work (a format the extension contradicts, a missing folder): UsageError.
 DesignOutputs parse_design_outputs(const cxxopts::ParseResult& parsed, const std::string& output);
 
+// An output's name checked before any work: one whose extension contradicts the format, or
+// that no mask file has or can have exactly, is how the command was called (UsageError, exit 2,
+// as filter's OUT of an unknown extension); a folder that does not exist is the file's
+// (audio::Error, exit 1). design's -o and ir fix's OUT.
+void check_export_output_name(const std::string& output, audio::ExportFormat format);
+
 // Every file write_design_outputs writes for `mask_count` masks: the export's (an Equalizer APO
 // config's WAV, CamillaDSP's raw coefficients beside it) and the plot.
 std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::size_t mask_count);

@@ -280,7 +280,7 @@ int fix(int argc, char** argv) {
   const std::string& output = files[1];
   if (output.empty() || output == "-") throw UsageError("ir fix: OUT must be a file name");
   const audio::ExportFormat format = audio::export_format_for(output);
-  audio::check_export_output(output, format);  // before any work
+  check_export_output_name(output, format);  // before any work
   audio::refuse_overwriting_input(input, output);
 
   const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;

@@ -424,6 +424,7 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
 // filter refuses such an OUT (both had written text under it: a QA pass); --format txt still
 // writes text under any name, and a name without an extension is text. A sound format that
 // cannot hold a mask exactly names those that can, FLAC as 24-bit (it had been listed as exact).
+// Both are how the command was called: exit 2, as filter's OUT (they had exited 1).
 TEST(DesignCli, AnOutputExtensionThatSaysNoMaskFormatIsRefused) {
   TempDir dir;
   write_sound(dir / "ir.wav", random_signal(4800, 21, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
@@ -436,13 +437,13 @@ TEST(DesignCli, AnOutputExtensionThatSaysNoMaskFormatIsRefused) {
     std::vector<std::string> args = {HALO_BINARY};
     args.insert(args.end(), command.begin(), command.end());
     const Result result = run(args);
-    expect_one_line_failure(result, 1, ".xyz is not an extension halo knows for a mask", before,
+    expect_one_line_failure(result, 2, ".xyz is not an extension halo knows for a mask", before,
                             describe(args, result));
   }
   const DirectorySnapshot before(dir.path());
   const auto ogg = halo_args({"design", "--lowpass", "1k", "-o", dir / "m.ogg"});
   const Result lossy = run(ogg);
-  expect_one_line_failure(lossy, 1, ".ogg cannot hold a mask exactly; write .wav, .aiff, .caf, .w64, .txt or .f32 (float32), or .flac (24-bit)",
+  expect_one_line_failure(lossy, 2, ".ogg cannot hold a mask exactly; write .wav, .aiff, .caf, .w64, .txt or .f32 (float32), or .flac (24-bit)",
                           before, describe(ogg, lossy));
   const Result text = halo({"design", "--lowpass", "1k", "--taps", "31", "-o", dir / "m.xyz", "--format", "txt", "-q"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
