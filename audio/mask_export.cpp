@@ -99,7 +99,8 @@ void check_masks(const std::string& path, const MaskSet& masks) {
 
 // One line for comments: what the mask is (its provenance names length and rate).
 std::string summary(const MaskSet& masks) {
-  std::string line = masks.front().provenance.empty() ? "halo mask" : masks.front().provenance;
+  // The set's source: "file two.txt", not its first mask's "file two.txt column 1" (a QA pass).
+  std::string line = masks.front().provenance.empty() ? "halo mask" : filters::mask_set_source(masks);
   std::replace(line.begin(), line.end(), '\n', ' ');
   std::replace(line.begin(), line.end(), '\r', ' ');
   if (masks.size() > 1) line += "; " + std::to_string(masks.size()) + " masks, one per channel";

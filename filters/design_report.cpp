@@ -136,6 +136,34 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
   return report;
 }
 
+std::string judged_goals(const DesignReport& r) {
+  std::string goals;
+  char text[96];
+  const auto figure = [](double value, int digits) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.*f", digits, value);
+    return std::string(number);
+  };
+  if (r.target_attenuation_db > 0) {
+    int digits = 1;
+    while (digits < 6 && r.attenuation_db < r.target_attenuation_db &&
+           std::stod(figure(r.attenuation_db, digits)) >= r.target_attenuation_db)
+      ++digits;
+    std::snprintf(text, sizeof text, "attenuation >= %g dB (%s)", r.target_attenuation_db,
+                  figure(r.attenuation_db, digits).c_str());
+    goals += text;
+  }
+  if (r.target_ripple_db > 0) {
+    int digits = 3;
+    while (digits < 8 && r.ripple_db > r.target_ripple_db && std::stod(figure(r.ripple_db, digits)) <= r.target_ripple_db)
+      ++digits;
+    std::snprintf(text, sizeof text, "%sripple <= %g dB (%s)", goals.empty() ? "" : ", ", r.target_ripple_db,
+                  figure(r.ripple_db, digits).c_str());
+    goals += text;
+  }
+  return goals;
+}
+
 std::string missing_edge_warning(const Spec& spec, const DesignReport& report) {
   if (spec.band == Band::multiband) return "";
   const std::string mask = "the " + to_string(spec.band) + " mask of " + std::to_string(report.taps) +

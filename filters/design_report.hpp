@@ -73,6 +73,11 @@ struct DesignReport {
 // empty mask.
 DesignReport measure(const Mask& mask, const Spec& spec);
 
+// The goals judged and what the mask reaches: "attenuation >= 80 dB (78.9), ripple <= 0.1 dB
+// (0.087)"; a figure that misses its goal by less than its last digit shows more digits
+// ("(80.0)" under a missed 80 dB had read as met). Empty where no goal was judged.
+std::string judged_goals(const DesignReport& report);
+
 // A one-band design (low-, high-, band-pass or band-stop) whose response never crosses -3 dB
 // has no edge: too few taps for its cutoff; a band-pass or band-stop that crosses it once
 // lacks one of its two edges. scipy.signal.firwin designs the same taps (with 1 tap, [1] for

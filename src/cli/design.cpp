@@ -50,7 +50,10 @@ void print_report(std::FILE* to, const filters::Mask& mask, const filters::Desig
   // A band that the transition squeezes to a point (a short mask's wide guard beside a low
   // cutoff) is not measured: said, not left out without a word.
   for (const auto& [kind, count] : {std::pair{"pass", r.squeezed_pass_bands}, std::pair{"stop", r.squeezed_stop_bands}})
-    if (count > 0) std::fprintf(to, "%s band:  %zu squeezed out by the transition at this length, not measured\n", kind, count);
+    if (count == 1)  // "pass band:  1 squeezed out" had read as a figure (a QA pass)
+      std::fprintf(to, "%s band:  squeezed out by the transition at this length, not measured\n", kind);
+    else if (count > 1)
+      std::fprintf(to, "%s bands: %zu squeezed out by the transition at this length, not measured\n", kind, count);
   for (const filters::BandMeasure& band : r.bands) {
     // Whole hertz at audio rates; at a rate of a few hertz whole hertz gave "0-0 Hz" (a QA pass).
     const int digits = r.rate_hz >= 2000 ? 0 : r.rate_hz >= 200 ? 1 : 3;
@@ -72,33 +75,7 @@ void print_report(std::FILE* to, const filters::Mask& mask, const filters::Desig
                    r.method == "kaiser" && r.target_attenuation_db > 0 ? " (--attenuation sets the Kaiser beta)" : "");
     return;
   }
-  std::string goals;
-  char text[96];
-  // A figure that misses its goal by less than its last digit shows more digits: "(80.0)" under
-  // "NOT MET: attenuation >= 80 dB" had read as met (a QA pass).
-  const auto figure = [](double value, int digits) {
-    char number[32];
-    std::snprintf(number, sizeof number, "%.*f", digits, value);
-    return std::string(number);
-  };
-  if (r.target_attenuation_db > 0) {
-    int digits = 1;
-    while (digits < 6 && r.attenuation_db < r.target_attenuation_db &&
-           std::stod(figure(r.attenuation_db, digits)) >= r.target_attenuation_db)
-      ++digits;
-    std::snprintf(text, sizeof text, "attenuation >= %g dB (%s)", r.target_attenuation_db,
-                  figure(r.attenuation_db, digits).c_str());
-    goals += text;
-  }
-  if (r.target_ripple_db > 0) {
-    int digits = 3;
-    while (digits < 8 && r.ripple_db > r.target_ripple_db && std::stod(figure(r.ripple_db, digits)) <= r.target_ripple_db)
-      ++digits;
-    std::snprintf(text, sizeof text, "%sripple <= %g dB (%s)", goals.empty() ? "" : ", ", r.target_ripple_db,
-                  figure(r.ripple_db, digits).c_str());
-    goals += text;
-  }
-  std::fprintf(to, "spec:       %s: %s\n", r.met ? "met" : "NOT MET", goals.c_str());
+  std::fprintf(to, "spec:       %s: %s\n", r.met ? "met" : "NOT MET", filters::judged_goals(r).c_str());
 }
 
 // --report FILE.json: a .json name in a folder that exists, checked before any design work.
@@ -223,11 +200,13 @@ int design_command(int argc, char** argv) {
   if (designed)
     if (const std::string warning = filters::missing_edge_warning(spec, report); !warning.empty())
       std::fprintf(stderr, "halo: warning: %s\n", warning.c_str());
-  // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a minimum-phase
-  // mask's output would come that much early there (CamillaDSP and Equalizer APO convolve as is).
+  // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a causal mask's
+  // (minimum phase, an impulse response) output would come that much early there (CamillaDSP
+  // and Equalizer APO convolve as is).
   if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
     std::fprintf(stderr, "halo: warning: %s: sox's fir removes %zu frames of delay, as for a linear-phase mask: this "
-                 "minimum-phase mask's output comes that much early there\n", output.c_str(), masks.front().taps.size() / 2);
+                 "%s's output comes that much early there\n", output.c_str(), masks.front().taps.size() / 2,
+                 designed ? "minimum-phase mask" : "causal mask");
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
     std::fprintf(stderr, "halo: the spec is not met: %s%s\n", masks.front().provenance.c_str(),

@@ -92,6 +92,13 @@ int filter_command(int argc, char** argv) {
     const filters::DesignReport measured = filters::measure(design.mask, design.spec);
     if (const std::string warning = filters::missing_edge_warning(design.spec, measured); !warning.empty())
       notice("warning: " + warning);
+    // design exits 3 for a spec it misses; filter goes on (the mask is close, and the audio is
+    // what was asked for), but says so: it had filtered with 78.9 dB for 80 asked, silently.
+    if (measured.spec_given && !measured.met)
+      notice("warning: the spec is not met: " + filters::judged_goals(measured) +
+             (design.spec.method == filters::Method::window
+                  ? " (kaiserord's length is an estimate: --method kaiser gives the shortest mask that meets it)"
+                  : ""));
   } else {
     masks = masks_for(source, job.input_format().rate_hz);
   }
@@ -110,8 +117,10 @@ int filter_command(int argc, char** argv) {
   if (const std::string line = sample_report(report.stream); !line.empty()) notice(line);
   if (!report.output_note.empty()) notice(report.output_note);
   const std::string damage = report.input_damage.empty() ? "" : " (" + report.input_damage + ")";
-  if (report.stream.declared_frames > static_cast<std::int64_t>(report.stream.frames_in))  // --accept-short
-    notice("warning: " + input + " is truncated" + damage + ": its header declares " +
+  // --accept-short. A decoder that lost sync (FLAC) cannot tell a cut end from damage inside:
+  // "truncated" had named a file damaged mid-stream.
+  if (report.stream.declared_frames > static_cast<std::int64_t>(report.stream.frames_in))
+    notice("warning: " + input + (damage.empty() ? " is truncated" : " is cut short or damaged" + damage) + ": its header declares " +
            std::to_string(report.stream.declared_frames) + " frames, " + std::to_string(report.stream.frames_in) +
            " were read and filtered");
   else if (!damage.empty())  // no declared length to fall short of (a pipe)
@@ -130,7 +139,7 @@ int filter_command(int argc, char** argv) {
            " channels: they were not read (check --channels and --encoding)");
   // Known once an engine planned its FFTs, so after the run too, with the other warnings and
   // before the summary (it had come after it).
-  if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice(problem);
+  if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice("warning: " + problem);
   // A warning: --norm of a silent output scales nothing (it had said nothing).
   if (filter.write.norm_peak > 0 && report.norm_found_silence)
     notice("warning: the output is silent: --norm had no peak to scale to");

@@ -97,8 +97,10 @@ int info_command(int argc, char** argv) {
   std::printf("rate:      %d Hz\n", format.rate_hz);
   std::printf("channels:  %d\n", format.channels);
   std::printf("frames:    %llu", static_cast<unsigned long long>(frames));
+  // Cut short, or damaged mid-stream (the next line says where): "truncated" only for the first.
   if (declared > static_cast<std::int64_t>(frames))
-    std::printf(" (truncated: the header declares %lld)", static_cast<long long>(declared));
+    std::printf(" (%sthe header declares %lld)", reader.damage().empty() ? "truncated: " : "",
+                static_cast<long long>(declared));
   std::printf("\n");
   if (!reader.damage().empty())
     std::printf("damaged:   %s after %llu frames (halo filter --accept-short filters the frames before it)\n",

@@ -49,6 +49,7 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& parsed) {
 filters::MaskSet read_ir(const std::string& path, double rate_hz, const char* rate_option) {
   filters::MaskSet masks = audio::read_mask(path);
   for (filters::Mask& mask : masks) {
+    mask.causal = true;  // an impulse response starts at its first tap: ir fix's OUT says so for --mask
     if (rate_hz > 0 && mask.rate_hz > 0 && mask.rate_hz != rate_hz) {
       char says[64];
       std::snprintf(says, sizeof says, "%.10g Hz", mask.rate_hz);
@@ -314,7 +315,6 @@ int fix(int argc, char** argv) {
         throw audio::Error(input + ": " + error.detail());
       }
       mask.taps.assign(minimum.begin(), minimum.end());
-      mask.causal = true;  // it starts at its first tap: OUT read back with --mask says so
       for (float tap : mask.taps)
         if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
     }

@@ -28,13 +28,14 @@ void add_mask_options(cxxopts::Options& options, const std::string& group) {
       ("bandstop", "band-stop between LO and HI Hz", cxxopts::value<std::string>(), "LO:HI")
       ("bands", "multi-band: \"LO-HI:GAIN[/w=WEIGHT], ...\" in Hz, e.g. \"0-3000:1, 4000-24000:0/w=10\" "
        "(remez, firls or auto)", cxxopts::value<std::string>(), "SPEC")
-      ("mask", "coefficients from FILE (.txt, .f32, or a sound file); centred like a designed mask",
+      ("mask", "coefficients from FILE (.txt, .f32, .json, .h or a sound file); centred, or causal where the file says "
+       "so (a minimum-phase design, an impulse response design or ir fix wrote)",
        cxxopts::value<std::string>(), "FILE")
       ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
        cxxopts::value<std::string>(), "FILE")
-      ("ir-rate", "an --ir file at another rate than the audio: refuse (default), resample it (libsamplerate) "
+      ("ir-rate", "an --ir file at another rate than the audio (design: than --rate): refuse (default), resample it (libsamplerate) "
        "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep")
-      ("mask-rate", "a --mask file at another rate than the audio: refuse (default for .json and .h, which "
+      ("mask-rate", "a --mask file at another rate than the audio (design: than --rate): refuse (default for .json and .h, which "
        "carry their rate), resample it (libsamplerate) or keep its taps as they are; given, it applies to a "
        "text mask's \"# rate\" line and a sound file's rate too", cxxopts::value<std::string>(),
        "refuse|resample|keep");
@@ -287,6 +288,9 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
     filters::MaskSet masks = checked_taps(audio::read_mask(source.path), source.path);
+    // An impulse response starts at its first tap: design's exports of it say so, so that
+    // --mask reads them back causal, as --ir applies them (they had been marked centred).
+    for (filters::Mask& mask : masks) mask.causal = true;
     to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
                   source.rate_from_option ? "--rate asks for" : "the audio is at");
     return masks;

@@ -77,8 +77,14 @@ int wisdom_command(int argc, char** argv) {
     throw audio::Error("wisdom: " + file.string() + " is not a regular file: name a file to keep the wisdom in");
   audio::AtomicFile out(file.string());
   const fftw::MeasuredWisdom wisdom =
-      fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file, [&](int n, double seconds) {
-        if (!quiet) notice("wisdom: " + std::to_string(n) + "-point FFTs measured in " + std::to_string(seconds).substr(0, 5) + " s");
+      fftw::measure_wisdom(lengths_for(taps), parsed.count("patient") > 0, file,
+                           [&](const fftw::WisdomLength& length, double seconds, bool known) {
+        if (quiet) return;
+        // Whose transform: a length may be both engines' ("2048-point" had come twice, unnamed).
+        const std::string what = std::string(length.form == fftw::RealTransform::packed ? "cpu-fft's " : "cpu-partitioned's ") +
+                                 std::to_string(length.points) + "-point FFTs";
+        notice("wisdom: " + what + (known ? ": in the wisdom already"
+                                          : " measured in " + std::to_string(seconds).substr(0, 5) + " s"));
       });
   if (!wisdom.note.empty()) notice("warning: " + wisdom.note);
   const std::string& text = wisdom.text;

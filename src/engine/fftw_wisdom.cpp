@@ -65,7 +65,7 @@ std::string wisdom_problem() {
 }
 
 MeasuredWisdom measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
-                              const std::function<void(int, double)>& measured) {
+                              const std::function<void(const WisdomLength&, double, bool)>& measured) {
   std::lock_guard<std::recursive_mutex> lock(planner_mutex());
   load_wisdom_once();
   MeasuredWisdom result;
@@ -75,23 +75,32 @@ MeasuredWisdom measure_wisdom(const std::vector<WisdomLength>& lengths, bool pat
                                                 : import_wisdom_file(file);
   if (!why.empty()) result.note = "FFTW wisdom in " + file.string() + why + ": replaced by what this run measures";
   const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
-  for (const auto& [n, form] : lengths) {
+  for (const WisdomLength& length : lengths) {
+    const int n = length.points;
     const auto start = std::chrono::steady_clock::now();
     // Measuring overwrites the arrays: scratch of their own, aligned as the engines' are.
     auto time = allocate<float>(static_cast<std::size_t>(n));
     auto spectrum = allocate<fftwf_complex>(static_cast<std::size_t>(n) / 2 + 1);
     if (!time || !spectrum) throw Error("wisdom: out of memory for an FFT of " + std::to_string(n));
-    Plan forward, inverse;
-    if (form == RealTransform::packed) {
-      auto* packed = reinterpret_cast<fftwf_complex*>(time.get());
-      forward.reset(fftwf_plan_dft_1d(n / 2, packed, spectrum.get(), FFTW_FORWARD, flags));
-      inverse.reset(fftwf_plan_dft_1d(n / 2, spectrum.get(), packed, FFTW_BACKWARD, flags));
-    } else {
-      forward.reset(fftwf_plan_dft_r2c_1d(n, time.get(), spectrum.get(), flags));
-      inverse.reset(fftwf_plan_dft_c2r_1d(n, spectrum.get(), time.get(), flags));
-    }
-    if (!forward || !inverse) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n));
-    measured(n, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const auto plans = [&](unsigned plan_flags) {
+      std::pair<Plan, Plan> pair;
+      if (length.form == RealTransform::packed) {
+        auto* packed = reinterpret_cast<fftwf_complex*>(time.get());
+        pair.first.reset(fftwf_plan_dft_1d(n / 2, packed, spectrum.get(), FFTW_FORWARD, plan_flags));
+        pair.second.reset(fftwf_plan_dft_1d(n / 2, spectrum.get(), packed, FFTW_BACKWARD, plan_flags));
+      } else {
+        pair.first.reset(fftwf_plan_dft_r2c_1d(n, time.get(), spectrum.get(), plan_flags));
+        pair.second.reset(fftwf_plan_dft_c2r_1d(n, spectrum.get(), time.get(), plan_flags));
+      }
+      return pair;
+    };
+    // Already in the wisdom (a second run): planned from it at once, nothing measured, and said so
+    // (a line "measured in 0.000 s" had claimed a measurement).
+    const auto known = plans(flags | FFTW_WISDOM_ONLY);
+    const bool was_known = known.first && known.second;
+    const auto made = plans(flags);
+    if (!made.first || !made.second) throw Error("wisdom: FFTW could not plan an FFT of " + std::to_string(n));
+    measured(length, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), was_known);
   }
   const std::unique_ptr<char, decltype(&std::free)> text(fftwf_export_wisdom_to_string(), &std::free);
   if (!text) throw Error("wisdom: FFTW could not export its wisdom");

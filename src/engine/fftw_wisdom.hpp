@@ -46,13 +46,14 @@ struct WisdomLength {
 // (FFTW_MEASURE, or FFTW_PATIENT: slower to make, sometimes faster to run), after loading what
 // there is (the default place's and `file`'s, where it exists), and returns all of FFTW's
 // wisdom, old and new, as the text `file` is to hold (the caller writes it whole), and where
-// `file` held what could not be read, a note saying it is replaced. `measured(n, seconds)`
-// after each length. Throws halo::Error where FFTW cannot plan one.
+// `file` held what could not be read, a note saying it is replaced. `measured(length, seconds,
+// known)` after each length, `known` where the wisdom held its plans already (nothing was
+// measured). Throws halo::Error where FFTW cannot plan one.
 struct MeasuredWisdom {
   std::string text;
   std::string note;  // empty, or why the file's old wisdom is not in `text`
 };
 MeasuredWisdom measure_wisdom(const std::vector<WisdomLength>& lengths, bool patient, const std::filesystem::path& file,
-                              const std::function<void(int, double)>& measured);
+                              const std::function<void(const WisdomLength&, double, bool)>& measured);
 
 }  // namespace halo::fftw

@@ -447,6 +447,38 @@ TEST(IrFix, AMinimumPhaseOutputIsCausalReadBack) {
             1e-6);
 }
 
+// An impulse response applies causally (--ir), and so does every mask design and ir fix make
+// of one: their files say "causal", so --mask reads them back as --ir applies the IR (design
+// --ir had written them centred, the output (M-1)/2 frames early: a QA pass).
+TEST(IrExports, AnImpulseResponseStaysCausalThroughEveryFile) {
+  TempDir dir;
+  const std::string ir = dir.path() + "/room.wav";
+  std::vector<float> taps(2 * 301);  // stereo, a decaying tail after a pre-delay of 20 frames
+  const std::vector<float> noise = random_signal(taps.size(), 41, 0.5f);
+  for (std::size_t k = 20; k < 301; ++k)
+    for (std::size_t c = 0; c < 2; ++c) taps[2 * k + c] = noise[2 * k + c] * std::exp(-(k - 20.0) / 60.0);
+  write_sound(ir, taps, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir.path() + "/x.wav", random_signal(2 * 3000, 43, 0.4f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Sound x = read_sound(dir.path() + "/x.wav");
+  std::vector<std::vector<float>> per_channel(2);
+  for (std::size_t k = 0; k < 301; ++k)
+    for (std::size_t c = 0; c < 2; ++c) per_channel[c].push_back(taps[2 * k + c]);
+  const std::vector<double> ref = expected_output(x.samples, 2, per_channel, Align::causal, false);
+  std::vector<std::string> masks;
+  for (const std::string name : {"d.json", "d.txt", "d.wav", "d.h"}) {
+    halo_ok({"design", "--ir", ir, "-o", dir.path() + "/" + name, "-q"});
+    masks.push_back(dir.path() + "/" + name);
+  }
+  halo_ok({"ir", "fix", ir, dir.path() + "/f.json", "-q"});
+  halo_ok({"ir", "fix", ir, dir.path() + "/f.wav", "-q"});
+  masks.insert(masks.end(), {dir.path() + "/f.json", dir.path() + "/f.wav"});
+  EXPECT_NE(read_bytes(dir.path() + "/d.json").find("\"align\": \"causal\""), std::string::npos);
+  for (const std::string& mask : masks) {
+    halo_ok({"filter", dir.path() + "/x.wav", dir.path() + "/y.wav", "--mask", mask, "-q"});
+    EXPECT_LE(relative_error(read_sound(dir.path() + "/y.wav").samples, ref), 1e-6) << mask;
+  }
+}
+
 TEST(InfoJson, GivesTheFiguresOfTheTextReport) {
   TempDir dir;
   const std::string file = dir.path() + "/a.wav";

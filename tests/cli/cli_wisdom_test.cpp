@@ -57,6 +57,14 @@ TEST(CliWisdom, MeasuredPlansAreSavedAndUsed) {
         << engine;
   }
 
+  // A second run measures nothing and says so (it had said "measured in 0.000 s"), naming whose
+  // transform each length is.
+  const Result again = run(measure);
+  ASSERT_EQ(again.exit_code, 0) << describe(measure, again);
+  EXPECT_EQ(again.err.find("measured in"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("wisdom: cpu-fft's "), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("-point FFTs: in the wisdom already"), std::string::npos) << again.err;
+
   // Without wisdom (HALO_FFTW_WISDOM empty: none at all) every plan is estimated.
   const auto plain = with_wisdom("", {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "mask.txt",
                                       "--engine", "cpu-fft", "--timings"});
@@ -73,7 +81,7 @@ TEST(CliWisdom, ABrokenFileIsSaidAndSkipped) {
                                                    dir / "mask.txt", "--engine", "cpu-fft", "--timings"});
   const Result result = run(filter);
   ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
-  EXPECT_NE(result.err.find("halo: FFTW wisdom in " + std::string(dir / "broken") + " could not be read"),
+  EXPECT_NE(result.err.find("halo: warning: FFTW wisdom in " + std::string(dir / "broken") + " could not be read"),
             std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << result.err;
@@ -93,7 +101,7 @@ TEST(CliWisdom, APathThatIsNotARegularFileIsSaidAndSkipped) {
     filter.insert(filter.begin(), {"/usr/bin/timeout", "20"});
     const Result result = run(filter);
     ASSERT_EQ(result.exit_code, 0) << describe(filter, result);
-    EXPECT_NE(result.err.find("halo: FFTW wisdom in " + place + " is not a regular file"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("halo: warning: FFTW wisdom in " + place + " is not a regular file"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("0 measured (wisdom), 2 estimated"), std::string::npos) << result.err;
     // A warning, so before the summary, as the others are (it had come last).
     EXPECT_LT(result.err.find("is not a regular file"), result.err.find(" frames in, ")) << result.err;
