@@ -138,7 +138,7 @@ int design_command(int argc, char** argv) {
     source.mask_rate = MaskSource::IrRate::keep;
   }
   source.every_mask_rate = true;  // --rate names the rate every mask file is converted to
-  source.rate_from_option = true;
+  source.rate_from = MaskSource::RateFrom::option;
   const bool designed = source.kind == MaskSource::Kind::designed;
   if (!designed && parsed.count("report")) throw UsageError("--report measures a designed mask against its spec");
   filters::MaskSet masks;

@@ -26,8 +26,8 @@ int devices_command(int argc, char** argv) {
     notice("no audio devices (PortAudio finds none: no sound card, and no JACK or PulseAudio server running)");
     return 1;
   }
-  std::printf("%5s  %-32s %-28s %4s %4s %9s  %-19s %-19s\n", "index", "name", "host API", "in", "out", "rate",
-              "in latency ms", "out latency ms");
+  std::printf("%5s  %-32s %-28s %4s %4s %9s  %-19s %s\n", "index", "name", "host API", "in", "out", "rate",
+              "in latency ms", "out latency ms");  // the last column unpadded: no trailing spaces
   for (const auto& device : devices) {
     std::string mark;
     if (device.default_input) mark += " *in";
@@ -39,9 +39,11 @@ int devices_command(int argc, char** argv) {
     if (device.max_output_channels > 0)
       std::snprintf(out_latency, sizeof out_latency, "%.2f..%.2f", device.low_output_latency_s * 1e3,
                     device.high_output_latency_s * 1e3);
-    std::printf("%5d  %-32s %-28s %4d %4d %9.0f  %-19s %-19s%s\n", device.index, device.name.c_str(),
+    char last[64];  // the out latency, padded only where a default mark follows it
+    std::snprintf(last, sizeof last, mark.empty() ? "%s" : "%-19s", out_latency);
+    std::printf("%5d  %-32s %-28s %4d %4d %9.0f  %-19s %s%s\n", device.index, device.name.c_str(),
                 device.host_api.c_str(), device.max_input_channels, device.max_output_channels, device.default_rate_hz,
-                in_latency, out_latency, mark.c_str());
+                in_latency, last, mark.c_str());
   }
   return 0;
 }

@@ -117,6 +117,20 @@ bool carries_design_rate(const std::string& path) {
 // Masks at another rate than the audio's are never used silently: their delays and
 // frequencies would all be off. `what` names them in the refusal, `option` is the flag that
 // chooses.
+// Whose rate, in the rate messages: "but %s %.10g Hz" (wanted) and "takes it as %s" (owner).
+struct RateWords {
+  const char* wanted;
+  const char* owner;
+};
+RateWords rate_words(MaskSource::RateFrom from) {
+  switch (from) {
+    case MaskSource::RateFrom::option: return {"--rate asks for", "--rate's"};
+    case MaskSource::RateFrom::device: return {"the device runs at", "the device's"};
+    case MaskSource::RateFrom::audio: break;
+  }
+  return {"the audio is at", "the audio's"};
+}
+
 void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double rate_hz, const std::string& path,
                    const char* what, const char* option, const char* wanted = "the audio is at") {
   const double mask_rate = masks.front().rate_hz;
@@ -278,12 +292,12 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     if (source.mask_rate == MaskSource::IrRate::resample && !(masks.front().rate_hz > 0)) {
       char line[160];
       std::snprintf(line, sizeof line, " does not say its rate: --mask-rate resample takes it as %s %.10g Hz",
-                    source.rate_from_option ? "--rate's" : "the audio's", rate_hz);
+                    rate_words(source.rate_from).owner, rate_hz);
       notice("warning: " + source.path + line);
     }
     if (carries_design_rate(source.path) || source.every_mask_rate)
       to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate",
-                    source.rate_from_option ? "--rate asks for" : "the audio is at");
+                    rate_words(source.rate_from).wanted);
     return masks;
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
@@ -292,7 +306,7 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     // --mask reads them back causal, as --ir applies them (they had been marked centred).
     for (filters::Mask& mask : masks) mask.causal = true;
     to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
-                  source.rate_from_option ? "--rate asks for" : "the audio is at");
+                  rate_words(source.rate_from).wanted);
     return masks;
   }
   return {design_for(source, rate_hz).mask};

@@ -28,8 +28,10 @@ struct MaskSource {
   // and a --mask-rate given on the command line applies to the file it names; otherwise
   // `filter` only warns about a text or sound mask at another rate (README).
   bool every_mask_rate = false;
-  // design converts: the rate wanted is --rate's, not the audio's (the messages say which).
-  bool rate_from_option = false;
+  // Whose rate the masks are made at, for the messages: the audio's (filter), --rate's (design
+  // converts), or the device's (play and live: play resamples its file to it; "the audio is
+  // at 48000 Hz" had named the device's rate for a 44.1 kHz file).
+  enum class RateFrom { audio, option, device } rate_from = RateFrom::audio;
   // --quiet: no status line while a shortest-mask search runs (SearchStatus).
   bool quiet = false;
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()

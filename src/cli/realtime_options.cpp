@@ -1,7 +1,9 @@
 #include "src/cli/realtime_options.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -57,7 +59,8 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
   refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime", "minimum-phase"});
   refuse_switch_values(parsed);
   RealtimeArguments arguments;
-  const MaskSource first = parse_mask_options(parsed);
+  MaskSource first = parse_mask_options(parsed);
+  first.rate_from = MaskSource::RateFrom::device;  // the masks are made at the device's rate
   if (parsed.count("mask") > 1) {
     for (const auto& argument : parsed.arguments())
       if (argument.key() == "mask") {
@@ -112,6 +115,13 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
     if (files.size() != 1) throw UsageError("play needs one FILE (see halo play --help)");
     session.file = files.front();
     session.loop = parsed.count("loop") > 0;
+    // A loop opens FILE again for each pass: standard input and a FIFO cannot be read twice
+    // (play - --loop had said "empty", and a FIFO's second pass waited in silence for a writer).
+    struct stat info {};
+    if (session.loop && (session.file == "-" || (::stat(session.file.c_str(), &info) == 0 && !S_ISREG(info.st_mode))))
+      throw UsageError("--loop reads FILE again for each pass: " +
+                       (session.file == "-" ? std::string("standard input") : session.file + ", not a regular file,") +
+                       " can be read only once; give a file");
   }
   return arguments;
 }
@@ -142,7 +152,7 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
     entry.masks = masks_for(source, rate_hz);
     // play and live had used such a mask silently; said once a mask, not at every n/p or reload.
     if (!(*warned)[static_cast<std::size_t>(index)]) {
-      warn_of_another_rate(entry.masks, rate_hz, "the audio is at");
+      warn_of_another_rate(entry.masks, rate_hz, "the device runs at");
       (*warned)[static_cast<std::size_t>(index)] = true;
     }
     entry.label = describe_masks(entry.masks);
@@ -153,16 +163,19 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
 
 void print_session_report(const realtime::SessionReport& r, const std::string& what) {
   char line[768];
-  std::snprintf(line, sizeof line, "%s: %llu frames played (%.3f s) at %.0f Hz, %d ch%s; engine %s (%s)", what.c_str(),
-                static_cast<unsigned long long>(r.frames_played), static_cast<double>(r.frames_played) / r.rate_hz,
+  const bool live = !r.input_device.empty();
+  std::snprintf(line, sizeof line, "%s: %llu %s played (%.3f s) at %.0f Hz, %d ch%s; engine %s (%s)", what.c_str(),
+                static_cast<unsigned long long>(r.frames_played), r.frames_played == 1 ? "frame" : "frames",
+                static_cast<double>(r.frames_played) / r.rate_hz,
                 r.rate_hz, r.channels, r.device_channels != r.channels ? " (mono to two device channels)" : "",
                 r.engine.name.c_str(), r.engine.reason.c_str());
   notice(line);
   std::snprintf(line, sizeof line,
-                "underruns %llu (halo's own: the worker, or play's reader, was late), overruns %llu; host xruns %llu (flagged by the "
+                "underruns %llu (halo's own: %s), overruns %llu; host xruns %llu (flagged by the "
                 "device or server); %llu periods short on the host's account (flagged, %llu of them 1-%d periods "
                 "late, or run back to back by the host); %llu frames short in all; %llu periods",
-                static_cast<unsigned long long>(r.underruns), static_cast<unsigned long long>(r.overruns),
+                static_cast<unsigned long long>(r.underruns), live ? "the worker was late" : "the worker, or play's reader, was late",
+                static_cast<unsigned long long>(r.overruns),
                 static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
                 static_cast<unsigned long long>(r.host_underruns_flagged_later), realtime::CallbackState::flag_delay_periods,
                 static_cast<unsigned long long>(r.underrun_frames), static_cast<unsigned long long>(r.callbacks));
@@ -170,9 +183,15 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   // play opens no input: its "input 0.00 ms" had read as a measurement.
   char input[64] = "";
   if (!r.input_device.empty()) std::snprintf(input, sizeof input, ", input %.2f ms", r.input_latency_s * 1e3);
-  std::snprintf(line, sizeof line, "latency: PortAudio reports output %.2f ms%s; halo adds %zu frames (%.2f ms: %s)",
+  // live: a linear-phase mask delays what it passes by (M-1)/2 frames on top of what halo adds
+  // (a 16383-tap mask 170 ms, where the line had said 1.33 ms: a QA pass measured the round trip).
+  char mask_delay[160] = "";
+  if (r.mask_delay_frames > 0)
+    std::snprintf(mask_delay, sizeof mask_delay, "; the mask's own delay %zu frames more (%.2f ms: linear phase; "
+                  "--minimum-phase has little)", r.mask_delay_frames, 1e3 * static_cast<double>(r.mask_delay_frames) / r.rate_hz);
+  std::snprintf(line, sizeof line, "latency: PortAudio reports output %.2f ms%s; halo adds %zu frames (%.2f ms: %s)%s",
                 r.output_latency_s * 1e3, input, r.added_latency_frames,
-                1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str());
+                1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str(), mask_delay);
   notice(line);
   std::snprintf(line, sizeof line,
                 "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline "
@@ -181,13 +200,29 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
                 static_cast<unsigned long long>(r.late_periods), static_cast<unsigned long long>(r.periods),
                 r.realtime.c_str(), r.memory_locked.c_str(), r.worker_cpu.c_str());
   notice(line);
-  notice("resampled: " + r.resampled + "; mask switches: " + std::to_string(r.switches > 0 ? r.switches - 1 : 0));
+  // As filter says them (play had been silent about both).
+  if (r.nonfinite_input_samples > 0)
+    notice(std::to_string(r.nonfinite_input_samples) + " input samples were NaN or Inf and were filtered as 0");
+  if (r.over_full_scale_samples > 0)
+    notice("warning: " + std::to_string(r.over_full_scale_samples) +
+           " output samples were past full scale: the device clips them (lower the gain with -)");
+  // live filters at the devices' rate: nothing is resampled, and "resampled: no" said nothing.
+  notice((live ? std::string() : "resampled: " + r.resampled + "; ") +
+         "mask switches: " + std::to_string(r.switches > 0 ? r.switches - 1 : 0));
   if (!r.warning.empty()) notice("warning: " + r.warning);
 }
 
+namespace {
+
+// Whether this process owns the terminal: a job in the background (`halo play f.wav &`) that
+// set the terminal's mode was stopped by SIGTTOU at once, and one that read it by SIGTTIN.
+bool in_the_foreground() { return tcgetpgrp(STDIN_FILENO) == getpgrp(); }
+
+}  // namespace
+
 Keyboard::Keyboard() {
   static_assert(sizeof(termios) <= sizeof saved_, "termios fits");
-  if (!isatty(STDIN_FILENO)) return;
+  if (!isatty(STDIN_FILENO) || !in_the_foreground()) return;  // in the background: no keys
   termios current{};
   if (tcgetattr(STDIN_FILENO, &current) != 0) return;
   std::memcpy(saved_, &current, sizeof current);
@@ -201,7 +236,13 @@ Keyboard::~Keyboard() {
   if (!active_) return;
   termios saved{};
   std::memcpy(&saved, saved_, sizeof saved);
+  // Put in the background since (Ctrl-Z, bg), the restore would stop the job: SIGTTOU ignored
+  // lets it through.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGTTOU, &ignore, &previous);
   tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+  sigaction(SIGTTOU, &previous, nullptr);
 }
 
 char Keyboard::poll(int timeout_ms) {
@@ -209,10 +250,24 @@ char Keyboard::poll(int timeout_ms) {
     if (timeout_ms > 0) usleep(static_cast<useconds_t>(timeout_ms) * 1000);
     return 0;
   }
+  if (!in_the_foreground()) {  // put in the background: a read would stop the job (SIGTTIN)
+    if (timeout_ms > 0) usleep(static_cast<useconds_t>(timeout_ms) * 1000);
+    return 0;
+  }
   pollfd descriptor{STDIN_FILENO, POLLIN, 0};
   if (::poll(&descriptor, 1, timeout_ms) <= 0) return 0;
   char key = 0;
-  return read(STDIN_FILENO, &key, 1) == 1 ? key : 0;
+  if (read(STDIN_FILENO, &key, 1) != 1) return 0;
+  // An arrow or function key is an escape sequence (ESC [ B, ESC O P): the whole of it is no
+  // key (its last letter had acted: the down arrow toggled bypass, F1 chose the previous mask).
+  if (key == '\033') {
+    char rest[16];
+    pollfd more{STDIN_FILENO, POLLIN, 0};
+    while (::poll(&more, 1, 5) > 0 && read(STDIN_FILENO, rest, sizeof rest) > 0) {
+    }
+    return 0;
+  }
+  return key;
 }
 
 }  // namespace halo::cli
@@ -222,7 +277,8 @@ namespace halo::cli {
 int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
                 const std::function<void(realtime::Session&)>& tick) {
   Keyboard keys;
-  const bool status = !arguments.quiet && isatty(STDERR_FILENO);
+  // A job started in the background keeps its status line off the terminal the shell has.
+  const bool status = !arguments.quiet && isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
   // Polling spends a whole CPU: on a small machine that is a share the server and the
   // callback need (measured on 2 cores: a polling live worker starved under load).
   if (arguments.session.worker_cpu == realtime::WorkerCpu::own) {
@@ -261,11 +317,14 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
     session.poll();
     if (status && ++passes % 10 == 0) {
       const auto& counters = session.counters();
-      std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu | worst %.2f ms",
+      // The summary's split: halo's own underruns apart from the periods short on the host's
+      // account (the line had shown both as "underruns", 3-6 at every live start-up).
+      const unsigned long long host_short = counters.host_underruns.load();
+      const unsigned long long all_short = counters.underruns.load();
+      std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",
                    what.c_str(), session.mask_index() + 1, arguments.session.mask_count, session.mask_label().c_str(),
-                   session.bypass() ? "BYPASS" : "filtered", session.gain_db(),
-                   static_cast<unsigned long long>(counters.underruns.load()),
-                   static_cast<unsigned long long>(counters.host_xruns.load()), session.stats().worst_us() / 1e3);
+                   session.bypass() ? "BYPASS" : "filtered", session.gain_db(), all_short > host_short ? all_short - host_short : 0,
+                   static_cast<unsigned long long>(counters.host_xruns.load()), host_short, session.stats().worst_us() / 1e3);
       std::fflush(stderr);
     }
   }

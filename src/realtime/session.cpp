@@ -104,9 +104,24 @@ struct Session::Reader {
       const std::size_t chunk = 4096;
       std::vector<float> in(chunk * channels), out;
       if (resampler != nullptr) out.resize((static_cast<std::size_t>(chunk * ratio) + 64) * channels);
+      // A loop of a file no longer than a chunk plays from memory: opened again every pass, a
+      // 1-frame file had taken a core in opens and still dropped frames.
+      const auto width = static_cast<std::size_t>(channels);
+      const auto file_frames = static_cast<std::size_t>(std::max<std::int64_t>(file->format().frames, 0));
+      std::vector<float> whole;  // that file's samples; empty otherwise
+      std::size_t whole_at = 0;  // the next frame of `whole` a chunk starts at
+      if (loop && file_frames > 0 && file_frames <= chunk) {
+        whole.resize(file_frames * width);
+        if (file->read(whole.data(), file_frames) != file_frames)
+          throw audio::Error(audio::input_name(path) + ": fewer frames than its header declares: no loop to play");
+      }
       for (;;) {
         if (stopping.load()) return;
-        const std::size_t got = file->read(in.data(), chunk);
+        if (!whole.empty()) {  // chunk frames of the loop, from where the last chunk ended
+          for (std::size_t f = 0; f < chunk; ++f, whole_at = (whole_at + 1) % file_frames)
+            std::copy_n(&whole[whole_at * width], width, &in[f * width]);
+        }
+        const std::size_t got = whole.empty() ? file->read(in.data(), chunk) : chunk;
         bool end = got < chunk;
         // A file's header length, or on a pipe a WAV's or AIFF's (filter warns of both alike).
         const std::int64_t declared = file->header_frames();
@@ -257,12 +272,14 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   // Play: every mask's voice lines up on the largest alignment delay + latency, trimmed at
   // the start as filter trims it (one mask: exactly filter's trim).
   std::unique_ptr<Voice> first = build_voice(entries.front(), 0);
+  check_realtime_budget(*first, entries.front());
   report_.engine_latency_frames = first->engine().latency_frames();
   if (!options_.live) {
     common_delay_frames_ = first->dry_delay_frames();
     for (int i = 1; i < options_.mask_count; ++i) {
       entries.push_back(mask_source_(i, rate_hz_));
       const std::unique_ptr<Voice> other = build_voice(entries.back(), i);
+      check_realtime_budget(*other, entries.back());
       common_delay_frames_ = std::max(common_delay_frames_, other->dry_delay_frames());
     }
     if (options_.mask_count > 1) first = build_voice(entries.front(), 0);  // again, on the common delay
@@ -399,13 +416,19 @@ void Session::check_live_voice(const Voice& voice, const MaskEntry& entry) const
                 ms(static_cast<double>(latency), rate_hz_) + ") of latency with the " + std::to_string(taps) +
                 "-tap mask " + entry.label + ": too much for live (at most " + std::to_string(limit) +
                 "); cpu-partitioned adds none at any mask length");
-  if (v.engine().name() == "cpu") {
-    const double macs = static_cast<double>(taps) * channels_ * rate_hz_;
-    if (macs > direct_engine_macs_per_second)
-      throw Error("a " + std::to_string(taps) + "-tap mask is too long for real time on engine cpu (" +
-                  std::to_string(static_cast<long long>(macs / 1e6)) + " M multiply-adds a second); cpu-partitioned "
-                  "holds it");
-  }
+}
+
+// play as live: the direct engine cannot keep up with a mask past its budget, however far
+// ahead play fills (play had taken 524287 taps on it: a 2-s file took 13 s).
+void Session::check_realtime_budget(const Voice& voice, const MaskEntry& entry) const {
+  Voice& v = const_cast<Voice&>(voice);
+  if (v.engine().name() != "cpu") return;
+  const std::size_t taps = v.engine().mask_frames();
+  const double macs = static_cast<double>(taps) * channels_ * rate_hz_;
+  if (macs > direct_engine_macs_per_second)
+    throw Error("a " + std::to_string(taps) + "-tap mask (" + entry.label + ") is too long for real time on engine cpu (" +
+                std::to_string(static_cast<long long>(macs / 1e6)) + " M multiply-adds a second); " +
+                (options_.live ? "cpu-partitioned" : "cpu-partitioned or cpu-fft") + " holds it");
 }
 
 void Session::start() {
@@ -483,6 +506,7 @@ void Session::select_mask(int index) {
 
 void Session::replace_mask(int index, const MaskEntry& entry) {
   std::unique_ptr<Voice> voice = build_voice(entry, index);
+  check_realtime_budget(*voice, entry);
   if (options_.live) check_live_voice(*voice, entry);
   wanted_mask_ = index;
   wanted_label_ = entry.label;
@@ -512,6 +536,10 @@ SessionReport Session::report() const {
                                  std::to_string(callback_->host_run_frames.load()) +
                                  " frames, which a worker away from the callback's CPU cannot answer between";
   }
+  if (options_.live) {  // the dry path is delayed by the engine's latency and the mask's alignment
+    const std::size_t dry = slot_->current_dry_delay_frames();
+    report.mask_delay_frames = dry > report.engine_latency_frames ? dry - report.engine_latency_frames : 0;
+  }
   report.output_latency_s = stream_->output_latency_s();
   report.input_latency_s = options_.live ? stream_->input_latency_s() : 0;
   report.deadline_us = stats_->deadline_us();
@@ -521,6 +549,8 @@ SessionReport Session::report() const {
   report.worst_us = stats_->worst_us();
   report.periods = stats_->periods();
   report.late_periods = stats_->late_periods();
+  report.nonfinite_input_samples = worker_->nonfinite_input_samples();
+  report.over_full_scale_samples = worker_->over_full_scale_samples();
   report.realtime = worker_->realtime_note();
   report.memory_locked = memory_lock_problem_.empty() ? "yes" : "no (" + memory_lock_problem_ + ")";
   const std::string callback_thread = worker_->callback_pinned() ? "pinned there" : "not pinned";

@@ -70,6 +70,11 @@ struct SessionReport {
   double output_latency_s = 0, input_latency_s = 0;  // as PortAudio reports them
   std::size_t added_latency_frames = 0;              // what halo adds (live: period + engine latency)
   std::string added_latency_note;                    // what those frames are
+  // live: the current mask's own delay, which its output carries on top of added_latency_frames
+  // (a centred, linear-phase mask's (M-1)/2; 0 for a causal one: minimum phase, an IR)
+  std::size_t mask_delay_frames = 0;
+  std::uint64_t nonfinite_input_samples = 0;  // NaN or Inf in the input, filtered as 0
+  std::uint64_t over_full_scale_samples = 0;  // output samples past full scale (the device clips them)
   double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;
   std::uint64_t periods = 0, late_periods = 0;
   std::string realtime;            // "yes (SCHED_FIFO 60)" or "no (reason)"
@@ -133,6 +138,7 @@ class Session {
   struct Reader;
   std::unique_ptr<Voice> build_voice(const MaskEntry& entry, int index);
   void check_live_voice(const Voice& voice, const MaskEntry& entry) const;
+  void check_realtime_budget(const Voice& voice, const MaskEntry& entry) const;
 
   SessionOptions options_;
   MaskSource mask_source_;

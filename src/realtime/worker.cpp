@@ -77,7 +77,9 @@ std::string Worker::realtime_note() const {
   if (realtime()) {
     const int priority = priority_.load(std::memory_order_relaxed);
     return "yes (SCHED_FIFO " + std::to_string(priority) +
-           (priority > config_.realtime_priority ? ": one above the callback's thread)" : ")");
+           (priority > config_.realtime_priority   ? ": one above the callback's thread)"
+            : priority < config_.realtime_priority ? ": one below the callback's thread)"
+                                                   : ")");
   }
   if (config_.realtime_priority <= 0) return "no (not asked)";
   const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
@@ -161,20 +163,28 @@ void Worker::place_threads() noexcept {
     callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
     if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
       own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
-    rise_above_callback();
+    rank_against_callback();
   }
   if (!config_.poll) cpu_.follow();
 }
 
-void Worker::rise_above_callback() noexcept {
-  if (config_.play || !realtime()) return;
+void Worker::rank_against_callback() noexcept {
+  if (!realtime()) return;
   int policy = SCHED_OTHER;
   sched_param parameters{};
   if (pthread_getschedparam(config_.callback->thread, &policy, &parameters) != 0) return;
   if (policy != SCHED_FIFO && policy != SCHED_RR) return;
-  const int above = parameters.sched_priority + 1;
-  if (above <= priority_.load(std::memory_order_relaxed) || above > sched_get_priority_max(SCHED_FIFO)) return;
-  if (make_thread_realtime(above) == 0) priority_.store(above, std::memory_order_relaxed);
+  const int current = priority_.load(std::memory_order_relaxed);
+  // play: below the callback's thread, whatever the asked priority. Under `jackd -R` at its
+  // default the callback runs at 5 and the server at 10; a play worker at 60 on their CPU,
+  // given more work than a period holds, had kept both from running (a QA pass: a 2-s file
+  // took 13 s, its gaps counted on the host's account).
+  // live: at least one above it, so that it computes each period as soon as it is handed over.
+  const int wanted = config_.play ? std::min(current, parameters.sched_priority - 1)
+                                  : std::max(current, parameters.sched_priority + 1);
+  if (wanted == current || wanted < sched_get_priority_min(SCHED_FIFO) || wanted > sched_get_priority_max(SCHED_FIFO))
+    return;
+  if (make_thread_realtime(wanted) == 0) priority_.store(wanted, std::memory_order_relaxed);
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {
@@ -212,7 +222,8 @@ std::size_t Worker::step() noexcept {
       input_.read(in_block_.data(), frames);
     }
     in_frames_ += frames;
-    zero_nonfinite(in_block_.data(), frames * channels);
+    if (const std::uint64_t found = zero_nonfinite(in_block_.data(), frames * channels); found > 0)
+      nonfinite_in_.fetch_add(found, std::memory_order_relaxed);
 
     timespec begin{}, finish{};
     clock_gettime(CLOCK_MONOTONIC, &begin);
@@ -240,6 +251,11 @@ std::size_t Worker::step() noexcept {
       }
     }
     out_frames_ += frames;
+    // Past full scale: the device (or what records it) clips them; play had said nothing of
+    // a +24 dB gain that clipped most samples (a QA pass). A pass the compiler vectorises.
+    std::uint64_t over = 0;
+    for (std::size_t i = first * channels; i < last * channels; ++i) over += std::fabs(out_block_[i]) > 1.0f;
+    if (over > 0) over_full_scale_.fetch_add(over, std::memory_order_relaxed);
     const std::size_t written = put(out_block_.data() + first * channels, last - first);
     written_.fetch_add(written, std::memory_order_relaxed);
     total += written;

@@ -54,13 +54,15 @@ namespace halo::realtime {
 // the worker that shares its CPU ran late (2-13 periods, 4-12 underruns of halo's own in three
 // soaks, against 0 late and 0 underruns in four with the worker alone at -20).
 // live, realtime: once the callback has run, the worker takes the SCHED_FIFO priority one
-// above the callback's thread (libjack's, 65 under `jackd -P 70`). On the callback's CPU the
+// above the callback's thread (libjack's, 65 under `jackd -P 70`), where that is above the
+// asked one (under `jackd -R` at its default the callback runs at 5: the worker keeps 60). On the callback's CPU the
 // worker then runs as soon as the callback posts, before the callback's thread goes on, as if
 // it computed inside the callback (as jconvolver computes its first partition), and after a
 // stall of that CPU it finishes its period before the next callback looks at the ring; below
 // the callback, the callback ran first and found the ring short. Its period is short (p99
 // 0.06 ms at 65535 taps); the engine's own thread stays below the callback. play's worker,
-// which fills ahead in long blocks, stays below the callback.
+// which fills ahead in long blocks, stays below the callback: one below its thread where the
+// asked priority is not (4 under `jackd -R` at its default).
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
 // slot, trimmed ones included), written_frames_ (frames put into output).
 class Worker {
@@ -100,6 +102,10 @@ class Worker {
   bool done() const noexcept { return done_.load(std::memory_order_acquire); }
   bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
   std::uint64_t written_frames() const noexcept { return written_.load(std::memory_order_relaxed); }
+  // Input samples that were NaN or Inf (filtered as 0), and output samples past full scale
+  // (|x| > 1, after the gain: the device clips them); any thread.
+  std::uint64_t nonfinite_input_samples() const noexcept { return nonfinite_in_.load(std::memory_order_relaxed); }
+  std::uint64_t over_full_scale_samples() const noexcept { return over_full_scale_.load(std::memory_order_relaxed); }
   // After start(): whether SCHED_FIFO was granted, and the line that says so (with the nice
   // value taken instead, where it was not).
   bool realtime() const noexcept { return realtime_.load(std::memory_order_acquire); }
@@ -115,7 +121,8 @@ class Worker {
  private:
   void loop() noexcept;
   void place_threads() noexcept;  // pins the callback's thread once, then follows its CPU (or keeps apart)
-  void rise_above_callback() noexcept;  // live: SCHED_FIFO one above the callback's thread (see above)
+  // SCHED_FIFO against the callback's thread: live at least one above it, play below it.
+  void rank_against_callback() noexcept;
   void wait_for_work() noexcept;  // sleeps on the semaphore until posted, or 20 ms
   void poll_for_work() noexcept;  // a pause; takes the semaphore's posts, which nobody waits for
   std::size_t put(const float* block, std::size_t frames) noexcept;  // maps channels; returns frames written
@@ -129,6 +136,8 @@ class Worker {
   std::vector<float> in_block_, out_block_, mapped_;
   std::uint64_t in_frames_ = 0, out_frames_ = 0;
   std::atomic<std::uint64_t> written_{0};
+  std::atomic<std::uint64_t> nonfinite_in_{0};     // input samples zeroed as NaN or Inf, since start
+  std::atomic<std::uint64_t> over_full_scale_{0};  // output samples with |x| > 1, since start
   std::atomic<std::int64_t> end_frames_{-1};
   std::atomic<bool> stopping_{false}, done_{false}, failed_{false}, realtime_{false};
   std::atomic<bool> priority_known_{false};

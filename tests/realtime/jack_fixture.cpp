@@ -245,6 +245,9 @@ Terminal::~Terminal() {
 }
 
 bool Terminal::press(char key) { return write(fd_, &key, 1) == 1; }
+bool Terminal::type(const std::string& keys) {
+  return write(fd_, keys.data(), keys.size()) == static_cast<ssize_t>(keys.size());
+}
 
 int Terminal::wait_exit(double seconds) {
   int status = 0;

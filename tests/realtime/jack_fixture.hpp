@@ -117,6 +117,8 @@ class Terminal {
   Terminal(const Terminal&) = delete;
   Terminal& operator=(const Terminal&) = delete;
   bool press(char key);
+  // Writes `keys` at once, as a terminal sends an arrow's escape sequence.
+  bool type(const std::string& keys);
   // Its exit status, waiting at most `seconds` before killing it (then -1, as for any signal,
   // and output() says so); what it printed is complete after this.
   int wait_exit(double seconds = 30);

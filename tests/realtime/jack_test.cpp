@@ -4,6 +4,7 @@
 // server (named, so it never meets another one) and stops it; it skips where jackd is missing.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -359,6 +360,30 @@ TEST_F(Jack, SwitchAndBypassLeaveNoStep) {
   EXPECT_GT(own, 0.02);
 }
 
+// play says what filter says of its samples: the NaN and Inf it read (as 0), and the output
+// samples past full scale, which the device clips (it had said neither: a QA pass turned the
+// gain up 24 dB and clipped most of a file without a word). The counts are exact: the whole
+// file is played once through a gain of 2.
+TEST_F(Jack, PlaySaysItsNonFiniteInputAndWhatTheDeviceClips) {
+  const std::string in = dir_ / "in.wav", mask = dir_ / "twice.txt";
+  std::vector<float> x = random_signal(2 * rate / 4, 71, 0.8f);
+  x[100] = NAN;
+  x[2001] = INFINITY;
+  x[3002] = -INFINITY;
+  std::size_t over = 0;
+  for (const float v : x) over += std::isfinite(v) && std::fabs(2.0f * v) > 1.0f;
+  ASSERT_GT(over, 100u) << "random_signal's peaks reach past 0.5";
+  write_sound(in, x, 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_mask_text(mask, {{2.0f}});
+  const Result played = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--mask", mask, "-q"});
+  ASSERT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_NE(played.err.find("halo: 3 input samples were NaN or Inf and were filtered as 0"), std::string::npos)
+      << played.err;
+  EXPECT_NE(played.err.find("halo: warning: " + std::to_string(over) + " output samples were past full scale"),
+            std::string::npos)
+      << played.err;
+}
+
 // A text mask that says it was made for 44.1 kHz, on a 48 kHz server: play and live warn as
 // filter does (they had used it silently, its cutoff off by the ratio: a QA pass).
 TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
@@ -368,7 +393,8 @@ TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
     std::ofstream text(mask);
     text << "# rate 44100 Hz\n0.25\n0.5\n0.25\n";
   }
-  const std::string warning = "warning: the mask was made for 44100 Hz but the audio is at 48000 Hz";
+  // The masks are made at the device's rate (play resamples its file to it), and it is named so.
+  const std::string warning = "warning: the mask was made for 44100 Hz but the device runs at 48000 Hz";
   const Result played = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", in, "--mask", mask, "-q"});
   EXPECT_EQ(played.exit_code, 0) << played.err;
   EXPECT_NE(played.err.find(warning), std::string::npos) << played.err;
@@ -399,6 +425,8 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
   write_sound(three, random_signal(3 * 4800, 3, 0.3f), 3, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   const std::string empty = dir_ / "empty.wav";  // a header and no frames
   write_sound(empty, {}, 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const std::string fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -418,6 +446,13 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
       {{"play", in}, "no mask"},
       {{"play", empty, "--lowpass", "1k"}, "empty.wav: has no audio frames"},  // had played nothing, exit 0
       {{"play", empty, "--lowpass", "1k", "--loop"}, "empty.wav: has no audio frames"},
+      // play as live: the direct engine cannot fill ahead of a mask past its budget (a 2-s file
+      // had taken 13 s at 524287 taps).
+      {{"play", in, "--lowpass", "1k", "--taps", "65535", "--engine", "cpu"}, "too long for real time on engine cpu"},
+      // A loop reads FILE again: standard input had said "empty", a FIFO's second pass waited
+      // in silence for a writer.
+      {{"play", "-", "--lowpass", "1k", "--loop"}, "--loop reads FILE again for each pass: standard input"},
+      {{"play", fifo, "--lowpass", "1k", "--loop"}, "not a regular file"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"/usr/bin/timeout", "20", HALO_BINARY};
