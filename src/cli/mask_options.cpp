@@ -114,9 +114,6 @@ bool carries_design_rate(const std::string& path) {
   return extension == "json" || extension == "h" || extension == "hpp";
 }
 
-// Masks at another rate than the audio's are never used silently: their delays and
-// frequencies would all be off. `what` names them in the refusal, `option` is the flag that
-// chooses.
 // Whose rate, in the rate messages: "but %s %.10g Hz" (wanted) and "takes it as %s" (owner).
 struct RateWords {
   const char* wanted;
@@ -131,6 +128,9 @@ RateWords rate_words(MaskSource::RateFrom from) {
   return {"the audio is at", "the audio's"};
 }
 
+// Masks at another rate than the audio's are never used silently: their delays and
+// frequencies would all be off. `what` names them in the refusal, `option` is the flag that
+// chooses.
 void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double rate_hz, const std::string& path,
                    const char* what, const char* option, const char* wanted = "the audio is at") {
   const double mask_rate = masks.front().rate_hz;

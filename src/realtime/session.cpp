@@ -360,7 +360,13 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     report_.added_latency_frames = period + report_.engine_latency_frames;
     report_.added_latency_note = "one period of ring + the engine's " + std::to_string(report_.engine_latency_frames);
   } else {
-    report_.added_latency_frames = output_->capacity_frames();
+    // A file shorter than the ring (played once) never fills it: "halo adds 8192 frames" had
+    // been said of a 100-frame file.
+    std::size_t ahead = output_->capacity_frames();
+    if (!options_.loop && file_format.frames > 0)
+      ahead = std::min<std::size_t>(ahead, static_cast<std::size_t>(std::ceil(static_cast<double>(file_format.frames) *
+                                                                                rate_hz_ / file_format.rate_hz)));
+    report_.added_latency_frames = ahead;
     report_.added_latency_note = "read ahead: the output ring";
   }
 }

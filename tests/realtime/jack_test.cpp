@@ -382,6 +382,13 @@ TEST_F(Jack, PlaySaysItsNonFiniteInputAndWhatTheDeviceClips) {
   EXPECT_NE(played.err.find("halo: warning: " + std::to_string(over) + " output samples were past full scale"),
             std::string::npos)
       << played.err;
+  // A file shorter than the output ring fills only its length of it: that is what halo holds
+  // ahead (it had said the ring's 8192 frames of a 100-frame file).
+  const std::string tiny = dir_ / "tiny.wav";
+  write_sound(tiny, random_signal(2 * 100, 72, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result short_one = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", tiny, "--mask", mask, "-q"});
+  ASSERT_EQ(short_one.exit_code, 0) << short_one.err;
+  EXPECT_EQ(added_latency(short_one.err), 100) << short_one.err;
 }
 
 // A text mask that says it was made for 44.1 kHz, on a 48 kHz server: play and live warn as
