@@ -9,6 +9,7 @@
 #include "audio/format.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
+#include "src/cli/raw_input_options.hpp"
 #include "src/engine/registry.hpp"
 
 namespace halo::cli {
@@ -55,13 +56,7 @@ cxxopts::Options filter_options() {
        "DB")
       ("no-dither", "round pcm16/pcm8 OUT without the default TPDF dither (±1 LSB, fixed seed: reproducible)")
       ("timings", "print where the time went");
-  options.add_options("Raw input")
-      ("t,input-type", "raw: IN has no header; give its --rate, --channels and --encoding", cxxopts::value<std::string>(),
-       "raw")
-      ("rate", "raw IN's sample rate in Hz", cxxopts::value<std::string>(), "HZ")
-      ("channels", "raw IN's channels, interleaved", cxxopts::value<std::string>(), "N")
-      ("encoding", "raw IN's samples, little-endian: pcm8|pcmu8|pcm16|pcm24|pcm32|float|double|ulaw|alaw",
-       cxxopts::value<std::string>(), "S");
+  add_raw_input_options(options, "IN");
   options.add_options("Filtering")
       ("q,quiet", "no progress bar or summary; errors and warnings still print")
       ("h,help", "this help")
@@ -111,32 +106,6 @@ cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
   }
 }
 
-// -t raw and the layout it needs; nothing (subtype 0) without -t.
-audio::RawInput parse_raw_input(const cxxopts::ParseResult& parsed) {
-  audio::RawInput raw;
-  if (!parsed.count("input-type")) {
-    for (const char* name : {"rate", "channels", "encoding"})
-      if (parsed.count(name)) throw UsageError("--" + std::string(name) + " describes a raw IN: give -t raw with it");
-    return raw;
-  }
-  const std::string type = parsed["input-type"].as<std::string>();
-  if (type != "raw") throw UsageError("-t " + type + ": only raw (a headerless IN); other inputs say what they are");
-  for (const char* name : {"rate", "channels", "encoding"})
-    if (!parsed.count(name)) throw UsageError("-t raw needs --rate, --channels and --encoding (--" + std::string(name) + " is missing)");
-  raw.rate_hz = static_cast<int>(parse_count("--rate", parsed["rate"].as<std::string>(), 1, 10000000));
-  raw.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 1024));
-  const std::string encoding = parsed["encoding"].as<std::string>();
-  try {
-    raw.subtype = audio::parse_subtype(encoding);
-  } catch (const audio::Error&) {
-    raw.subtype = 0;
-  }
-  if (raw.subtype == 0 || !(audio::sample_scale(raw.subtype).integer || raw.subtype == SF_FORMAT_FLOAT ||
-                            raw.subtype == SF_FORMAT_DOUBLE || raw.subtype == SF_FORMAT_ULAW ||
-                            raw.subtype == SF_FORMAT_ALAW))
-    throw UsageError("--encoding " + encoding + ": give pcm8, pcmu8, pcm16, pcm24, pcm32, float, double, ulaw or alaw");
-  return raw;
-}
 
 }  // namespace
 

@@ -39,6 +39,7 @@ constexpr const char* usage =
     "                     [--minimum-phase] [--fade-out MS]\n"
     "  halo devices                                      (every audio device PortAudio finds)\n"
     "  halo play FILE (mask options) [--mask A --mask B ...] [--device NAME|INDEX] [--frames N] [--engine E] [--loop]\n"
+    "                [-t raw --rate HZ --channels N --encoding S]  (for a headerless FILE)\n"
     "  halo live (mask options) [--device D] [--input-device D] [--channels C] [--rate HZ] [--frames N] [--engine E]\n"
     "            (play and live: keys b bypass, n/p next/previous mask, +/- gain, q quit)\n"
     "  halo wisdom [--taps N ...] [--patient] [--file PATH]  (measure the CPU engines' FFTs once; later runs use them)\n"

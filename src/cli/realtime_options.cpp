@@ -15,6 +15,7 @@
 #include "src/cli/command.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/number_parser.hpp"
+#include "src/cli/raw_input_options.hpp"
 #include "src/engine/registry.hpp"
 #include "src/realtime/callback.hpp"
 
@@ -51,6 +52,7 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
     options.add_options("Device")
         ("loop", "play the file again and again until q or Ctrl-C")
         ("files", "", cxxopts::value<std::vector<std::string>>());
+    add_raw_input_options(options, "FILE");  // bare samples from a pipe, as filter takes them
     options.parse_positional({"files"});
   }
 }
@@ -114,6 +116,7 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
     const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
     if (files.size() != 1) throw UsageError("play needs one FILE (see halo play --help)");
     session.file = files.front();
+    session.raw = parse_raw_input(parsed);
     session.loop = parsed.count("loop") > 0;
     // A loop opens FILE again for each pass: standard input and a FIFO cannot be read twice
     // (play - --loop had said "empty", and a FIFO's second pass waited in silence for a writer).
@@ -135,7 +138,9 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
     throw UsageError(option_error(live ? "live" : "play", error.what()));
   }
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help({mask_group, "Design", "Device"}).c_str());
+    std::printf("%s\n", options.help(live ? std::vector<std::string>{mask_group, "Design", "Device"}
+                                           : std::vector<std::string>{mask_group, "Design", "Device", "Raw input"})
+                           .c_str());
     return false;
   }
   if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");

@@ -61,6 +61,7 @@ constexpr double direct_engine_macs_per_second = 1.2e9;
 // end, it tells the worker how many frames there were (or, with loop, opens the file again).
 struct Session::Reader {
   std::string path;
+  audio::RawInput raw;  // -t raw: the file's layout
   bool loop = false;
   double ratio = 1;  // device rate / file rate
   int channels = 0;
@@ -138,7 +139,7 @@ struct Session::Reader {
         frames_read_total += got;
         if (end && loop) {
           looped = true;
-          file = std::make_unique<audio::Reader>(path);
+          file = std::make_unique<audio::Reader>(path, raw);
           frames_read_total = 0;
           end = false;
           if (got == 0 && file->format().frames == 0) throw audio::Error(path + ": no frames to loop");
@@ -217,7 +218,8 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_ = std::make_unique<Reader>();
     reader_->path = options_.file;
     reader_->loop = options_.loop;
-    reader_->file = std::make_unique<audio::Reader>(options_.file);
+    reader_->raw = options_.raw;
+    reader_->file = std::make_unique<audio::Reader>(options_.file, options_.raw);
     file_format = reader_->file->format();
     if (file_format.frames == 0)  // before any device opens
       throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "audio/format.hpp"
 #include "filters/mask.hpp"
 #include "src/engine/registry.hpp"
 #include "src/realtime/callback.hpp"
@@ -39,6 +40,7 @@ enum class WorkerCpu { callback, any, own };
 struct SessionOptions {
   bool live = false;
   std::string file;               // play: the sound file
+  audio::RawInput raw;            // play: -t raw FILE's layout (subtype 0: FILE says its own)
   bool loop = false;              // play: start again at the end, forever
   std::string output_device;      // name or index; "" the default
   std::string input_device;       // live; "" the output device if it has inputs, else the default

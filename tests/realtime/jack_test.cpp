@@ -68,6 +68,41 @@ void expect_play_sends_what_filter_writes(const TempDir& dir, const std::string&
 
 TEST_F(Jack, PlaySendsWhatFilterWrites) { expect_play_sends_what_filter_writes(dir_, "callback"); }
 
+// Bare samples down a pipe (-t raw, as filter takes them): play sends what filter writes of
+// the same bytes (play had no -t: a QA pass). 16-bit stereo, so the bytes are the file's own.
+TEST_F(Jack, PlayTakesRawSamplesFromAPipeAsFilterDoes) {
+  const std::string wav = dir_ / "in.wav", raw = dir_ / "in.s16", ref = dir_ / "ref.wav", rec = dir_ / "rec.wav";
+  write_sound(wav, noise_with_lead(rate / 2, 2 * rate, 2, 9), 2, rate, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  const std::string bytes = read_bytes(wav);
+  const std::size_t data = bytes.find("data") + 8;
+  write_bytes(raw, bytes.substr(data));
+  const std::vector<std::string> layout = {"-t", "raw", "--rate", std::to_string(rate), "--channels", "2",
+                                           "--encoding", "pcm16"};
+  std::vector<std::string> filter = {"filter", raw, ref, "--lowpass", "4k", "--subtype", "float", "-q"};
+  filter.insert(filter.end(), layout.begin(), layout.end());
+  filter.insert(filter.begin(), HALO_BINARY);
+  ASSERT_EQ(run(filter).exit_code, 0);
+  std::string command = "/usr/bin/timeout 20 " + std::string(HALO_BINARY) + " play - --lowpass 4k -q";
+  for (const std::string& word : layout) command += " " + word;
+  Process play({"/bin/sh", "-c", "cat '" + raw + "' | " + command});
+  ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+  const Result recorded = run(bounded_jack_rec(rec, "3", {"halo-play:out_0", "halo-play:out_1"}));
+  const Result played = play.wait_at_most(30);
+  ASSERT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_EQ(underruns(played.err), 0) << played.err;
+  const Sound reference = read_sound(ref), recording = read_sound(rec);
+  const std::vector<double> expected(reference.samples.begin(), reference.samples.end());
+  const Comparison c = compare_pieces(recording.samples, 2, {0, 1}, expected, 2, 1e-6);
+  const std::size_t flagged = static_cast<std::size_t>(std::max(0L, host_xruns(played.err)));
+  EXPECT_LE(c.bad, (2 * c.resyncs + flagged) * period) << c.matched << " of " << c.compared << " frames matched\n"
+                                                       << played.err;
+  EXPECT_GT(c.compared, static_cast<std::size_t>(rate)) << "the recording holds too little of the stream";
+  // Without -t, --rate and the rest describe nothing for play either.
+  const Result stray = run(halo_args({"play", raw, "--lowpass", "4k", "--encoding", "pcm16"}));
+  EXPECT_EQ(stray.exit_code, 2) << stray.err;
+  EXPECT_NE(stray.err.find("--encoding describes a raw"), std::string::npos) << stray.err;
+}
+
 // The same with the worker polling on a CPU of its own (--worker-cpu own): it must take every
 // block the reader posts without being woken. (play, not live: play's worker fills its ring
 // ahead, so the check holds on a loaded 2-core machine where polling starves live's.)
