@@ -360,7 +360,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
       const float value = interleaved[f * channels + c];
       if (!std::isfinite(value)) {
         throw Error(path + ": NaN or Inf coefficient in channel " + std::to_string(c + 1) +
-                    " at frame " + std::to_string(f));
+                    " at frame " + std::to_string(f) + " (counted from 0)");  // channels from 1, as everywhere
       }
       masks[c].taps[f] = value;
     }

@@ -124,6 +124,36 @@ int seekable_stream(int fd, const std::string& name) {
 
 std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
 
+// libsndfile reads it as a file of unknown length that it never seeks: every byte it takes is
+// counted here, so that those past the last whole frame can be said.
+struct Reader::CountedPipe {
+  int fd = -1;
+  bool owned = false;  // a FIFO opened here (closed with it); not standard input
+  sf_count_t bytes = 0;
+  ~CountedPipe() {
+    if (owned) close(fd);
+  }
+  static sf_count_t length(void*) { return SF_COUNT_MAX; }
+  static sf_count_t seek(sf_count_t offset, int whence, void* self) {
+    const sf_count_t at = static_cast<CountedPipe*>(self)->bytes;  // only "where it is" is answered
+    return (whence == SEEK_CUR && offset == 0) || (whence == SEEK_SET && offset == at) ? at : -1;
+  }
+  static sf_count_t read(void* into, sf_count_t wanted, void* self) {
+    auto* pipe = static_cast<CountedPipe*>(self);
+    sf_count_t got = 0;
+    while (got < wanted) {
+      const ssize_t n = ::read(pipe->fd, static_cast<char*>(into) + got, static_cast<std::size_t>(wanted - got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += n;
+    }
+    pipe->bytes += got;
+    return got;
+  }
+  static sf_count_t write(const void*, sf_count_t, void*) { return 0; }
+  static sf_count_t tell(void* self) { return static_cast<CountedPipe*>(self)->bytes; }
+};
+
 Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   SF_INFO info{};
   if (raw.subtype != 0) {  // libsndfile opens a raw file only with its layout filled in first
@@ -138,7 +168,32 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   // in for a pipe), where a header's length means what it says. Not info.seekable: libsndfile
   // calls a GSM 6.10 WAV on disk unseekable, since the codec cannot seek.
   bool from_a_file = false;
-  if (path == "-") {
+  // Where standard input stands before libsndfile reads it (a raw file redirected in may have
+  // been read into already): its part-frame is counted from there.
+  const off_t stdin_start = path == "-" ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
+  SF_VIRTUAL_IO counted{CountedPipe::length, CountedPipe::seek, CountedPipe::read, CountedPipe::write,
+                        CountedPipe::tell};
+  if (raw.subtype != 0) {
+    const int sample_bytes = fixed_sample_bytes(raw.subtype);
+    frame_bytes_ = sample_bytes > 0 ? static_cast<std::size_t>(sample_bytes) * static_cast<std::size_t>(raw.channels) : 0;
+  }
+  struct stat named {};
+  const bool raw_pipe = raw.subtype != 0 && frame_bytes_ > 0 &&
+                        (path == "-" ? lseek(STDIN_FILENO, 0, SEEK_CUR) < 0
+                                     : stat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode));
+  if (raw_pipe) {
+    pipe_ = std::make_unique<CountedPipe>();
+    if (path == "-") {
+      pipe_->fd = STDIN_FILENO;
+    } else {
+      pipe_->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (pipe_->fd < 0) throw Error(path + ": " + std::strerror(errno));
+      pipe_->owned = true;
+    }
+    file_.reset(sf_open_virtual(&counted, SFM_READ, &info, pipe_.get()));
+    if (!file_) throw Error(open_failure(input_name(path)));
+    info.seekable = SF_FALSE;  // as libsndfile would say of the pipe itself: no length to trust
+  } else if (path == "-") {
     const int input = raw.subtype != 0 ? STDIN_FILENO : seekable_stream(STDIN_FILENO, "standard input");
     from_a_file = lseek(input, 0, SEEK_CUR) >= 0;
     // SF_TRUE for a temporary: libsndfile closes it (and so removes it) with the file, or at once
@@ -174,12 +229,11 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     }
     if (!file_) throw Error(open_failure(path));
   }
-  if (raw.subtype != 0 && path != "-") {
-    const int sample_bytes = fixed_sample_bytes(raw.subtype);
+  if (frame_bytes_ > 0 && !pipe_) {  // a raw file, named or on standard input: what is left past its frames
     struct stat status {};
-    if (sample_bytes > 0 && stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode))
-      partial_frame_bytes_ = static_cast<std::size_t>(status.st_size) %
-                             (static_cast<std::size_t>(sample_bytes) * static_cast<std::size_t>(raw.channels));
+    const bool sized = path == "-" ? fstat(STDIN_FILENO, &status) == 0 : stat(path.c_str(), &status) == 0;
+    if (sized && S_ISREG(status.st_mode) && stdin_start >= 0 && status.st_size >= stdin_start)
+      partial_frame_bytes_ = static_cast<std::size_t>(status.st_size - stdin_start) % frame_bytes_;
   }
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;
@@ -208,12 +262,21 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
                 std::to_string(format_.rate_hz) + " Hz");
 }
 
+Reader::~Reader() = default;
+
+std::size_t Reader::partial_frame_bytes() const {
+  if (!pipe_) return partial_frame_bytes_;
+  const std::uint64_t whole = frames_read_ * frame_bytes_;
+  return static_cast<std::uint64_t>(pipe_->bytes) > whole ? static_cast<std::size_t>(pipe_->bytes - whole) : 0;
+}
+
 std::size_t Reader::read(float* interleaved, std::size_t frames) {
   if (!damage_.empty()) return 0;
   if (frames_left_ >= 0) frames = std::min<std::size_t>(frames, static_cast<std::size_t>(frames_left_));
   if (frames == 0) return 0;
   const sf_count_t got = sf_readf_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   if (frames_left_ >= 0 && got > 0) frames_left_ -= got;
+  if (got > 0) frames_read_ += static_cast<std::uint64_t>(got);
   if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR) {
     std::string why = sf_strerror(file_.get());
     if (why.rfind("Error : ", 0) == 0) why.erase(0, 8);  // libsndfile's FLAC messages start so

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,9 @@ class Reader {
  public:
   // `raw` (subtype non-zero): the file has no header; read it as that layout (-t raw).
   explicit Reader(const std::string& path, const RawInput& raw = {});
+  ~Reader();  // in reader.cpp, where CountedPipe is whole
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
 
   const Format& format() const { return format_; }
   const std::string& path() const { return path_; }
@@ -45,9 +49,10 @@ class Reader {
   // Why reading ended before the end of the file; empty while it has not.
   const std::string& damage() const { return damage_; }
 
-  // A headerless (-t raw) file's last bytes that make no whole frame, which libsndfile does
-  // not read; 0 for other files and for standard input.
-  std::size_t partial_frame_bytes() const { return partial_frame_bytes_; }
+  // A headerless (-t raw) input's last bytes that make no whole frame, which libsndfile does
+  // not read; 0 for other files. From a pipe (standard input, a FIFO) known once read() has
+  // returned 0.
+  std::size_t partial_frame_bytes() const;
 
  private:
   std::string path_;
@@ -57,7 +62,14 @@ class Reader {
   std::vector<std::pair<int, std::string>> strings_;
   bool stop_at_damage_ = false;
   std::string damage_;  // libsndfile's message for the error that ended reading early
-  std::size_t partial_frame_bytes_ = 0;
+  std::size_t partial_frame_bytes_ = 0;  // a raw file's, from its size
+  // A raw stream from a pipe, read through libsndfile's virtual I/O so that its bytes are
+  // counted (libsndfile drops a last part-frame without a word); null otherwise. Declared
+  // before file_, which reads from it, so that it outlives it.
+  struct CountedPipe;
+  std::unique_ptr<CountedPipe> pipe_;
+  std::size_t frame_bytes_ = 0;         // a raw input's bytes a frame
+  std::uint64_t frames_read_ = 0;       // frames read() has returned
   // The frames still to read where libsndfile counts more than the file holds (HeaderLength::
   // present: a cut SDS); -1 where its own end of file is the end.
   std::int64_t frames_left_ = -1;

@@ -186,6 +186,12 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
   } else {
     if (converted_.empty()) converted_.resize(max_chunk_frames_ * format_.channels);  // float output, first NaN
     const double scale = scale_.full_scale * gain;
+    // float32 carries a sample to 24 bits: a full-scale pcm24 or pcm32 sample lands a few of
+    // its steps past the edge by rounding alone (2147483647 / 2^31 is 1.0 in float32, and an FFT
+    // engine's rounding reaches an LSB of pcm24). Held at the edge as any overshoot, but not
+    // counted as clipped (a unity copy of a full-scale file had said "clipped 1 sample; lower
+    // --gain"). pcm16 and pcm8 count as before: their steps are far coarser than float32's.
+    const double rounding_slack = scale_.full_scale * 0x1p-22;
     std::uint64_t clipped = 0;
     for (std::size_t i = 0; i < samples; ++i) {
       double value = static_cast<double>(interleaved[i]) * scale;
@@ -200,11 +206,11 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
       // Compare after rounding, as the value will be stored: 32767.4 fits pcm16, 32767.6 does not.
       const double stored = scale_.integer ? std::nearbyint(value) : value;
       if (scale_.clips && stored > scale_.highest) {
+        clipped += stored > scale_.highest + rounding_slack;
         value = scale_.highest;
-        ++clipped;
       } else if (scale_.clips && stored < scale_.lowest) {
+        clipped += stored < scale_.lowest - rounding_slack;
         value = scale_.lowest;
-        ++clipped;
       } else if (dither_ && value != 0.0) {
         // Digital silence (exactly 0, as every engine gives for a silent stretch) stays silent:
         // dither there would turn it into noise at -90 dBFS (pcm16) with nothing to decorrelate.

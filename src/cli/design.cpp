@@ -112,9 +112,9 @@ int design_command(int argc, char** argv) {
     std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Output"}).c_str());
     return 0;
   }
+  refuse_misplaced_values(parsed);  // first: `--lowpass --taps 5` leaves a stray '5'
   if (!parsed.unmatched().empty()) throw UsageError("design takes no file arguments: '" + parsed.unmatched().front() + "' (use -o)");
   refuse_repeats(parsed, {"help", "quiet", "minimum-phase"});  // switches: the same switch
-  refuse_switch_values(parsed);
   const double rate_hz = parse_rate_hz("--rate", parsed["rate"].as<std::string>());
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";

@@ -133,13 +133,16 @@ int filter_command(int argc, char** argv) {
            std::to_string(report.input_streamed_declared_frames) +
            " its header declares: the stream was cut short; what came was filtered");
   if (report.input_partial_frame_bytes > 0)
-    notice("warning: " + input + " ends with " + std::to_string(report.input_partial_frame_bytes) +
+    notice("warning: " + audio::input_name(input) + " ends with " + std::to_string(report.input_partial_frame_bytes) +
            (report.input_partial_frame_bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +
-           std::to_string(report.input.channels) +
-           " channels: they were not read (check --channels and --encoding)");
+           std::to_string(report.input.channels) + (report.input.channels == 1 ? " channel" : " channels") +
+           ": they were not read (check --channels and --encoding)");
   // Known once an engine planned its FFTs, so after the run too, with the other warnings and
   // before the summary (it had come after it).
   if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice("warning: " + problem);
+  // --threads sizes cpu-fft's pool; an engine without one had taken it without a word.
+  if (filter.engine_options.cpu_threads > 0 && report.engine.name.find("cpu-fft") == std::string::npos)
+    notice("warning: --threads is for cpu-fft's threads: engine " + report.engine.name + " does not use it");
   // A warning: --norm of a silent output scales nothing (it had said nothing).
   if (filter.write.norm_peak > 0 && report.norm_found_silence)
     notice("warning: the output is silent: --norm had no peak to scale to");

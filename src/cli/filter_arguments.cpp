@@ -119,7 +119,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
     return arguments;
   }
   refuse_repeats(parsed, {"files", "tail", "timings", "quiet", "help", "no-dither", "accept-short", "minimum-phase"});
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (files.size() > 2) throw UsageError("filter takes one IN and one OUT: '" + files[2] + "' is a third file name");
   if (files.size() != 2) throw UsageError("filter needs IN and OUT (see halo filter --help)");

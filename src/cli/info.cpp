@@ -20,7 +20,7 @@ int info_command(int argc, char** argv) {
       "file", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"file"});
   const auto parsed = options.parse(argc, argv);
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   if (parsed.count("help")) {
     std::printf("%s\n", options.help().c_str());
     return 0;

@@ -156,7 +156,7 @@ int inspect(int argc, char** argv) {
     return 0;
   }
   refuse_repeats(parsed, {"help", "json", "files"});
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   const std::vector<std::string> files = positionals(parsed);
   if (files.size() > 1) throw UsageError("ir inspect takes one FILE: '" + files[1] + "' is a second file name");
   if (files.size() != 1) throw UsageError("ir inspect needs one FILE (see halo ir inspect --help)");
@@ -273,7 +273,7 @@ int fix(int argc, char** argv) {
     return 0;
   }
   refuse_repeats(parsed, {"help", "files", "quiet", "minimum-phase", "remove-delay", "trim-silence"});
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   const std::vector<std::string> files = positionals(parsed);
   if (files.size() > 2) throw UsageError("ir fix takes one IN and one OUT: '" + files[2] + "' is a third file name");
   if (files.size() != 2) throw UsageError("ir fix needs IN and OUT (see halo ir fix --help)");

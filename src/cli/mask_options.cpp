@@ -31,7 +31,7 @@ void add_mask_options(cxxopts::Options& options, const std::string& group) {
       ("mask", "coefficients from FILE (.txt, .f32, .json, .h or a sound file); centred, or causal where the file says "
        "so (a minimum-phase design, an impulse response design or ir fix wrote)",
        cxxopts::value<std::string>(), "FILE")
-      ("ir", "impulse response from a sound FILE, one per channel; causal alignment",
+      ("ir", "impulse response from FILE (a sound file, or any mask file), one per channel; causal alignment",
        cxxopts::value<std::string>(), "FILE")
       ("ir-rate", "an --ir file at another rate than the audio (design: than --rate): refuse (default), resample it (libsamplerate) "
        "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep")

@@ -95,7 +95,7 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
                        " times: give it once");
 }
 
-void refuse_switch_values(const cxxopts::ParseResult& parsed) {
+void refuse_misplaced_values(const cxxopts::ParseResult& parsed) {
   for (const auto& argument : parsed.arguments()) {
     bool is_switch = true;
     try {
@@ -106,6 +106,12 @@ void refuse_switch_values(const cxxopts::ParseResult& parsed) {
     if (is_switch && argument.value() != "true")
       throw UsageError("--" + argument.key() + "=" + argument.value() + ": --" + argument.key() +
                        " is a switch and takes no value; leave it out to turn it off");
+    // "--word..." or "-x" (a letter): an option, not a value; "-3", "-1.5k" and "-" are values.
+    const std::string& value = argument.value();
+    const bool long_option = value.size() > 2 && value.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(value[2]));
+    const bool short_option = value.size() == 2 && value[0] == '-' && std::isalpha(static_cast<unsigned char>(value[1]));
+    if (!is_switch && (long_option || short_option))
+      throw UsageError("--" + argument.key() + " needs a value: '" + value + "' after it is an option");
   }
 }
 

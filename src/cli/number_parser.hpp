@@ -34,8 +34,10 @@ long long parse_count(const std::string& option, const std::string& text, long l
 void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<const char*> repeatable);
 
 // Refuses a switch given a value (`--tail=false`): cxxopts takes it, and halo, which asks only
-// whether a switch was given, had added the tail anyway (a QA pass).
-void refuse_switch_values(const cxxopts::ParseResult& parsed);
+// whether a switch was given, had added the tail anyway (a QA pass). And an option whose value
+// is the next option (`--mask --lowpass 1k`, `--mask -q`): cxxopts takes that as the value,
+// and the message had been about a third file name, or "-q: No such file" with exit 1.
+void refuse_misplaced_values(const cxxopts::ParseResult& parsed);
 
 // cxxopts's own refusal (an unknown option, a missing value) as one of halo's lines:
 // "COMMAND: WHAT (see halo COMMAND --help)", with plain quotes.

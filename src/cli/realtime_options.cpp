@@ -1,5 +1,6 @@
 #include "src/cli/realtime_options.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sched.h>
@@ -59,7 +60,7 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
 
 RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, bool live) {
   refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime", "minimum-phase"});
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   RealtimeArguments arguments;
   MaskSource first = parse_mask_options(parsed);
   first.rate_from = MaskSource::RateFrom::device;  // the masks are made at the device's rate
@@ -143,6 +144,7 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
                            .c_str());
     return false;
   }
+  refuse_misplaced_values(parsed);  // first: `--lowpass --taps 5` leaves a stray '5'
   if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");
   arguments = parse_realtime_arguments(parsed, live);
   return true;
@@ -177,12 +179,14 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   notice(line);
   std::snprintf(line, sizeof line,
                 "underruns %llu (halo's own: %s), overruns %llu; host xruns %llu (flagged by the "
-                "device or server); %llu periods short on the host's account (flagged, %llu of them 1-%d periods "
-                "late, or run back to back by the host); %llu frames short in all; %llu periods",
+                "device or server); %llu %s short on the host's account (flagged, %llu of them 1-%d periods "
+                "late%s); %llu frames short in all; %llu periods",
                 static_cast<unsigned long long>(r.underruns), live ? "the worker was late" : "the worker, or play's reader, was late",
                 static_cast<unsigned long long>(r.overruns),
                 static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
+                r.host_underruns == 1 ? "period" : "periods",
                 static_cast<unsigned long long>(r.host_underruns_flagged_later), realtime::CallbackState::flag_delay_periods,
+                live ? ", or run back to back by the host" : "",
                 static_cast<unsigned long long>(r.underrun_frames), static_cast<unsigned long long>(r.callbacks));
   notice(line);
   // play opens no input: its "input 0.00 ms" had read as a measurement.
@@ -217,58 +221,72 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   if (!r.warning.empty()) notice("warning: " + r.warning);
 }
 
-namespace {
-
-// Whether this process owns the terminal: a job in the background (`halo play f.wav &`) that
-// set the terminal's mode was stopped by SIGTTOU at once, and one that read it by SIGTTIN.
-bool in_the_foreground() { return tcgetpgrp(STDIN_FILENO) == getpgrp(); }
-
-}  // namespace
-
 Keyboard::Keyboard() {
-  static_assert(sizeof(termios) <= sizeof saved_, "termios fits");
-  if (!isatty(STDIN_FILENO) || !in_the_foreground()) return;  // in the background: no keys
+  static_assert(sizeof(termios) <= sizeof termios_, "termios fits");
+  if (isatty(STDIN_FILENO)) {
+    fd_ = STDIN_FILENO;
+  } else {
+    // Standard input is the audio (`play -`) or a file: keys from the controlling terminal.
+    const int tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+    if (tty >= 0 && isatty(tty)) {
+      fd_ = tty;
+      owned_ = true;
+    } else if (tty >= 0) {
+      close(tty);
+    }
+  }
+  if (fd_ >= 0 && in_foreground()) raw_mode();
+}
+
+bool Keyboard::in_foreground() const { return fd_ >= 0 && tcgetpgrp(fd_) == getpgrp(); }
+
+bool Keyboard::raw_mode() {
   termios current{};
-  if (tcgetattr(STDIN_FILENO, &current) != 0) return;
-  std::memcpy(saved_, &current, sizeof current);
+  if (tcgetattr(fd_, &current) != 0) return false;
+  if (!saved_) {
+    std::memcpy(termios_, &current, sizeof current);
+    saved_ = true;
+  }
+  if ((current.c_lflag & (ICANON | ECHO)) == 0) return true;  // raw already
   current.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
   current.c_cc[VMIN] = 0;
   current.c_cc[VTIME] = 0;
-  active_ = tcsetattr(STDIN_FILENO, TCSANOW, &current) == 0;
+  return tcsetattr(fd_, TCSANOW, &current) == 0;
 }
 
 Keyboard::~Keyboard() {
-  if (!active_) return;
-  termios saved{};
-  std::memcpy(&saved, saved_, sizeof saved);
-  // Put in the background since (Ctrl-Z, bg), the restore would stop the job: SIGTTOU ignored
-  // lets it through.
-  struct sigaction ignore {}, previous {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGTTOU, &ignore, &previous);
-  tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-  sigaction(SIGTTOU, &previous, nullptr);
+  if (saved_) {
+    termios saved{};
+    std::memcpy(&saved, termios_, sizeof saved);
+    // Put in the background since (Ctrl-Z, bg), the restore would stop the job: SIGTTOU ignored
+    // lets it through.
+    struct sigaction ignore {}, previous {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGTTOU, &ignore, &previous);
+    tcsetattr(fd_, TCSANOW, &saved);
+    sigaction(SIGTTOU, &previous, nullptr);
+  }
+  if (owned_) close(fd_);
 }
 
 char Keyboard::poll(int timeout_ms) {
-  if (!active_) {
+  // No terminal, or not the foreground job (a read would stop the job by SIGTTIN): no keys.
+  // Brought back to the foreground (fg), the terminal is put in raw mode again: the shell had
+  // restored its mode at the stop, and the keys had been echoed and ignored (a QA pass).
+  if (!in_foreground() || !raw_mode()) {
     if (timeout_ms > 0) usleep(static_cast<useconds_t>(timeout_ms) * 1000);
     return 0;
   }
-  if (!in_the_foreground()) {  // put in the background: a read would stop the job (SIGTTIN)
-    if (timeout_ms > 0) usleep(static_cast<useconds_t>(timeout_ms) * 1000);
-    return 0;
-  }
-  pollfd descriptor{STDIN_FILENO, POLLIN, 0};
+  pollfd descriptor{fd_, POLLIN, 0};
   if (::poll(&descriptor, 1, timeout_ms) <= 0) return 0;
   char key = 0;
-  if (read(STDIN_FILENO, &key, 1) != 1) return 0;
+  if (read(fd_, &key, 1) != 1) return 0;
   // An arrow or function key is an escape sequence (ESC [ B, ESC O P): the whole of it is no
   // key (its last letter had acted: the down arrow toggled bypass, F1 chose the previous mask).
   if (key == '\033') {
     char rest[16];
-    pollfd more{STDIN_FILENO, POLLIN, 0};
-    while (::poll(&more, 1, 5) > 0 && read(STDIN_FILENO, rest, sizeof rest) > 0) {
+    pollfd more{fd_, POLLIN, 0};
+    while (::poll(&more, 1, 5) > 0 && read(fd_, rest, sizeof rest) > 0) {
     }
     return 0;
   }
@@ -282,8 +300,11 @@ namespace halo::cli {
 int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
                 const std::function<void(realtime::Session&)>& tick) {
   Keyboard keys;
-  // A job started in the background keeps its status line off the terminal the shell has.
-  const bool status = !arguments.quiet && isatty(STDERR_FILENO) && tcgetpgrp(STDERR_FILENO) == getpgrp();
+  // The status line, on a terminal, while this is its foreground job: a job in the background
+  // (`&`, or Ctrl-Z then bg) leaves the shell's terminal alone (it had drawn over the prompt).
+  const bool terminal = !arguments.quiet && isatty(STDERR_FILENO);
+  const auto status_now = [&] { return terminal && tcgetpgrp(STDERR_FILENO) == getpgrp(); };
+  const bool status = status_now();
   // Polling spends a whole CPU: on a small machine that is a share the server and the
   // callback need (measured on 2 cores: a polling live worker starved under load).
   if (arguments.session.worker_cpu == realtime::WorkerCpu::own) {
@@ -293,7 +314,8 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       notice("warning: --worker-cpu own keeps one of this machine's " + std::to_string(CPU_COUNT(&allowed)) +
              " CPUs busy polling; expect underruns (it is meant for machines with cores to spare)");
   }
-  if (status && keys.active()) notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
+  if (status && keys.available() && keys.in_foreground())
+    notice("keys: b bypass, n/p next/previous mask, +/- gain 1 dB, q quit");
   session.start();
   int code = 0;
   int passes = 0;
@@ -315,12 +337,12 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       if (key == 'n' || key == 'N') session.select_mask(session.mask_index() + 1);
       if (key == 'p' || key == 'P') session.select_mask(session.mask_index() - 1);
     } catch (const std::exception& error) {
-      if (status) std::fputs("\r\033[K", stderr);
+      if (status_now()) std::fputs("\r\033[K", stderr);
       notice(std::string("cannot switch: ") + error.what());
     }
     tick(session);
     session.poll();
-    if (status && ++passes % 10 == 0) {
+    if (++passes % 10 == 0 && status_now()) {
       const auto& counters = session.counters();
       // The summary's split: halo's own underruns apart from the periods short on the host's
       // account (the line had shown both as "underruns", 3-6 at every live start-up).
@@ -340,7 +362,7 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
   if (interrupted()) allow_seconds_to_stop(audio::DeviceStream::stop_grace_seconds + 2);
   session.stop();
   if (interrupted()) code = interrupted_exit_code();
-  if (status) std::fputs("\r\033[K", stderr);
+  if (status_now()) std::fputs("\r\033[K", stderr);
   char seconds[16];
   std::snprintf(seconds, sizeof seconds, "%g", realtime::Session::stall_seconds);
   if (stalled)

@@ -31,18 +31,31 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks);
 // The summary both commands print: one `halo:` line per item.
 void print_session_report(const realtime::SessionReport& report, const std::string& what);
 
-// Single keys on a terminal (b, n, p, +, -, q) and the one status line.
+// Single keys (b, n, p, +, -, q) from the terminal: standard input where it is one, else the
+// controlling terminal (/dev/tty: `cat f.wav | halo play -` takes keys too). Only while this
+// process is the terminal's foreground job: in the background (`&`, or Ctrl-Z then bg) it
+// leaves the terminal alone (setting its mode or reading it would stop the job), and brought
+// back (fg) it puts the terminal in raw mode again, which the shell had restored.
 class Keyboard {
  public:
-  Keyboard();   // raw mode when standard input is a terminal
-  ~Keyboard();  // restores it
+  Keyboard();
+  ~Keyboard();  // the terminal's mode as it was, and /dev/tty closed
+  Keyboard(const Keyboard&) = delete;
+  Keyboard& operator=(const Keyboard&) = delete;
   // The next key pressed within timeout_ms, or 0.
   char poll(int timeout_ms);
-  bool active() const { return active_; }
+  // A terminal to take keys from (whether or not in the foreground now).
+  bool available() const { return fd_ >= 0; }
+  // Whether this process is the terminal's foreground job (false without a terminal).
+  bool in_foreground() const;
 
  private:
-  bool active_ = false;
-  char saved_[64] = {};  // struct termios, kept opaque here
+  bool raw_mode();  // raw mode on fd_ where the terminal is not in it (first use, after fg)
+
+  int fd_ = -1;             // the terminal; -1: none
+  bool owned_ = false;      // fd_ is /dev/tty, opened here
+  bool saved_ = false;      // termios_ holds the mode to restore
+  char termios_[64] = {};   // struct termios as found, kept opaque here
 };
 
 }  // namespace halo::cli

@@ -49,7 +49,7 @@ int wisdom_command(int argc, char** argv) {
     return 0;
   }
   refuse_repeats(parsed, {"taps", "quiet", "patient", "help"});
-  refuse_switch_values(parsed);
+  refuse_misplaced_values(parsed);
   if (!parsed.unmatched().empty()) throw UsageError("wisdom: '" + parsed.unmatched().front() + "' is not an option");
   std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
   if (parsed.count("taps")) {

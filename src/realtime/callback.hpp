@@ -23,10 +23,11 @@ namespace halo::realtime {
 //   underruns   the output ring held fewer frames than the device asked for (not counted
 //               once `draining` is set: the end); halo's own where the worker was late, the
 //               host's (host_underruns) where the host flagged that period, the one before or
-//               one of the next flag_delay_periods, or ran two periods back to back
+//               one of the next flag_delay_periods, or (live) ran two periods back to back
 //   overruns    halo's own: the input ring had no room for the device's input
 //   host_xruns  what the host flagged (PortAudio's statusFlags: the server or driver missed
-//               a period), whatever halo did
+//               a period), whatever halo did; a flagged host buffer split over callbacks run
+//               back to back is one
 // With keep_latency (live), frames missing after an underrun are owed: as many frames are
 // dropped from the ring when they arrive late, so input-to-output latency stays what it was.
 // What is owed is what the pipeline (below) holds past its target, never a running sum: input
@@ -45,10 +46,11 @@ struct CallbackState {
   std::atomic<std::uint64_t> callbacks{0};
   std::atomic<std::uint64_t> frames_out{0};        // frames taken from the ring and played
   std::atomic<std::uint64_t> underruns{0};         // callbacks that found the ring short
-  // Of those, the ones in a callback the host flagged, or right after one, or that came less
-  // than half a period after the one before: the server ran periods back to back (the dummy
-  // driver catching up), leaving the worker no time. They are the host's doing, and counted
-  // apart from halo's own (underruns - host_underruns).
+  // Of those, the ones in a callback the host flagged, or right after one, or (live: its ring
+  // holds a period; play's holds seconds) that came less than half a period after the one
+  // before: the server ran periods back to back (the dummy driver catching up), leaving the
+  // worker no time. They are the host's doing, and counted apart from halo's own
+  // (underruns - host_underruns).
   std::atomic<std::uint64_t> host_underruns{0};
   // Of those, the ones the host flagged only in one of the next flag_delay_periods callbacks:
   // PortAudio's JACK host learns of an xrun from the server's notification thread and flags

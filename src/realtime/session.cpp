@@ -128,9 +128,10 @@ struct Session::Reader {
         const std::int64_t declared = file->header_frames();
         if (end && declared > 0 && static_cast<std::int64_t>(frames_read_total + got) < declared) {
           std::lock_guard<std::mutex> lock(error_mutex);
+          // A pass's count: a loop had said "37489 were read and played" after 141056 played.
           warning = audio::input_name(path) + " is truncated: its header declares " +
                     std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
-                    " were read and played";
+                    (loop ? " were read, and played each pass" : " were read and played");
         }
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
         // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.

@@ -279,6 +279,31 @@ assert rf == 22050 and np.array_equal(f, g), 'float raw input'
   EXPECT_NE(odd.err.find("warning: odd.raw ends with 1 byte that makes no whole frame of 2 channels"), std::string::npos)
       << odd.err;
   EXPECT_EQ(read_sound(dir / "odd.wav").frames, 250);
+  // And so from standard input, a file or a pipe, and from a FIFO: libsndfile drops the byte
+  // there too, and halo counts what it read (a QA pass: a pipe's part-frame went unsaid).
+  RunOptions from_file = in_directory(dir.path());
+  from_file.stdin_path = dir / "odd.raw";
+  const std::vector<std::pair<std::string, Result>> streams = {
+      {"standard input (a file)", run(with({HALO_BINARY, "filter", "-", "s.wav", "--mask", "unit.txt", "-q"}, raw16), from_file)},
+      {"standard input (a pipe)",
+       run({"/bin/sh", "-c", "cat odd.raw | " + std::string(HALO_BINARY) +
+                                 " filter - p.wav --mask unit.txt -q -t raw --rate 44100 --channels 2 --encoding pcm16"},
+           in_directory(dir.path()))},
+      {"a FIFO", run({"/bin/sh", "-c", "mkfifo odd.fifo && (cat odd.raw > odd.fifo &) && " + std::string(HALO_BINARY) +
+                                           " filter odd.fifo f.wav --mask unit.txt -q -t raw --rate 44100 --channels 2 "
+                                           "--encoding pcm16"},
+                     in_directory(dir.path()))}};
+  for (const auto& [what, result] : streams) {
+    ASSERT_EQ(result.exit_code, 0) << what << ": " << result.err;
+    EXPECT_NE(result.err.find("ends with 1 byte that makes no whole frame of 2 channels"), std::string::npos)
+        << what << ": " << result.err;
+  }
+  EXPECT_NE(streams[0].second.err.find("warning: standard input ends with"), std::string::npos) << streams[0].second.err;
+  for (const char* name : {"s.wav", "p.wav", "f.wav"}) {
+    const Sound out = read_sound(dir / name);
+    EXPECT_EQ(out.frames, 250) << name;
+    EXPECT_EQ(out.samples, read_sound(dir / "odd.wav").samples) << name;
+  }
   const Result whole = run(with({HALO_BINARY, "filter", "in.raw", "whole.wav", "--mask", "unit.txt", "-q"}, raw16),
                            in_directory(dir.path()));
   ASSERT_EQ(whole.exit_code, 0) << whole.err;

@@ -555,6 +555,57 @@ TEST(CliFilter, OutputContainerFollowsTheExtension) {
   EXPECT_LT(relative_error(out.samples, expected_output(tones, 2, {taps}, Align::same, false)), 0.1);
 }
 
+// A full-scale pcm24 or pcm32 sample through a unit mask is held at the edge, not counted as
+// clipped: float32 carries it to 24 bits, so it lands a few of its steps past the edge by
+// rounding alone (2147483647 / 2^31 is 1.0 in float32; an FFT engine's rounding reaches an LSB
+// of pcm24), where "clipped 1 sample; lower --gain" had been said of an unchanged copy (a QA
+// pass). A real overshoot (+1 dB) is still counted, and pcm16 counts as before.
+TEST(CliFilter, AFullScaleCopyIsNotClippingButAnOvershootIs) {
+  TempDir dir;
+  write_mask_text(dir / "one.txt", {{1.0f}});
+  std::vector<float> x = random_signal(4000, 150, 0.5f);
+  x[10] = 1.0f;  // libsndfile clips it to the largest integer: full scale
+  x[20] = -1.0f;
+  for (const int subtype : {SF_FORMAT_PCM_24, SF_FORMAT_PCM_32}) {
+    write_sound(dir / "in.wav", x, 1, 48000, SF_FORMAT_WAV | subtype);
+    const Sound in = read_sound(dir / "in.wav");
+    for (const std::string engine : {"cpu", "cpu-fft", "cpu-partitioned"}) {
+      const Result copy = halo({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--engine", engine,
+                                "-q", "--no-dither"});
+      ASSERT_EQ(copy.exit_code, 0) << copy.err;
+      EXPECT_EQ(copy.err.find("clipped"), std::string::npos) << engine << ", " << subtype << ": " << copy.err;
+      // Exact on the direct engine; an FFT engine's float32 rounding moves a sample by a few
+      // steps of float32 at full scale (a pcm24 LSB, 256 of pcm32's), as anywhere in the file.
+      const double steps = engine == "cpu" ? 0 : subtype == SF_FORMAT_PCM_24 ? 4 : 1024;
+      const Sound out = read_sound(dir / "out.wav");
+      EXPECT_LE(std::fabs(out.raw[10] - in.raw[10]), steps) << engine << ": the positive full-scale sample";
+      EXPECT_LE(std::fabs(out.raw[20] - in.raw[20]), steps) << engine << ": the negative one";
+    }
+    const Result louder = halo({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "one.txt", "--gain", "1", "-q"});
+    ASSERT_EQ(louder.exit_code, 0) << louder.err;
+    EXPECT_NE(louder.err.find("clipped 2 samples"), std::string::npos) << subtype << ": " << louder.err;
+  }
+}
+
+// --threads sizes cpu-fft's pool: an engine without one says it does not use it (it had been
+// taken without a word, a QA pass); cpu-fft takes it silently, and the result is the same.
+TEST(CliFilter, ThreadsForAnEngineWithoutAPoolAreSaid) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(2 * 3000, 151, 0.4f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  for (const std::string engine : {"cpu", "cpu-partitioned", "cpu-fft"}) {
+    const Result ran = halo({"filter", dir / "in.wav", dir / (engine + ".wav"), "--lowpass", "1k", "--taps", "63",
+                             "--engine", engine, "--threads", "2", "-q"});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    if (engine == "cpu-fft")
+      EXPECT_EQ(ran.err, "");
+    else
+      EXPECT_EQ(ran.err, "halo: warning: --threads is for cpu-fft's threads: engine " + engine + " does not use it\n");
+  }
+  const Sound fft = read_sound(dir / "cpu-fft.wav");
+  EXPECT_LE(relative_error(read_sound(dir / "cpu.wav").samples, std::vector<double>(fft.samples.begin(), fft.samples.end())),
+            1e-6);
+}
+
 TEST(CliFilter, GainAndClippingCount) {
   TempDir dir;
   const Sound in = make_noise_file(dir / "in.wav", 20000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 140, 0.9f);

@@ -742,6 +742,27 @@ TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
   EXPECT_NE(output.find("mask switches: 0"), std::string::npos) << output;
 }
 
+// `cat f.wav | halo play -` on a terminal: standard input is the audio, so the keys come from
+// the controlling terminal (/dev/tty); they had been off, echoed and ignored, with Ctrl-C the
+// only way out (a QA pass).
+TEST_F(JackControls, PlayFromAPipeTakesKeysFromTheTerminal) {
+  const std::string in = dir_ / "in.wav";
+  write_sound(in, random_signal(2 * 10 * rate, 64, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  Terminal play({"/bin/sh", "-c", "cat '" + in + "' | " + std::string(HALO_BINARY) + " play - --lowpass 4k"});
+  ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(play.press('b'));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_TRUE(play.press('q'));
+  ASSERT_EQ(play.wait_exit(), 0) << play.output();
+  EXPECT_NE(play.output().find("keys: b bypass"), std::string::npos) << play.output();
+  EXPECT_NE(play.output().find("| BYPASS |"), std::string::npos) << play.output();
+  // q ended it well before the file's 10 s.
+  std::smatch played;
+  ASSERT_TRUE(std::regex_search(play.output(), played, std::regex("([0-9]+) frames played"))) << play.output();
+  EXPECT_LT(std::stol(played[1]), 5 * rate) << play.output();
+}
+
 // A loop of a file shorter than the reader's chunk plays from memory: a 1-frame file, opened
 // again for every frame, had spent a core and left gaps in a DC output. The recording is that
 // DC (the mask's sum times the frame) throughout, with no underrun.

@@ -785,6 +785,31 @@ TEST(Callback, AnUnderrunTheHostFlagsAFewPeriodsLaterIsTheHosts) {
   EXPECT_EQ(state.host_underruns_flagged_later.load(), 1u);
 }
 
+// Callbacks run back to back (the sub-callbacks PortAudio makes of one host buffer, a server
+// catching up): a flag they all carry is one host xrun (play had counted four a 256-frame JACK
+// buffer), and a short ring among them is the host's doing for live, whose ring holds a
+// period, but halo's own for play, whose ring holds seconds (3 of 4 had gone to the host).
+TEST(Callback, BackToBackCallbacksAreOneXrunAndExcuseOnlyLive) {
+  for (const bool live : {false, true}) {
+    FrameRing in(1, 4096), out(1, 4096);
+    CallbackState state;
+    state.input = live ? &in : nullptr;
+    state.output = &out;
+    state.rate_hz = 1.0;  // a period of a minute: every call after the first comes back to back
+    std::vector<float> buffer(64), ones(64, 1.0f);
+    const auto call = [&](bool filled, bool flagged) {
+      if (filled) out.write(ones.data(), 64);
+      run_callback(state, live ? ones.data() : nullptr, buffer.data(), 64, flagged);
+    };
+    for (int c = 0; c < 4; ++c) call(true, true);  // one flagged host buffer in four callbacks
+    EXPECT_EQ(state.host_xruns.load(), 1u) << (live ? "live" : "play");
+    for (int c = 0; c < 3; ++c) call(true, false);
+    call(false, false);  // short, back to back, no flag near
+    EXPECT_EQ(state.underruns.load(), 1u);
+    EXPECT_EQ(state.host_underruns.load(), live ? 1u : 0u) << (live ? "live" : "play");
+  }
+}
+
 // The session's memory lock: where the system allows it, every page mapped is locked (the
 // kernel's own count, VmLck, says so); where not, it says why.
 TEST(MemoryLock, LocksEveryMappedPageOrSaysWhy) {
