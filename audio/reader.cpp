@@ -179,7 +179,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   }
   struct stat named {};
   const bool raw_pipe = raw.subtype != 0 && frame_bytes_ > 0 &&
-                        (path == "-" ? lseek(STDIN_FILENO, 0, SEEK_CUR) < 0
+                        (path == "-" ? stdin_start < 0
                                      : stat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode));
   if (raw_pipe) {
     pipe_ = std::make_unique<CountedPipe>();

@@ -221,12 +221,12 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   if (!r.warning.empty()) notice("warning: " + r.warning);
 }
 
-Keyboard::Keyboard() {
+Keyboard::Keyboard(bool stdin_is_the_audio) {
   static_assert(sizeof(termios) <= sizeof termios_, "termios fits");
   if (isatty(STDIN_FILENO)) {
     fd_ = STDIN_FILENO;
-  } else {
-    // Standard input is the audio (`play -`) or a file: keys from the controlling terminal.
+  } else if (stdin_is_the_audio) {
+    // `play -`: keys from the controlling terminal (they had been off, echoed and ignored).
     const int tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
     if (tty >= 0 && isatty(tty)) {
       fd_ = tty;
@@ -299,7 +299,7 @@ namespace halo::cli {
 
 int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
                 const std::function<void(realtime::Session&)>& tick) {
-  Keyboard keys;
+  Keyboard keys(!arguments.session.live && arguments.session.file == "-");
   // The status line, on a terminal, while this is its foreground job: a job in the background
   // (`&`, or Ctrl-Z then bg) leaves the shell's terminal alone (it had drawn over the prompt).
   const bool terminal = !arguments.quiet && isatty(STDERR_FILENO);

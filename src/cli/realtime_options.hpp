@@ -31,14 +31,15 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks);
 // The summary both commands print: one `halo:` line per item.
 void print_session_report(const realtime::SessionReport& report, const std::string& what);
 
-// Single keys (b, n, p, +, -, q) from the terminal: standard input where it is one, else the
-// controlling terminal (/dev/tty: `cat f.wav | halo play -` takes keys too). Only while this
+// Single keys (b, n, p, +, -, q) from the terminal: standard input where it is one, else, where
+// standard input is the audio (`cat f.wav | halo play -`), the controlling terminal (/dev/tty;
+// not for a standard input merely redirected, as a script's or a test's is). Only while this
 // process is the terminal's foreground job: in the background (`&`, or Ctrl-Z then bg) it
 // leaves the terminal alone (setting its mode or reading it would stop the job), and brought
 // back (fg) it puts the terminal in raw mode again, which the shell had restored.
 class Keyboard {
  public:
-  Keyboard();
+  explicit Keyboard(bool stdin_is_the_audio);
   ~Keyboard();  // the terminal's mode as it was, and /dev/tty closed
   Keyboard(const Keyboard&) = delete;
   Keyboard& operator=(const Keyboard&) = delete;
