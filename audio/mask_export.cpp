@@ -325,12 +325,12 @@ std::string export_text(const std::string& path, ExportFormat format, const Mask
 }
 
 void write_export(const std::string& path, ExportFormat format, const MaskSet& masks, const ExportNotes& notes) {
-  check_masks(path, masks);
-  const PathParts parts = split(path);
   if (export_is_one_text(format)) {
-    write_bytes(path, export_text(path, format, masks, notes));
+    write_bytes(path, export_text(path, format, masks, notes));  // which checks the masks
     return;
   }
+  check_masks(path, masks);
+  const PathParts parts = split(path);
   switch (format) {
     case ExportFormat::mask_file:
     case ExportFormat::txt:
@@ -338,10 +338,10 @@ void write_export(const std::string& path, ExportFormat format, const MaskSet& m
     case ExportFormat::wav:
       write_mask(path, masks);
       return;
-    case ExportFormat::json:
+    case ExportFormat::json:  // one text each: written above
     case ExportFormat::header:
     case ExportFormat::sox:
-      return;  // one text: above
+      return;
     case ExportFormat::camilladsp:
     case ExportFormat::eqapo: {
       // The config and its coefficient files are all written first and renamed into place only

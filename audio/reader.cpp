@@ -130,6 +130,7 @@ struct Reader::CountedPipe {
   int fd = -1;
   bool owned = false;  // a FIFO opened here (closed with it); not standard input
   sf_count_t bytes = 0;
+  int error = 0;  // errno of a failed read (libsndfile sees only a short one, as at the end)
   ~CountedPipe() {
     if (owned) close(fd);
   }
@@ -144,6 +145,7 @@ struct Reader::CountedPipe {
     while (got < wanted) {
       const ssize_t n = ::read(pipe->fd, static_cast<char*>(into) + got, static_cast<std::size_t>(wanted - got));
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0) pipe->error = errno;
       if (n <= 0) break;
       got += n;
     }
@@ -168,8 +170,8 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   // in for a pipe), where a header's length means what it says. Not info.seekable: libsndfile
   // calls a GSM 6.10 WAV on disk unseekable, since the codec cannot seek.
   bool from_a_file = false;
-  // Where standard input stands before libsndfile reads it (a raw file redirected in may have
-  // been read into already): its part-frame is counted from there.
+  // Where standard input stands: a pipe (-1), or a file, maybe read into already (`head -c 4;
+  // halo ...` in one redirect), which libsndfile refuses to open raw anywhere but at 0.
   const off_t stdin_start = path == "-" ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
   SF_VIRTUAL_IO counted{CountedPipe::length, CountedPipe::seek, CountedPipe::read, CountedPipe::write,
                         CountedPipe::tell};
@@ -179,7 +181,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   }
   struct stat named {};
   const bool raw_pipe = raw.subtype != 0 && frame_bytes_ > 0 &&
-                        (path == "-" ? stdin_start < 0
+                        (path == "-" ? stdin_start != 0
                                      : stat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode));
   if (raw_pipe) {
     pipe_ = std::make_unique<CountedPipe>();
@@ -232,8 +234,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   if (frame_bytes_ > 0 && !pipe_) {  // a raw file, named or on standard input: what is left past its frames
     struct stat status {};
     const bool sized = path == "-" ? fstat(STDIN_FILENO, &status) == 0 : stat(path.c_str(), &status) == 0;
-    if (sized && S_ISREG(status.st_mode) && stdin_start >= 0 && status.st_size >= stdin_start)
-      partial_frame_bytes_ = static_cast<std::size_t>(status.st_size - stdin_start) % frame_bytes_;
+    if (sized && S_ISREG(status.st_mode)) partial_frame_bytes_ = static_cast<std::size_t>(status.st_size) % frame_bytes_;
   }
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;
@@ -277,6 +278,7 @@ std::size_t Reader::read(float* interleaved, std::size_t frames) {
   const sf_count_t got = sf_readf_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   if (frames_left_ >= 0 && got > 0) frames_left_ -= got;
   if (got > 0) frames_read_ += static_cast<std::uint64_t>(got);
+  if (pipe_ && pipe_->error != 0) throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error));
   if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR) {
     std::string why = sf_strerror(file_.get());
     if (why.rfind("Error : ", 0) == 0) why.erase(0, 8);  // libsndfile's FLAC messages start so

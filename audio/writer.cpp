@@ -190,7 +190,9 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
     // its steps past the edge by rounding alone (2147483647 / 2^31 is 1.0 in float32, and an FFT
     // engine's rounding reaches an LSB of pcm24). Held at the edge as any overshoot, but not
     // counted as clipped (a unity copy of a full-scale file had said "clipped 1 sample; lower
-    // --gain"). pcm16 and pcm8 count as before: their steps are far coarser than float32's.
+    // --gain"). pcm16 and pcm8 count as before: their steps are far coarser than float32's;
+    // the normalised codecs (u-law, A-law, Vorbis, Opus, MP3) no longer count two float32
+    // steps past +-1.
     const double rounding_slack = scale_.full_scale * 0x1p-22;
     std::uint64_t clipped = 0;
     for (std::size_t i = 0; i < samples; ++i) {

@@ -186,15 +186,15 @@ int design_command(int argc, char** argv) {
   if (output != "-") {
     summarise(stdout);
     if (!quiet) std::printf("written:    %s\n", output.c_str());
-  } else if (audio::export_is_one_text(outputs.format)) {
-    summarise(stderr);  // the text went to standard output with the outputs
   } else {
     summarise(stderr);
-    for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {
-      for (std::size_t c = 0; c < masks.size(); ++c)
-        std::printf(c == 0 ? "%.9g" : " %.9g", k < masks[c].taps.size() ? masks[c].taps[k] : 0.0f);
-      std::printf("\n");
-    }
+    // halo's own text, the taps a line (an export's one text went out with the outputs).
+    if (!audio::export_is_one_text(outputs.format))
+      for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {
+        for (std::size_t c = 0; c < masks.size(); ++c)
+          std::printf(c == 0 ? "%.9g" : " %.9g", k < masks[c].taps.size() ? masks[c].taps[k] : 0.0f);
+        std::printf("\n");
+      }
   }
   // A warning is about the mask, not a summary: -q keeps it.
   if (designed)
@@ -205,7 +205,8 @@ int design_command(int argc, char** argv) {
   // and Equalizer APO convolve as is).
   if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
     std::fprintf(stderr, "halo: warning: %s: sox's fir removes %zu frames of delay, as for a linear-phase mask: this "
-                 "%s's output comes that much early there\n", output.c_str(), masks.front().taps.size() / 2,
+                 "%s's output comes that much early there\n", output == "-" ? "standard output" : output.c_str(),
+                 masks.front().taps.size() / 2,
                  designed ? "minimum-phase mask" : "causal mask");
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {

@@ -17,17 +17,17 @@ int info_command(int argc, char** argv) {
   cxxopts::Options options("halo info", "Describe a sound file.\n  halo info FILE [--json]");
   options.positional_help("FILE");
   options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and +-inf as null)")(
-      "file", "", cxxopts::value<std::vector<std::string>>());
-  options.parse_positional({"file"});
+      "files", "", cxxopts::value<std::vector<std::string>>());
+  options.parse_positional({"files"});
   const auto parsed = options.parse(argc, argv);
   refuse_misplaced_values(parsed);
   if (parsed.count("help")) {
     std::printf("%s\n", options.help().c_str());
     return 0;
   }
-  if (!parsed.count("file") || parsed["file"].as<std::vector<std::string>>().size() != 1)
+  if (!parsed.count("files") || parsed["files"].as<std::vector<std::string>>().size() != 1)
     throw UsageError("info needs one FILE (see halo info --help)");
-  const std::string path = parsed["file"].as<std::vector<std::string>>().front();
+  const std::string path = parsed["files"].as<std::vector<std::string>>().front();
   if (path.empty()) throw UsageError("info: an empty FILE name");  // not ": No such file or directory"
 
   audio::Reader reader(path);

@@ -110,7 +110,8 @@ void refuse_misplaced_values(const cxxopts::ParseResult& parsed) {
     const std::string& value = argument.value();
     const bool long_option = value.size() > 2 && value.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(value[2]));
     const bool short_option = value.size() == 2 && value[0] == '-' && std::isalpha(static_cast<unsigned char>(value[1]));
-    if (!is_switch && (long_option || short_option))
+    const bool positional = argument.key() == "files";  // every command's file names: `--` then a name
+    if (!is_switch && !positional && (long_option || short_option))
       throw UsageError("--" + argument.key() + " needs a value: '" + value + "' after it is an option");
   }
 }

@@ -26,11 +26,11 @@ audio::RawInput parse_raw_input(const cxxopts::ParseResult& parsed) {
   audio::RawInput raw;
   if (!parsed.count("input-type")) {
     for (const char* name : {"rate", "channels", "encoding"})
-      if (parsed.count(name)) throw UsageError("--" + std::string(name) + " describes a raw IN: give -t raw with it");
+      if (parsed.count(name)) throw UsageError("--" + std::string(name) + " describes a raw input: give -t raw with it");
     return raw;
   }
   const std::string type = parsed["input-type"].as<std::string>();
-  if (type != "raw") throw UsageError("-t " + type + ": only raw (a headerless IN); other inputs say what they are");
+  if (type != "raw") throw UsageError("-t " + type + ": only raw (a headerless input); other inputs say what they are");
   for (const char* name : {"rate", "channels", "encoding"})
     if (!parsed.count(name)) throw UsageError("-t raw needs --rate, --channels and --encoding (--" + std::string(name) + " is missing)");
   raw.rate_hz = static_cast<int>(parse_count("--rate", parsed["rate"].as<std::string>(), 1, 10000000));

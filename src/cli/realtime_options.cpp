@@ -59,8 +59,9 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
 }
 
 RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, bool live) {
+  refuse_misplaced_values(parsed);  // first: `--lowpass --taps 5` leaves a stray '5'
+  if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");
   refuse_repeats(parsed, {"files", "quiet", "help", "mask", "loop", "no-realtime", "minimum-phase"});
-  refuse_misplaced_values(parsed);
   RealtimeArguments arguments;
   MaskSource first = parse_mask_options(parsed);
   first.rate_from = MaskSource::RateFrom::device;  // the masks are made at the device's rate
@@ -144,8 +145,6 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
                            .c_str());
     return false;
   }
-  refuse_misplaced_values(parsed);  // first: `--lowpass --taps 5` leaves a stray '5'
-  if (live && !parsed.unmatched().empty()) throw UsageError("live takes no file (it filters the input device)");
   arguments = parse_realtime_arguments(parsed, live);
   return true;
 }
@@ -255,16 +254,13 @@ bool Keyboard::raw_mode() {
 }
 
 Keyboard::~Keyboard() {
-  if (saved_) {
+  // Only from the foreground: a job leaves it only by being stopped, when the shell puts its
+  // own mode back, and a restore from the background would change the mode under whatever
+  // runs in the foreground now (an editor's screen garbled: a review).
+  if (saved_ && in_foreground()) {
     termios saved{};
     std::memcpy(&saved, termios_, sizeof saved);
-    // Put in the background since (Ctrl-Z, bg), the restore would stop the job: SIGTTOU ignored
-    // lets it through.
-    struct sigaction ignore {}, previous {};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGTTOU, &ignore, &previous);
     tcsetattr(fd_, TCSANOW, &saved);
-    sigaction(SIGTTOU, &previous, nullptr);
   }
   if (owned_) close(fd_);
 }

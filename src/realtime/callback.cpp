@@ -74,7 +74,8 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   if (host_xrun) {
     // PortAudio's buffer processor hands one flagged host buffer to several callbacks in a row
     // (play: four 64-frame callbacks a 256-frame JACK buffer, each flagged): one xrun, counted
-    // once (play had counted four times live's).
+    // once (play had counted four times live's). A server catching up that runs two flagged
+    // buffers back to back counts once too: one stall.
     if (!(back_to_back && state.since_host_xrun == 0)) state.host_xruns.fetch_add(1, std::memory_order_relaxed);
     state.since_host_xrun = 0;
     const std::uint32_t window = ((1u << CallbackState::flag_delay_periods) - 1) << 1;  // the last few callbacks

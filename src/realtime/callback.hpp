@@ -26,8 +26,8 @@ namespace halo::realtime {
 //               one of the next flag_delay_periods, or (live) ran two periods back to back
 //   overruns    halo's own: the input ring had no room for the device's input
 //   host_xruns  what the host flagged (PortAudio's statusFlags: the server or driver missed
-//               a period), whatever halo did; a flagged host buffer split over callbacks run
-//               back to back is one
+//               a period), whatever halo did; flagged callbacks run back to back are one
+//               (one host buffer split over callbacks, or a server catching up in one run)
 // With keep_latency (live), frames missing after an underrun are owed: as many frames are
 // dropped from the ring when they arrive late, so input-to-output latency stays what it was.
 // What is owed is what the pipeline (below) holds past its target, never a running sum: input

@@ -114,7 +114,13 @@ struct Session::Reader {
       if (loop && file_frames > 0 && file_frames <= chunk) {
         whole.resize(file_frames * width);
         if (file->read(whole.data(), file_frames) != file_frames)
-          throw audio::Error(audio::input_name(path) + ": fewer frames than its header declares: no loop to play");
+          throw audio::Error(audio::input_name(path) + ": read fewer frames than libsndfile counted: no loop to play");
+        // Its pass never ends below, so a header that declares more is said here.
+        if (const std::int64_t declared = file->header_frames(); declared > static_cast<std::int64_t>(file_frames)) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          warning = audio::input_name(path) + " is truncated: its header declares " + std::to_string(declared) +
+                    " frames, " + std::to_string(file_frames) + " were read, and played each pass";
+        }
       }
       for (;;) {
         if (stopping.load()) return;

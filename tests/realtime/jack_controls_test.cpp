@@ -388,10 +388,6 @@ TEST_F(JackControls, LiveAndPlayEndThemselvesWhenTheirServerStalls) {
   }
 }
 
-// play --loop: the reader opens the file again at its end and goes on writing into the same
-// ring; the engine is never reset, so the mask's halo runs on across the seam. The recording
-// is `halo filter` of the file repeated (and the float64 convolution of it), not of each
-// pass apart: seamless.
 // `play IN --mask MASK --loop`, `seconds` of its ports recorded into `rec` (`settle_ms` after
 // they appear), then Ctrl-C: play's result (exit 130 when all went well; -1 when its ports
 // never came or the recorder failed, said by a failed expectation).
@@ -409,6 +405,10 @@ Result record_a_loop(const std::string& in, const std::string& mask, const std::
   return played;
 }
 
+// play --loop: the reader opens the file again at its end and goes on writing into the same
+// ring; the engine is never reset, so the mask's halo runs on across the seam. The recording
+// is `halo filter` of the file repeated (and the float64 convolution of it), not of each
+// pass apart: seamless.
 TEST_F(JackControls, PlayLoopRepeatsTheFilteredFileSeamlessly) {
   const std::string in = dir_ / "short.wav", tiled = dir_ / "tiled.wav", ref = dir_ / "ref.wav",
                     rec = dir_ / "rec.wav", mask = dir_ / "mask.txt";
@@ -761,6 +761,24 @@ TEST_F(JackControls, PlayFromAPipeTakesKeysFromTheTerminal) {
   std::smatch played;
   ASSERT_TRUE(std::regex_search(play.output(), played, std::regex("([0-9]+) frames played"))) << play.output();
   EXPECT_LT(std::stol(played[1]), 5 * rate) << play.output();
+}
+
+// A looped file short enough to play from memory, whose header declares more than it holds,
+// is said to be truncated as a longer one is (its pass never ends, where the check had been).
+TEST_F(JackControls, ALoopOfAShortTruncatedFileSaysSo) {
+  const std::string whole = dir_ / "whole.wav", cut = dir_ / "cut.wav";
+  write_sound(whole, random_signal(2 * 1000, 65, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  const std::string bytes = read_bytes(whole);
+  write_bytes(cut, bytes.substr(0, bytes.find("data") + 8 + 4 * 100));  // 100 frames of the 1000 declared
+  Process play(halo_args({"play", cut, "--lowpass", "4k", "--loop", "-q"}));
+  ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(play.pid(), SIGINT);
+  const Result played = play.wait_at_most(30);
+  ASSERT_EQ(played.exit_code, 130) << played.err;
+  EXPECT_NE(played.err.find("cut.wav is truncated: its header declares 1000 frames, 100 were read, and played each pass"),
+            std::string::npos)
+      << played.err;
 }
 
 // A loop of a file shorter than the reader's chunk plays from memory: a 1-frame file, opened
