@@ -271,6 +271,15 @@ std::size_t Reader::partial_frame_bytes() const {
   return static_cast<std::uint64_t>(pipe_->bytes) > whole ? static_cast<std::size_t>(pipe_->bytes - whole) : 0;
 }
 
+std::string Reader::partial_frame_note() const {
+  const std::size_t bytes = partial_frame_bytes();
+  if (bytes == 0) return "";
+  return input_name(path_) + " ends with " + std::to_string(bytes) +
+         (bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +
+         std::to_string(format_.channels) + (format_.channels == 1 ? " channel" : " channels") +
+         ": they were not read (check --channels and --encoding)";
+}
+
 std::size_t Reader::read(float* interleaved, std::size_t frames) {
   if (!damage_.empty()) return 0;
   if (frames_left_ >= 0) frames = std::min<std::size_t>(frames, static_cast<std::size_t>(frames_left_));

@@ -53,6 +53,9 @@ class Reader {
   // not read; 0 for other files. From a pipe (standard input, a FIFO) known once read() has
   // returned 0.
   std::size_t partial_frame_bytes() const;
+  // What filter and play say of them: "NAME ends with 3 bytes that make no whole frame of 2
+  // channels: they were not read (check --channels and --encoding)"; empty where there are none.
+  std::string partial_frame_note() const;
 
  private:
   std::string path_;

@@ -132,11 +132,7 @@ int filter_command(int argc, char** argv) {
            std::to_string(report.stream.frames_in) + " frames, before the " +
            std::to_string(report.input_streamed_declared_frames) +
            " its header declares: the stream was cut short; what came was filtered");
-  if (report.input_partial_frame_bytes > 0)
-    notice("warning: " + audio::input_name(input) + " ends with " + std::to_string(report.input_partial_frame_bytes) +
-           (report.input_partial_frame_bytes == 1 ? " byte that makes" : " bytes that make") + " no whole frame of " +
-           std::to_string(report.input.channels) + (report.input.channels == 1 ? " channel" : " channels") +
-           ": they were not read (check --channels and --encoding)");
+  if (!report.input_partial_frame_note.empty()) notice("warning: " + report.input_partial_frame_note);
   // Known once an engine planned its FFTs, so after the run too, with the other warnings and
   // before the summary (it had come after it).
   if (const std::string problem = fftw::wisdom_problem(); !problem.empty()) notice("warning: " + problem);

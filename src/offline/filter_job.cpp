@@ -123,7 +123,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.norm_gain = writer.norm_gain();
   report.norm_found_silence = writer.norm_found_silence();
   report.input_damage = reader_.damage();
-  report.input_partial_frame_bytes = reader_.partial_frame_bytes();
+  report.input_partial_frame_note = reader_.partial_frame_note();
   report.input_streamed_declared_frames = reader_.streamed_declared_frames();
   return report;
 }

@@ -33,7 +33,7 @@ struct FilterReport {
   double norm_gain = 1;           // with --norm: the gain it applied (linear), after the run
   bool norm_found_silence = false;  // with --norm: the output was silent, nothing scaled
   std::string input_damage;   // with accept_short: the decoding error that ended the input early; else empty
-  std::size_t input_partial_frame_bytes = 0;  // a raw input's trailing bytes that make no whole frame
+  std::string input_partial_frame_note;  // a raw input's trailing bytes that make no whole frame, said; or empty
   std::int64_t input_streamed_declared_frames = -1;  // a piped WAV/AIFF's header length (Reader), else -1
   std::vector<std::pair<std::string, double>> engine_time_breakdown;  // Engine::time_breakdown()
   std::optional<HandoverReport> handover;  // when auto started on the CPU for a GPU to take over

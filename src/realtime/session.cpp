@@ -121,6 +121,10 @@ struct Session::Reader {
           warning = audio::input_name(path) + " is truncated: its header declares " + std::to_string(declared) +
                     " frames, " + std::to_string(file_frames) + " were read, and played each pass";
         }
+        if (const std::string note = file->partial_frame_note(); !note.empty()) {  // a raw file's
+          std::lock_guard<std::mutex> lock(error_mutex);
+          warning = note;
+        }
       }
       for (;;) {
         if (stopping.load()) return;
@@ -139,6 +143,13 @@ struct Session::Reader {
                     std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
                     (loop ? " were read, and played each pass" : " were read and played");
         }
+        // A raw file's or pipe's last bytes that make no whole frame, as filter says them (play
+        // had said nothing of them).
+        if (end)
+          if (const std::string note = file->partial_frame_note(); !note.empty()) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            warning = note;
+          }
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
         // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.
         if (end && !looped && frames_read_total + got == 0)
