@@ -114,11 +114,8 @@ bool carries_design_rate(const std::string& path) {
   return extension == "json" || extension == "h" || extension == "hpp";
 }
 
-// Whose rate, in the rate messages: "but %s %.10g Hz" (wanted) and "takes it as %s" (owner).
-struct RateWords {
-  const char* wanted;
-  const char* owner;
-};
+}  // namespace
+
 RateWords rate_words(MaskSource::RateFrom from) {
   switch (from) {
     case MaskSource::RateFrom::option: return {"--rate asks for", "--rate's"};
@@ -128,11 +125,13 @@ RateWords rate_words(MaskSource::RateFrom from) {
   return {"the audio is at", "the audio's"};
 }
 
+namespace {
+
 // Masks at another rate than the audio's are never used silently: their delays and
 // frequencies would all be off. `what` names them in the refusal, `option` is the flag that
 // chooses.
 void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double rate_hz, const std::string& path,
-                   const char* what, const char* option, const char* wanted = "the audio is at") {
+                   const char* what, const char* option, const char* wanted) {
   const double mask_rate = masks.front().rate_hz;
   if (!(mask_rate > 0) || std::fabs(mask_rate - rate_hz) <= 1e-6 * rate_hz || policy == MaskSource::IrRate::keep)
     return;

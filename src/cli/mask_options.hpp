@@ -37,6 +37,13 @@ struct MaskSource {
   filters::Spec spec;    // designed; rate_hz is filled in by masks_for()
 };
 
+// Whose rate, in the rate messages: "but %s %.10g Hz" (wanted) and "takes it as %s" (owner).
+struct RateWords {
+  const char* wanted;
+  const char* owner;
+};
+RateWords rate_words(MaskSource::RateFrom from);
+
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 

@@ -115,16 +115,7 @@ struct Session::Reader {
         whole.resize(file_frames * width);
         if (file->read(whole.data(), file_frames) != file_frames)
           throw audio::Error(audio::input_name(path) + ": read fewer frames than libsndfile counted: no loop to play");
-        // Its pass never ends below, so a header that declares more is said here.
-        if (const std::int64_t declared = file->header_frames(); declared > static_cast<std::int64_t>(file_frames)) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          warning = audio::input_name(path) + " is truncated: its header declares " + std::to_string(declared) +
-                    " frames, " + std::to_string(file_frames) + " were read, and played each pass";
-        }
-        if (const std::string note = file->partial_frame_note(); !note.empty()) {  // a raw file's
-          std::lock_guard<std::mutex> lock(error_mutex);
-          warning = note;
-        }
+        say_how_the_pass_ended(file_frames);  // its pass never ends below
       }
       for (;;) {
         if (stopping.load()) return;
@@ -134,22 +125,7 @@ struct Session::Reader {
         }
         const std::size_t got = whole.empty() ? file->read(in.data(), chunk) : chunk;
         bool end = got < chunk;
-        // A file's header length, or on a pipe a WAV's or AIFF's (filter warns of both alike).
-        const std::int64_t declared = file->header_frames();
-        if (end && declared > 0 && static_cast<std::int64_t>(frames_read_total + got) < declared) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          // A pass's count: a loop had said "37489 were read and played" after 141056 played.
-          warning = audio::input_name(path) + " is truncated: its header declares " +
-                    std::to_string(declared) + " frames, " + std::to_string(frames_read_total + got) +
-                    (loop ? " were read, and played each pass" : " were read and played");
-        }
-        // A raw file's or pipe's last bytes that make no whole frame, as filter says them (play
-        // had said nothing of them).
-        if (end)
-          if (const std::string note = file->partial_frame_note(); !note.empty()) {
-            std::lock_guard<std::mutex> lock(error_mutex);
-            warning = note;
-          }
+        if (end) say_how_the_pass_ended(frames_read_total + got);
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
         // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.
         if (end && !looped && frames_read_total + got == 0)
@@ -197,6 +173,21 @@ struct Session::Reader {
       error = caught.what();
       failed.store(true);
     }
+  }
+  // At the end of a pass over the file (once, for a file looped from memory), as filter says
+  // them: a header that declares more than the `frames` read (a file's, or on a pipe a WAV's
+  // or AIFF's), a raw input's last bytes that make no whole frame (play had said neither of a
+  // loop's pass, nor the second at all).
+  void say_how_the_pass_ended(std::uint64_t frames) {
+    std::string said;
+    const std::int64_t declared = file->header_frames();
+    if (declared > 0 && static_cast<std::int64_t>(frames) < declared)
+      said = audio::input_name(path) + " is truncated: its header declares " + std::to_string(declared) + " frames, " +
+             std::to_string(frames) + (loop ? " were read, and played each pass" : " were read and played");
+    if (std::string note = file->partial_frame_note(); !note.empty()) said = std::move(note);
+    if (said.empty()) return;
+    std::lock_guard<std::mutex> lock(error_mutex);
+    warning = std::move(said);
   }
   std::uint64_t frames_read_total = 0;  // frames read in this pass over the file
   bool looped = false;                   // a pass has ended and the file was opened again
@@ -432,8 +423,7 @@ std::unique_ptr<Voice> Session::build_voice(const MaskEntry& entry, int index) {
   return std::make_unique<Voice>(std::move(setup), options_.period_frames);
 }
 
-void Session::check_live_voice(const Voice& voice, const MaskEntry& entry) const {
-  Voice& v = const_cast<Voice&>(voice);
+void Session::check_live_voice(Voice& v, const MaskEntry& entry) const {
   const std::size_t latency = v.engine().latency_frames();
   const std::size_t limit = std::max(live_latency_limit_frames, 8 * options_.period_frames);
   const std::size_t taps = v.engine().mask_frames();
@@ -446,8 +436,7 @@ void Session::check_live_voice(const Voice& voice, const MaskEntry& entry) const
 
 // play as live: the direct engine cannot keep up with a mask past its budget, however far
 // ahead play fills (play had taken 524287 taps on it: a 2-s file took 13 s).
-void Session::check_realtime_budget(const Voice& voice, const MaskEntry& entry) const {
-  Voice& v = const_cast<Voice&>(voice);
+void Session::check_realtime_budget(Voice& v, const MaskEntry& entry) const {
   if (v.engine().name() != "cpu") return;
   const std::size_t taps = v.engine().mask_frames();
   const double macs = static_cast<double>(taps) * channels_ * rate_hz_;

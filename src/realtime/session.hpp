@@ -139,8 +139,8 @@ class Session {
  private:
   struct Reader;
   std::unique_ptr<Voice> build_voice(const MaskEntry& entry, int index);
-  void check_live_voice(const Voice& voice, const MaskEntry& entry) const;
-  void check_realtime_budget(const Voice& voice, const MaskEntry& entry) const;
+  void check_live_voice(Voice& voice, const MaskEntry& entry) const;
+  void check_realtime_budget(Voice& voice, const MaskEntry& entry) const;
 
   SessionOptions options_;
   MaskSource mask_source_;
