@@ -197,9 +197,14 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   if (r.mask_delay_frames > 0)
     std::snprintf(mask_delay, sizeof mask_delay, "; the mask's own delay %zu frames more (%.2f ms: linear phase; "
                   "--minimum-phase has little)", r.mask_delay_frames, 1e3 * static_cast<double>(r.mask_delay_frames) / r.rate_hz);
-  std::snprintf(line, sizeof line, "latency: PortAudio reports output %.2f ms%s; halo adds %zu frames (%.2f ms: %s)%s",
+  char silent_start[160] = "";
+  if (r.silent_start_frames > 0)
+    std::snprintf(silent_start, sizeof silent_start, "; output began after %.2f ms of silence (%s)",
+                  1e3 * static_cast<double>(r.silent_start_frames) / r.rate_hz, r.silent_start_note.c_str());
+  std::snprintf(line, sizeof line, "latency: PortAudio reports output %.2f ms%s; halo adds %zu frames (%.2f ms: %s)%s%s",
                 r.output_latency_s * 1e3, input, r.added_latency_frames,
-                1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str(), mask_delay);
+                1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str(), mask_delay,
+                silent_start);
   notice(line);
   std::snprintf(line, sizeof line,
                 "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline "

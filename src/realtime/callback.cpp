@@ -58,6 +58,16 @@ std::uint64_t frames_past_target(const CallbackState& state, std::uint64_t playe
   return pipeline > target ? pipeline - target : 0;
 }
 
+// Every callback, the pipeline open or not: where it ran, and the worker woken.
+void finish_callback(CallbackState& state) noexcept {
+  state.cpu.store(sched_getcpu(), std::memory_order_relaxed);
+  if (!state.thread_known.load(std::memory_order_relaxed)) {
+    state.thread = pthread_self();
+    state.thread_known.store(true, std::memory_order_release);
+  }
+  if (state.wake != nullptr) sem_post(state.wake);
+}
+
 }  // namespace
 
 void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
@@ -86,6 +96,22 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     state.recent_own_underruns = 0;
   } else if (state.since_host_xrun < 1000) {
     ++state.since_host_xrun;
+  }
+  if (state.wait_for_worker && !state.pipeline_open) {
+    const bool measured = !state.grow_lead || state.runs_seen == CallbackState::run_samples;
+    const int worker_cpu = state.worker_cpu.load(std::memory_order_acquire);
+    const bool in_place = worker_cpu == CallbackState::worker_anywhere || worker_cpu == sched_getcpu();
+    // Bounded: where the callback's thread could not be pinned and keeps moving, a quarter of a
+    // second of silence is the most the wait costs.
+    const bool waited_enough = static_cast<double>(state.silent_start_frames.load(std::memory_order_relaxed)) >= 0.25 * state.rate_hz;
+    state.pipeline_open = ((in_place && measured) || waited_enough) && !back_to_back;
+  }
+  if (state.wait_for_worker && !state.pipeline_open) {
+    if (output != nullptr && state.output != nullptr)
+      std::fill(output, output + frames * static_cast<std::size_t>(state.output->channels()), 0.0f);
+    state.silent_start_frames.fetch_add(frames, std::memory_order_relaxed);
+    finish_callback(state);
+    return;
   }
   if (state.input != nullptr && input != nullptr) {
     const std::size_t written = state.input->write(input, frames);
@@ -137,12 +163,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     }
     state.frames_out.fetch_add(got, std::memory_order_relaxed);
   }
-  state.cpu.store(sched_getcpu(), std::memory_order_relaxed);
-  if (!state.thread_known.load(std::memory_order_relaxed)) {
-    state.thread = pthread_self();
-    state.thread_known.store(true, std::memory_order_release);
-  }
-  if (state.wake != nullptr) sem_post(state.wake);
+  finish_callback(state);
 }
 
 void learn_engine_priority_ceiling(CallbackState& state) noexcept {

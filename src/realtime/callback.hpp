@@ -82,6 +82,21 @@ struct CallbackState {
   std::atomic<std::uint64_t> host_run_frames{0};  // the median run, once measured
   std::atomic<std::uint64_t> run_too_long{0};     // the median run, where the rings cannot hold it
 
+  // live: the callback keeps the pipeline shut (silence out, the device's input dropped, the
+  // lead start() wrote left in the ring) until the worker is in place and, with grow_lead, the
+  // host's runs are measured; it opens at a run's start. Open from the first callback, a period
+  // handed to a worker still on another CPU, or a run the lead could not yet cover, came up
+  // short: 3-6 periods at every start on a 256-frame server, 20 with --worker-cpu any (a QA
+  // pass), all on the host's account. In place: worker_cpu is the CPU this callback runs on
+  // (the worker publishes where it is once it has pinned the callback's thread; the CPU the
+  // callback reported can be stale then, from a callback that ran elsewhere before the pin
+  // took, and a worker that followed it had opened the pipeline a CPU away), or anywhere.
+  bool wait_for_worker = false;
+  static constexpr int worker_anywhere = -1, worker_not_placed = -2;
+  std::atomic<int> worker_cpu{worker_not_placed};
+  bool pipeline_open = false;                     // callback-only
+  std::atomic<std::uint64_t> silent_start_frames{0};  // frames of silence played while shut
+
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   // callback-only (keep_latency): the pipeline's frames when on time: the initial lead, a run
   // once the lead has grown to one (0: not set yet, initial_lead_frames).

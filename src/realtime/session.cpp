@@ -329,6 +329,8 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   callback_->keep_latency = options_.live;
   callback_->grow_lead = options_.live && options_.worker_cpu != WorkerCpu::callback;  // callback.hpp says why
   callback_->initial_lead_frames = options_.live ? period : 0;  // start() writes it
+  callback_->wait_for_worker = options_.live;
+  if (config.callback == nullptr) callback_->worker_cpu = CallbackState::worker_anywhere;  // no placing to wait for
   callback_->rate_hz = rate_hz_;
 
   if (!options_.live) {
@@ -550,6 +552,12 @@ SessionReport Session::report() const {
     report.added_latency_note += " + " + std::to_string(grown) + " grown at the start: the host calls back in runs of " +
                                  std::to_string(callback_->host_run_frames.load()) +
                                  " frames, which a worker away from the callback's CPU cannot answer between";
+  }
+  if (options_.live) {
+    report.silent_start_frames = callback_->silent_start_frames.load();
+    report.silent_start_note = options_.worker_cpu == WorkerCpu::any ? "the host's runs measured"
+                               : callback_->grow_lead ? "the worker in place, the host's runs measured"
+                                                      : "the worker taking the callback's CPU";
   }
   if (options_.live) {  // the dry path is delayed by the engine's latency and the mask's alignment
     const std::size_t dry = slot_->current_dry_delay_frames();

@@ -75,6 +75,10 @@ struct SessionReport {
   // live: the current mask's own delay, which its output carries on top of added_latency_frames
   // (a centred, linear-phase mask's (M-1)/2; 0 for a causal one: minimum phase, an IR)
   std::size_t mask_delay_frames = 0;
+  // live: the silence played at the start, before the pipeline opened (callback.hpp: the worker
+  // taking the callback's CPU, and the host's runs measured where the lead follows them)
+  std::uint64_t silent_start_frames = 0;
+  std::string silent_start_note;
   std::uint64_t nonfinite_input_samples = 0;  // NaN or Inf in the input, filtered as 0
   std::uint64_t over_full_scale_samples = 0;  // output samples past full scale (the device clips them)
   double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;

@@ -166,6 +166,11 @@ void Worker::place_threads() noexcept {
     rank_against_callback();
   }
   if (!config_.poll) cpu_.follow();
+  // live's callback keeps its pipeline shut until the worker is where it runs (callback.hpp).
+  // Polling apart, or where the system refused to move the worker, it is as placed as it gets.
+  if (callback_pin_tried_)
+    callback->worker_cpu.store(config_.poll || cpu_.cpu() < 0 ? CallbackState::worker_anywhere : cpu_.cpu(),
+                               std::memory_order_release);
 }
 
 void Worker::rank_against_callback() noexcept {

@@ -363,10 +363,16 @@ struct LiveRig {
 // buffers at once (a 256-frame server): the callback measures the runs, grows its lead to one
 // run (192 frames more) and allocates nothing doing it; once grown, no run finds the ring short.
 // Here the worker runs after each run, as one on another CPU does.
+// With the pipeline shut until the runs are measured (live's start, callback.hpp), the warm-up
+// runs play silence instead, and no run is ever short.
 TEST(RealtimeAllocation, CallbackGrowingItsLeadNeverAllocates) {
+ for (const bool shut_until_measured : {false, true}) {
+  SCOPED_TRACE(shut_until_measured ? "shut until measured" : "open from the start");
   const int channels = 2;
   const std::size_t block = 64;
   LiveRig rig(channels, block, 16384);
+  rig.state.wait_for_worker = shut_until_measured;
+  rig.state.worker_cpu = CallbackState::worker_anywhere;
   FrameRing& device_out = rig.device_out;
   EngineSlot& slot = rig.slot;
   CallbackState& state = rig.state;
@@ -393,8 +399,15 @@ TEST(RealtimeAllocation, CallbackGrowingItsLeadNeverAllocates) {
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(state.host_run_frames.load(), 4 * block);
   EXPECT_EQ(state.lead_added.load(), 3 * block);
-  EXPECT_GT(underruns_once_grown, 0u) << "the warm-up's runs find the ring short";
-  EXPECT_EQ(state.underruns.load(), underruns_once_grown) << "no run is short once the lead has grown";
+  if (shut_until_measured) {
+    EXPECT_EQ(state.underruns.load(), 0u) << "no run is short, the warm-up's included";
+    EXPECT_EQ(state.silent_start_frames.load(), CallbackState::run_samples * 4 * block)
+        << "the measured runs play silence; the pipeline opens as the next begins";
+  } else {
+    EXPECT_GT(underruns_once_grown, 0u) << "the warm-up's runs find the ring short";
+    EXPECT_EQ(state.underruns.load(), underruns_once_grown) << "no run is short once the lead has grown";
+  }
+ }
 }
 
 // The callback and the worker's process loop allocate nothing, through a mask switch, a
@@ -715,6 +728,53 @@ struct CallbackRig {
       ASSERT_EQ(played[i], source[i - lead]) << "frame " << i;
   }
 };
+
+// live's start: until the worker runs on the CPU the callback runs on (it says where it is once
+// it has pinned the callback's thread), the callback plays silence, leaves the lead in the ring
+// and captures nothing, so no period is short; once it is, the output is the input one lead
+// later from the first frame captured. A worker that had followed a stale report of the
+// callback's CPU had opened the pipeline a CPU away: 3 periods short at one start in two on a
+// 256-frame server.
+TEST(Callback, LiveStaysShutUntilItsWorkerRunsOnItsCpu) {
+  const int cpu = sched_getcpu();
+  ASSERT_GE(cpu, 0);
+  cpu_set_t before;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
+  ASSERT_TRUE(pin_thread(pthread_self(), cpu));  // so that this thread's CPU stays `cpu`
+  CallbackRig rig(4096);
+  rig.state.wait_for_worker = true;
+  for (int p = 0; p < 3; ++p) rig.callback(), rig.worker();  // not placed yet
+  rig.state.worker_cpu = cpu + 1;                            // on another CPU
+  for (int p = 0; p < 3; ++p) rig.callback(), rig.worker();
+  EXPECT_EQ(rig.state.silent_start_frames.load(), 6 * CallbackRig::period);
+  EXPECT_EQ(rig.in.readable_frames(), 0u) << "nothing captured while shut";
+  EXPECT_EQ(rig.out.readable_frames(), CallbackRig::lead) << "the lead left in the ring";
+  rig.state.worker_cpu = cpu;  // where the callback runs: open
+  const std::size_t opened_at = rig.played.size();
+  for (int p = 0; p < 10; ++p) rig.callback(), rig.worker();
+  EXPECT_EQ(rig.state.underruns.load(), 0u);
+  EXPECT_EQ(rig.state.silent_start_frames.load(), 6 * CallbackRig::period);
+  EXPECT_TRUE(std::all_of(rig.played.begin(), rig.played.begin() + opened_at + CallbackRig::lead,
+                          [](float v) { return v == 0; }));
+  for (std::size_t i = opened_at + CallbackRig::lead; i < rig.played.size(); ++i)
+    ASSERT_EQ(rig.played[i], rig.source[i - CallbackRig::lead]) << "frame " << i;
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof before, &before), 0);
+}
+
+// A worker that never gets where the callback runs (its thread could not be pinned and keeps
+// moving) costs a quarter of a second of silence at most: then the pipeline opens anyway.
+TEST(Callback, LiveOpensAfterAQuarterSecondWhateverTheWorker) {
+  CallbackRig rig(4096);
+  rig.state.wait_for_worker = true;
+  rig.state.rate_hz = 2560;  // a period of 25 ms: calls 15 ms apart are not back to back
+  for (int p = 0; p < 14; ++p) {
+    rig.callback(), rig.worker();
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  EXPECT_EQ(rig.state.silent_start_frames.load(), 10 * CallbackRig::period) << "640 frames: a quarter of 2560";
+  EXPECT_EQ(rig.state.underruns.load(), 0u);
+  EXPECT_GT(rig.played.back(), 0.0f) << "open";
+}
 
 // live after an overload long enough to overrun its input ring: the worker away for 40
 // periods, the input ring (256 frames) full after 4. The debt for the frames played short was
