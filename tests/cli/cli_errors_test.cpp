@@ -152,6 +152,14 @@ TEST_F(CliErrors, NotAudio) {
   expect_clean_failure({"filter", dir_ / "empty.wav", out(), "--lowpass", "1000"}, out(), "empty.wav: an empty file (0 bytes)");
   const Result info = halo({"info", dir_ / "empty.wav"});
   EXPECT_EQ(info.err, "halo: " + std::string(dir_ / "empty.wav") + ": an empty file (0 bytes)\n");
+  // Standard input from a device that gives no bytes (< /dev/null) is empty too (it had been "not
+  // a sound file"); from one that gives bytes (/dev/zero, no sound), not.
+  expect_clean_failure({"filter", "-", out(), "--lowpass", "1000"}, out(), "standard input: empty: no bytes came");
+  RunOptions zeros;
+  zeros.stdin_path = "/dev/zero";
+  const Result from_zeros = halo({"info", "-"}, zeros);
+  EXPECT_EQ(from_zeros.exit_code, 1);
+  EXPECT_NE(from_zeros.err.find("standard input: not a sound file"), std::string::npos) << from_zeros.err;
   // An empty IN name is named so, as info's is (it had been "halo: : No such file or directory").
   expect_clean_failure({"filter", "", out(), "--lowpass", "1000"}, out(), "filter: an empty IN name");
 }
