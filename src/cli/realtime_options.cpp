@@ -284,10 +284,21 @@ char Keyboard::poll(int timeout_ms) {
   if (read(fd_, &key, 1) != 1) return 0;
   // An arrow or function key is an escape sequence (ESC [ B, ESC O P): the whole of it is no
   // key (its last letter had acted: the down arrow toggled bypass, F1 chose the previous mask).
+  // Read to its end and no further (ECMA-48: a CSI's final byte is 0x40-0x7E, SS3 takes one
+  // byte, Alt+key is ESC and the key): a key typed right after it is a key (everything waiting
+  // had been drained with it, a + pressed after an arrow lost).
   if (key == '\033') {
-    char rest[16];
-    pollfd more{fd_, POLLIN, 0};
-    while (::poll(&more, 1, 5) > 0 && read(fd_, rest, sizeof rest) > 0) {
+    const auto next = [this](char& byte) {
+      pollfd more{fd_, POLLIN, 0};
+      return ::poll(&more, 1, 5) > 0 && read(fd_, &byte, 1) == 1;
+    };
+    char byte = 0;
+    if (!next(byte)) return 0;  // Esc alone
+    if (byte == 'O') {
+      next(byte);
+    } else if (byte == '[') {
+      for (int i = 0; i < 16 && next(byte) && !(byte >= 0x40 && byte <= 0x7e); ++i) {
+      }
     }
     return 0;
   }
@@ -346,7 +357,7 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
     if (++passes % 10 == 0 && status_now()) {
       const auto& counters = session.counters();
       // The summary's split: halo's own underruns apart from the periods short on the host's
-      // account (the line had shown both as "underruns", 3-6 at every live start-up).
+      // account (the line had shown both as "underruns").
       const unsigned long long host_short = counters.host_underruns.load();
       const unsigned long long all_short = counters.underruns.load();
       std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",

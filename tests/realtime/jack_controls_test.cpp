@@ -722,7 +722,8 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
 
 // Arrow and function keys are escape sequences whose last letter is no key: the down arrow
 // (ESC [ B) had toggled bypass and F1 (ESC O P) chosen the previous mask (a QA pass). After
-// both, play is where it was (mask 1, filtered, no switch), and the keys still work.
+// them, play is where it was (mask 1, filtered, no switch), and a + typed right after them is
+// read (the whole burst had been drained with the first sequence).
 TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
   const std::string in = dir_ / "in.wav", mask_a = dir_ / "a.txt", mask_b = dir_ / "b.txt";
   write_sound(in, random_signal(2 * rate, 61, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
@@ -730,10 +731,11 @@ TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
   write_mask_text(mask_b, {random_signal(31, 63, 0.1f)});
   Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_b, "--loop"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  for (const std::string keys : {"\033[B", "\033OP", "\033[A", "\033[1;5C"}) {
-    ASSERT_TRUE(play.type(keys));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  }
+  ASSERT_TRUE(play.wait_for("| gain +0 dB |")) << "the status line, drawn once keys are read";
+  for (const std::string keys : {"\033[B", "\033OP", "\033[A", "\033[1;5C"}) ASSERT_TRUE(play.type(keys));
+  // A key after them, whose effect the status line shows: the sequences before it were read.
+  ASSERT_TRUE(play.press('+'));
+  ASSERT_TRUE(play.wait_for("| gain +1 dB |")) << "+ was read";
   ASSERT_TRUE(play.press('q'));
   ASSERT_EQ(play.wait_exit(), 0) << play.output();
   const std::string& output = play.output();
@@ -750,9 +752,9 @@ TEST_F(JackControls, PlayFromAPipeTakesKeysFromTheTerminal) {
   write_sound(in, random_signal(2 * 10 * rate, 64, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   Terminal play({"/bin/sh", "-c", "cat '" + in + "' | " + std::string(HALO_BINARY) + " play - --lowpass 4k"});
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(play.wait_for("keys: b bypass")) << "keys are read";
   ASSERT_TRUE(play.press('b'));
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_TRUE(play.wait_for("| BYPASS |")) << "b was read from the terminal";
   ASSERT_TRUE(play.press('q'));
   ASSERT_EQ(play.wait_exit(), 0) << play.output();
   EXPECT_NE(play.output().find("keys: b bypass"), std::string::npos) << play.output();

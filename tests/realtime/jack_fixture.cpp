@@ -234,8 +234,23 @@ Terminal::Terminal(const std::vector<std::string>& args) {
   }
   drain_ = std::thread([this] {
     char block[4096];
-    for (ssize_t got; (got = read(fd_, block, sizeof block)) > 0;) output_.append(block, static_cast<std::size_t>(got));
+    for (ssize_t got; (got = read(fd_, block, sizeof block)) > 0;) {
+      std::lock_guard<std::mutex> lock(output_mutex_);
+      output_.append(block, static_cast<std::size_t>(got));
+    }
   });
+}
+
+bool Terminal::wait_for(const std::string& text, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(output_mutex_);
+      if (output_.find(text) != std::string::npos) return true;
+    }
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 Terminal::~Terminal() {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,12 +123,16 @@ class Terminal {
   // Its exit status, waiting at most `seconds` before killing it (then -1, as for any signal,
   // and output() says so); what it printed is complete after this.
   int wait_exit(double seconds = 30);
-  const std::string& output() const { return output_; }
+  // Whether the child printed `text` within `seconds`: a key pressed after what it printed for
+  // an earlier one is taken after that one (the keys are read in order), with no guessed sleep.
+  bool wait_for(const std::string& text, double seconds = 10);
+  const std::string& output() const { return output_; }  // complete after wait_exit
 
  private:
   pid_t child_ = -1;
   int fd_ = -1;
   std::thread drain_;  // reads the terminal until the child (the last holder of its side) ends
+  std::mutex output_mutex_;  // the drain's appends against wait_for's looks
   std::string output_;
 };
 
