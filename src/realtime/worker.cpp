@@ -82,6 +82,9 @@ std::string Worker::realtime_note() const {
                                                    : ")");
   }
   if (config_.realtime_priority <= 0) return "no (not asked)";
+  if (below_lowest_callback_)
+    return std::string("no (play's worker stays below the callback's thread, which runs at the lowest SCHED_FIFO "
+                       "priority); nice ") + std::to_string(worker_nice) + (nice_error_ == 0 ? "" : std::string(" refused: ") + std::strerror(nice_error_));
   const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
                                             : std::string("nice ") + std::to_string(worker_nice) + " refused too: " + std::strerror(nice_error_);
   if (config_.poll) return "no (polling: a realtime thread that never sleeps would be throttled); " + nice;
@@ -187,6 +190,16 @@ void Worker::rank_against_callback() noexcept {
   // live: at least one above it, so that it computes each period as soon as it is handed over.
   const int wanted = config_.play ? std::min(current, parameters.sched_priority - 1)
                                   : std::max(current, parameters.sched_priority + 1);
+  // play under a callback at the lowest SCHED_FIFO priority: no realtime priority is below it,
+  // so the worker leaves SCHED_FIFO for nice -20 (it had kept the asked 60, above the callback).
+  if (config_.play && wanted < sched_get_priority_min(SCHED_FIFO)) {
+    sched_param none{};
+    if (pthread_setschedparam(pthread_self(), SCHED_OTHER, &none) != 0) return;
+    below_lowest_callback_ = true;
+    realtime_.store(false, std::memory_order_release);
+    nice_error_ = set_thread_nice(worker_nice);
+    return;
+  }
   if (wanted == current || wanted < sched_get_priority_min(SCHED_FIFO) || wanted > sched_get_priority_max(SCHED_FIFO))
     return;
   if (make_thread_realtime(wanted) == 0) priority_.store(wanted, std::memory_order_relaxed);

@@ -586,13 +586,17 @@ TEST(WorkerPriority, PollingWorkerTakesNiceAndSaysSo) {
 // thread goes on), or keeps its own where that is higher; play's worker, which fills ahead in
 // long blocks, stays below the callback's thread: where it was (60 under a callback at 65),
 // or one below it (4 under a callback at 5, as under `jackd -R` at its default: at 60 it had
-// kept the callback and the server from running when given too much work, a QA pass).
+// kept the callback and the server from running when given too much work, a QA pass); under a
+// callback at SCHED_FIFO 1, at nice -20 outside SCHED_FIFO.
 TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysStaysBelow) {
   for (const auto& [play, callback_priority, expected] :
        {std::tuple<bool, int, const char*>{false, 65, "yes (SCHED_FIFO 66: one above the callback's thread)"},
         {true, 65, "yes (SCHED_FIFO 60)"},
         {false, 5, "yes (SCHED_FIFO 60)"},
-        {true, 5, "yes (SCHED_FIFO 4: one below the callback's thread)"}}) {
+        {true, 5, "yes (SCHED_FIFO 4: one below the callback's thread)"},
+        // No SCHED_FIFO priority is below 1: play's worker leaves it (it had kept 60, above).
+        {true, 1, "no (play's worker stays below the callback's thread, which runs at the lowest SCHED_FIFO "
+                  "priority); nice -20"}}) {
     const int priority = callback_priority;  // a lambda captures no structured binding in C++17
     FrameRing in(1, 256), out(1, 256);
     EngineSlot slot(1, 64, 240);
