@@ -105,13 +105,13 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     // second of silence is the most the wait costs.
     const bool waited_enough = static_cast<double>(state.silent_start_frames.load(std::memory_order_relaxed)) >= 0.25 * state.rate_hz;
     state.pipeline_open = ((in_place && measured) || waited_enough) && !back_to_back;
-  }
-  if (state.wait_for_worker && !state.pipeline_open) {
-    if (output != nullptr && state.output != nullptr)
-      std::fill(output, output + frames * static_cast<std::size_t>(state.output->channels()), 0.0f);
-    state.silent_start_frames.fetch_add(frames, std::memory_order_relaxed);
-    finish_callback(state);
-    return;
+    if (!state.pipeline_open) {
+      if (output != nullptr && state.output != nullptr)
+        std::fill(output, output + frames * static_cast<std::size_t>(state.output->channels()), 0.0f);
+      state.silent_start_frames.fetch_add(frames, std::memory_order_relaxed);
+      finish_callback(state);
+      return;
+    }
   }
   if (state.input != nullptr && input != nullptr) {
     const std::size_t written = state.input->write(input, frames);

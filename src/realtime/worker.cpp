@@ -82,7 +82,7 @@ std::string Worker::realtime_note() const {
                                                    : ")");
   }
   if (config_.realtime_priority <= 0) return "no (not asked)";
-  if (below_lowest_callback_)
+  if (below_lowest_callback_.load(std::memory_order_relaxed))
     return std::string("no (play's worker stays below the callback's thread, which runs at the lowest SCHED_FIFO "
                        "priority); nice ") + std::to_string(worker_nice) + (nice_error_ == 0 ? "" : std::string(" refused: ") + std::strerror(nice_error_));
   const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
@@ -195,9 +195,9 @@ void Worker::rank_against_callback() noexcept {
   if (config_.play && wanted < sched_get_priority_min(SCHED_FIFO)) {
     sched_param none{};
     if (pthread_setschedparam(pthread_self(), SCHED_OTHER, &none) != 0) return;
-    below_lowest_callback_ = true;
+    nice_error_ = set_thread_nice(worker_nice);  // before the release below, which realtime_note reads after
+    below_lowest_callback_.store(true, std::memory_order_relaxed);
     realtime_.store(false, std::memory_order_release);
-    nice_error_ = set_thread_nice(worker_nice);
     return;
   }
   if (wanted == current || wanted < sched_get_priority_min(SCHED_FIFO) || wanted > sched_get_priority_max(SCHED_FIFO))

@@ -144,7 +144,7 @@ class Worker {
   int priority_error_ = 0;
   std::atomic<int> priority_{0};  // the SCHED_FIFO priority the worker holds, where realtime()
   int nice_error_ = -1;  // -1: nice not asked for; 0: granted; else the errno
-  bool below_lowest_callback_ = false;  // play: left SCHED_FIFO to stay below a callback at its lowest priority
+  std::atomic<bool> below_lowest_callback_{false};  // play: left SCHED_FIFO to stay below a callback at its lowest
   CpuFollower cpu_;
   bool callback_pin_tried_ = false;  // worker thread only
   std::atomic<bool> callback_pinned_{false};
