@@ -21,13 +21,13 @@ bool is_same_file(const std::string& input, const std::string& output) {
   return S_ISREG(first.st_mode) && first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
-void refuse_overwriting_input(const std::string& input, const std::string& output) {
+void refuse_overwriting_input(const std::string& input, const std::string& output, const std::string& role) {
   if (!is_same_file(input, output)) return;
   const std::string advice = ": choose another output (halo never overwrites its input)";
   if (input == "-" && output == "-") throw Error("standard input and standard output are one file" + advice);
   if (input == "-") throw Error(output + " is the file standard input reads" + advice);
-  if (output == "-") throw Error("standard output goes to " + input + ", the input file" + advice);
-  throw Error(output + " is the input file" + (output == input ? "" : " " + input) + advice);
+  if (output == "-") throw Error("standard output goes to " + input + ", " + role + advice);
+  throw Error(output + " is " + role + (output == input ? "" : " " + input) + advice);
 }
 
 }  // namespace halo::audio

@@ -12,7 +12,10 @@ bool is_same_file(const std::string& input, const std::string& output);
 
 // Throws Error ("OUT is the input file: choose another output (halo never overwrites its
 // input)") where is_same_file: every command that reads a file and writes one asks before it
-// opens its output, for the audio and for the masks and impulse responses it reads.
-void refuse_overwriting_input(const std::string& input, const std::string& output);
+// opens its output, for the audio and for the masks and impulse responses it reads. `role`
+// names what `input` is ("the mask file (--mask)"): OUT the mask had been called "the input
+// file", sending the user to look at IN.
+void refuse_overwriting_input(const std::string& input, const std::string& output,
+                              const std::string& role = "the input file");
 
 }  // namespace halo::audio

@@ -130,7 +130,7 @@ int design_command(int argc, char** argv) {
         throw UsageError("--report " + report_path + " names a file design writes already (" + file + "): choose another");
   }
   MaskSource source = parse_mask_options(parsed);
-  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
+  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output, file_role(source));
   // design converts a mask file (--mask, --ir) without audio: its own rate stands unless
   // --rate names another (then the --ir-rate / --mask-rate rules apply, refusing by default).
   if (parsed.count("rate") == 0) {
@@ -159,7 +159,7 @@ int design_command(int argc, char** argv) {
     // -o was checked before any work; the files beside it (an export's WAV or raw coefficients,
     // the plot) are known now that the masks are counted.
     for (const std::string& file : design_output_files(outputs, masks.size()))
-      audio::refuse_overwriting_input(source.path, file);
+      audio::refuse_overwriting_input(source.path, file, file_role(source));
   }
 
   // The report, the plot and the summary describe the file: a FLAC's taps are rounded to 24 bits

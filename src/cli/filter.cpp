@@ -83,7 +83,7 @@ int filter_command(int argc, char** argv) {
     throw UsageError(error.what());
   }
   // The mask's file is an input too: `--mask m.txt` with OUT m.txt would replace it.
-  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output);
+  if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output, file_role(source));
   FilterJob job(input, output, arguments.raw);
   filters::MaskSet masks;
   if (source.kind == MaskSource::Kind::designed) {  // designed here: measured, for a mask with no edge
@@ -139,6 +139,15 @@ int filter_command(int argc, char** argv) {
   // --threads sizes cpu-fft's pool; an engine without one had taken it without a word.
   if (filter.engine_options.cpu_threads > 0 && report.engine.name.find("cpu-fft") == std::string::npos)
     notice("warning: --threads is for cpu-fft's threads: engine " + report.engine.name + " does not use it");
+  // And --block sizes the textbook CUDA kernels' blocks only (a QA pass: taken silently by the rest).
+  const auto uses_block = [&] {
+    for (const char* name : {"cuda-basic", "cuda-constant", "cuda-tiled", "cuda-cached"})
+      if (report.engine.name.find(name) != std::string::npos) return true;
+    return false;
+  };
+  if (arguments.block_given && !uses_block())
+    notice("warning: --block is for the blocks of cuda-basic, cuda-constant, cuda-tiled and cuda-cached: engine " +
+           report.engine.name + " does not use it");
   // A warning: --norm of a silent output scales nothing (it had said nothing).
   if (filter.write.norm_peak > 0 && report.norm_found_silence)
     notice("warning: the output is silent: --norm had no peak to scale to");

@@ -139,6 +139,7 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   if (block_threads % 32 != 0)
     throw UsageError("--block " + std::to_string(block_threads) + ": give a multiple of 32 from 32 to 1024");
   filter.engine_options.block_threads = static_cast<int>(block_threads);
+  arguments.block_given = parsed.count("block") > 0;
   if (parsed.count("threads"))
     filter.engine_options.cpu_threads =
         static_cast<int>(parse_count("--threads", parsed["threads"].as<std::string>(), 1, 256));

@@ -15,6 +15,7 @@ struct FilterArguments {
   MaskSource source;       // the mask: designed (at the input's rate, later), --mask or --ir
   FilterOptions filter;    // engine, chunk, alignment, gain, subtype, container, dither, norm
   bool align_given = false;  // --align: else the alignment follows the masks (centred_by_default)
+  bool block_given = false;  // --block: said where the engine run does not use it
   audio::RawInput raw;     // -t raw: IN's layout (rate, channels, encoding)
   bool quiet = false;
   bool timings = false;

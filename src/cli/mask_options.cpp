@@ -125,6 +125,10 @@ RateWords rate_words(MaskSource::RateFrom from) {
   return {"the audio is at", "the audio's"};
 }
 
+std::string file_role(const MaskSource& source) {
+  return source.kind == MaskSource::Kind::impulse_response ? "the impulse response file (--ir)" : "the mask file (--mask)";
+}
+
 namespace {
 
 // Masks at another rate than the audio's are never used silently: their delays and

@@ -43,6 +43,9 @@ struct RateWords {
   const char* owner;
 };
 RateWords rate_words(MaskSource::RateFrom from);
+// What a mask file is, for a refusal that names it: "the mask file (--mask)", "the impulse
+// response file (--ir)".
+std::string file_role(const MaskSource& source);
 
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);

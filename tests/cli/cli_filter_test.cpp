@@ -589,7 +589,7 @@ TEST(CliFilter, AFullScaleCopyIsNotClippingButAnOvershootIs) {
 
 // --threads sizes cpu-fft's pool: an engine without one says it does not use it (it had been
 // taken without a word, a QA pass); cpu-fft takes it silently, and the result is the same.
-TEST(CliFilter, ThreadsForAnEngineWithoutAPoolAreSaid) {
+TEST(CliFilter, ThreadsOrBlockForAnEngineThatDoesNotUseThemAreSaid) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(2 * 3000, 151, 0.4f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   for (const std::string engine : {"cpu", "cpu-partitioned", "cpu-fft"}) {
@@ -604,6 +604,15 @@ TEST(CliFilter, ThreadsForAnEngineWithoutAPoolAreSaid) {
   const Sound fft = read_sound(dir / "cpu-fft.wav");
   EXPECT_LE(relative_error(read_sound(dir / "cpu.wav").samples, std::vector<double>(fft.samples.begin(), fft.samples.end())),
             1e-6);
+  // --block sizes the textbook CUDA kernels' blocks: the CPU engines say they do not use it
+  // (taken silently, a QA pass).
+  for (const std::string engine : {"cpu", "cpu-fft"}) {
+    const Result ran = halo({"filter", dir / "in.wav", dir / (engine + "-block.wav"), "--lowpass", "1k", "--taps", "63",
+                             "--engine", engine, "--block", "128", "-q"});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    EXPECT_EQ(ran.err, "halo: warning: --block is for the blocks of cuda-basic, cuda-constant, cuda-tiled and cuda-cached: "
+                       "engine " + engine + " does not use it\n");
+  }
 }
 
 TEST(CliFilter, GainAndClippingCount) {

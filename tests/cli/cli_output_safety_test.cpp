@@ -355,7 +355,8 @@ TEST_F(OutputSafety, OutputThatIsTheInputThroughStandardStreamsIsRefused) {
 
 // A mask or impulse response is an input too: `ir fix` and `design` convert one into a file
 // that may have its name (directly or through a link), and `filter` reads one beside its
-// audio. Each is refused before anything is written, and the file keeps its bytes.
+// audio. Each is refused before anything is written, naming the file's role (OUT the mask had
+// been called "the input file", a QA pass), and the file keeps its bytes.
 TEST_F(OutputSafety, OutputThatIsTheMaskOrImpulseResponseIsRefused) {
   const Result made = python(R"(
 import numpy as np, soundfile as sf
@@ -367,22 +368,22 @@ sf.write('room.wav', np.random.default_rng(5).normal(0, 0.1, 4800), 48000, subty
   const auto before = list_directory(work_.path());
   expect_refused("$HALO ir fix room.wav room.wav --normalize peak", 1, "room.wav is the input file", before);
   expect_refused("$HALO ir fix room.wav ./room-link.wav --normalize -6", 1, "room-link.wav is the input file", before);
-  expect_refused("$HALO design --mask mask.txt -o mask.txt", 1, "mask.txt is the input file", before);
-  expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is the input file", before);
-  expect_refused("$HALO filter in.wav room.wav --ir room.wav -q", 1, "room.wav is the input file", before);
-  expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is the input file", before);
+  expect_refused("$HALO design --mask mask.txt -o mask.txt", 1, "mask.txt is the mask file (--mask)", before);
+  expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is the impulse response file (--ir) room.wav", before);
+  expect_refused("$HALO filter in.wav room.wav --ir room.wav -q", 1, "room.wav is the impulse response file (--ir)", before);
+  expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is the mask file (--mask)", before);
   // The files an export writes beside its own: Equalizer APO's WAV (room.txt -> room.wav) and
   // CamillaDSP's raw coefficients, and the plot (it had rewritten the IR as float, silently).
-  expect_refused("$HALO design --mask room.wav --format eqapo -o room.txt", 1, "room.wav is the input file", before);
+  expect_refused("$HALO design --mask room.wav --format eqapo -o room.txt", 1, "room.wav is the mask file (--mask)", before);
   ASSERT_EQ(sh("sox -M room.wav room.wav stereo.wav").exit_code, 0);  // two masks: CamillaDSP's beside is a WAV
   const std::string stereo = read_bytes(at("stereo.wav"));
   const auto with_stereo = list_directory(work_.path());
-  expect_refused("$HALO design --mask stereo.wav --format camilladsp -o stereo.yml", 1, "stereo.wav is the input file",
+  expect_refused("$HALO design --mask stereo.wav --format camilladsp -o stereo.yml", 1, "stereo.wav is the mask file (--mask)",
                  with_stereo);
   expect_refused("$HALO ir fix stereo.wav stereo.yml --normalize peak", 1, "stereo.wav is the input file", with_stereo);
   ASSERT_EQ(sh("cp mask.txt text-mask.svg").exit_code, 0);  // text by any other name
   const auto with_svg = list_directory(work_.path());
-  expect_refused("$HALO design --mask text-mask.svg --plot text-mask.svg -o x.txt", 1, "text-mask.svg is the input file",
+  expect_refused("$HALO design --mask text-mask.svg --plot text-mask.svg -o x.txt", 1, "text-mask.svg is the mask file (--mask)",
                  with_svg);
   EXPECT_TRUE(read_bytes(at("stereo.wav")) == stereo) << "the two-channel IR was changed";
   ASSERT_EQ(sh("rm -f stereo.wav text-mask.svg").exit_code, 0);
