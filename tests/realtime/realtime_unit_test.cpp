@@ -780,6 +780,27 @@ TEST(Callback, LiveOpensAfterAQuarterSecondWhateverTheWorker) {
   EXPECT_GT(rig.played.back(), 0.0f) << "open";
 }
 
+// With the lead to grow (--worker-cpu any/own), the quarter second bounds the wait for the
+// worker, never the measuring of the runs: on a 4096-frame server three runs pass a quarter of
+// a second, and opened then, live's next runs found a period of lead where they needed a run
+// (0.3 s short at every start, a QA pass). Here a quarter second is 640 frames, 2.5 runs.
+TEST(Callback, LiveWaitsForItsRunsToBeMeasuredHoweverLong) {
+  CallbackRig rig(4096);
+  rig.state.wait_for_worker = true;
+  rig.state.grow_lead = true;
+  rig.state.worker_cpu = CallbackState::worker_anywhere;
+  rig.state.rate_hz = 2560;  // a period of 25 ms: calls 15 ms apart are not back to back, calls at once are
+  for (int run = 0; run < 12; ++run) {
+    for (int k = 0; k < 4; ++k) rig.callback();  // four callbacks at once: a host buffer of 256 frames
+    rig.worker();
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  EXPECT_EQ(rig.state.silent_start_frames.load(), CallbackState::run_samples * 4 * CallbackRig::period)
+      << "silent until the 8 runs are measured";
+  EXPECT_EQ(rig.state.lead_added.load(), 3 * CallbackRig::period);
+  EXPECT_EQ(rig.state.underruns.load(), 0u);
+}
+
 // live after an overload long enough to overrun its input ring: the worker away for 40
 // periods, the input ring (256 frames) full after 4. The debt for the frames played short was
 // summed, and input dropped for want of room never came out to pay it: every block the worker
