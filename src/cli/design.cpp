@@ -153,8 +153,11 @@ int design_command(int argc, char** argv) {
     // --rate had not been given).
     const bool keep = source.kind == MaskSource::Kind::mask_file ? source.mask_rate == MaskSource::IrRate::keep
                                                                  : source.ir_rate == MaskSource::IrRate::keep;
-    if (parsed.count("rate") && keep)
-      for (filters::Mask& mask : masks) mask.rate_hz = rate_hz;
+    // And a file that says no rate (a text mask without "# rate", raw .f32) is at --rate: its
+    // exports had carried none, or a WAV 48000 Hz (a QA pass).
+    if (parsed.count("rate"))
+      for (filters::Mask& mask : masks)
+        if (keep || !(mask.rate_hz > 0)) mask.rate_hz = rate_hz;
     spec.rate_hz = masks.front().rate_hz > 0 ? masks.front().rate_hz : rate_hz;
     // -o was checked before any work; the files beside it (an export's WAV or raw coefficients,
     // the plot) are known now that the masks are counted.

@@ -236,6 +236,19 @@ TEST_F(Exports, AMaskWithoutARateExportsNone) {
   }
 }
 
+// Converted with --rate, a mask that says no rate is at that rate in every export (a WAV had
+// been 48000 Hz, JSON, the header and text had carried none; a QA pass). Checked by soundfile.
+TEST_F(Exports, AMaskWithoutARateGivenOneByRateCarriesIt) {
+  write_bytes(path("m.txt"), "0.25\n0.5\n-0.125\n");
+  for (const std::string name : {"r.wav", "r.json", "r.h", "r.txt"})
+    halo_ok({"design", "--mask", path("m.txt"), "--rate", "44100", "-o", path(name)});
+  const Result wav = python(dir.path(), "import soundfile as sf; print(sf.info('r.wav').samplerate)");
+  EXPECT_EQ(wav.out, "44100\n") << wav.err;
+  EXPECT_EQ(nlohmann::json::parse(read_bytes(path("r.json")))["rate_hz"].get<double>(), 44100);
+  EXPECT_NE(read_bytes(path("r.h")).find("_rate_hz = 44100"), std::string::npos) << read_bytes(path("r.h"));
+  EXPECT_NE(read_bytes(path("r.txt")).find("# rate 44100 Hz"), std::string::npos) << read_bytes(path("r.txt"));
+}
+
 TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
   write_bytes(path("nan.json"), "{\"coefficients\": [0.5, NaN]}");
   write_bytes(path("nan.h"), "static const float m[] = {0.5f, nanf};\n");
