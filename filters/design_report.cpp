@@ -48,7 +48,8 @@ void refine_extremes(const Mask& mask, const Response& r, double rate_hz, double
   };
   std::vector<Candidate> candidates;
   const auto first = static_cast<std::size_t>(std::lower_bound(r.freq_hz.begin(), r.freq_hz.end(), low_hz) - r.freq_hz.begin());
-  for (std::size_t i = std::max<std::size_t>(first, 2) - 1; i + 1 < r.freq_hz.size() && r.freq_hz[i - 1] <= high_hz; ++i) {
+  // From the grid point before the band to the one after it; each needs a neighbour either side.
+  for (std::size_t i = first > 1 ? first - 1 : 1; i + 1 < r.freq_hz.size() && r.freq_hz[i - 1] <= high_hz; ++i) {
     const double y0 = r.magnitude[i - 1], y1 = r.magnitude[i], y2 = r.magnitude[i + 1];
     if (highest ? !(y1 >= y0 && y1 >= y2) : !(y1 <= y0 && y1 <= y2)) continue;
     const double curvature = y0 - 2 * y1 + y2;

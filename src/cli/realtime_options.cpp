@@ -297,8 +297,8 @@ char Keyboard::poll(int timeout_ms) {
     if (byte == 'O') {
       next(byte);
     } else if (byte == '[') {
-      for (int i = 0; i < 16 && next(byte) && !(byte >= 0x40 && byte <= 0x7e); ++i) {
-      }
+      for (int i = 0; i < 16; ++i)  // parameters, then the final byte
+        if (!next(byte) || (byte >= 0x40 && byte <= 0x7e)) break;
     }
     return 0;
   }

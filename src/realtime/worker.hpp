@@ -62,7 +62,8 @@ namespace halo::realtime {
 // the callback, the callback ran first and found the ring short. Its period is short (p99
 // 0.06 ms at 65535 taps); the engine's own thread stays below the callback. play's worker,
 // which fills ahead in long blocks, stays below the callback: one below its thread where the
-// asked priority is not (4 under `jackd -R` at its default).
+// asked priority is not (4 under `jackd -R` at its default), or outside SCHED_FIFO at nice -20
+// under a callback at the lowest priority, 1.
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
 // slot, trimmed ones included), written_frames_ (frames put into output).
 class Worker {
