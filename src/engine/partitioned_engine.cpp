@@ -154,6 +154,12 @@ void CpuPartitionedEngine::worker_loop() noexcept {
       parameters.sched_priority = cap;
       if (cap > 0 && own > cap && pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0)
         worker_priority_.store(cap, std::memory_order_release);
+      sched_param none{};
+      if (cap == below_every_realtime_priority && own > 0 && pthread_setschedparam(pthread_self(), SCHED_OTHER, &none) == 0) {
+        worker_priority_.store(0, std::memory_order_release);
+        if (const int nice = nice_below_realtime_.load(std::memory_order_relaxed); nice != no_nice_request)
+          nice_granted_.store(setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice) == 0, std::memory_order_release);
+      }
     }
     {
       std::lock_guard<std::mutex> lock(worker_mutex_);

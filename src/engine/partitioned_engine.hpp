@@ -115,6 +115,11 @@ class CpuPartitionedEngine final : public Engine {
   // default priority the callback's thread runs at FIFO 5, and a worker at 59 beside it on one
   // CPU preempted it mid-period (a QA pass: 8-19 host xruns in 10 s at 2^20 taps, against 1-2
   // under `jackd -P 70`, where the callback's thread runs at 65).
+  // A ceiling of below_every_realtime_priority: the callback's thread runs at the lowest
+  // SCHED_FIFO priority, so the worker leaves SCHED_FIFO for the nice value set here (at FIFO 1
+  // beside a callback at 1 it could not be preempted by it, a review).
+  static constexpr int below_every_realtime_priority = -2;
+  void set_nice_below_realtime(int nice) noexcept { nice_below_realtime_.store(nice, std::memory_order_relaxed); }
   void cap_realtime_priority(const std::atomic<int>* ceiling) noexcept { priority_ceiling_.store(ceiling, std::memory_order_release); }
   int worker_realtime_priority() const noexcept { return worker_priority_.load(std::memory_order_acquire); }  // 0: not SCHED_FIFO
 
@@ -188,6 +193,7 @@ class CpuPartitionedEngine final : public Engine {
   std::atomic<bool> stopping_{false};
   static constexpr int no_nice_request = 100;  // outside nice's range
   std::atomic<int> requested_nice_{no_nice_request};  // taken by the worker when it wakes
+  std::atomic<int> nice_below_realtime_{no_nice_request};  // taken where it leaves SCHED_FIFO
   std::atomic<bool> nice_granted_{false};
   sem_t wake_{};
   bool wake_made_ = false;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "src/engine/partitioned_engine.hpp"
+
 namespace halo::realtime {
 namespace {
 
@@ -107,6 +109,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     // first runs found a period of lead where they needed a run (0.3 s short, a QA pass).
     const bool waited_enough = static_cast<double>(state.silent_start_frames.load(std::memory_order_relaxed)) >= 0.25 * state.rate_hz;
     state.pipeline_open = measured && (in_place || waited_enough) && !back_to_back;
+    if (state.pipeline_open && !in_place) state.opened_without_worker.store(true, std::memory_order_relaxed);
     if (!state.pipeline_open) {
       if (output != nullptr && state.output != nullptr)
         std::fill(output, output + frames * static_cast<std::size_t>(state.output->channels()), 0.0f);
@@ -175,7 +178,10 @@ void learn_engine_priority_ceiling(CallbackState& state) noexcept {
   sched_param parameters{};
   const bool realtime = pthread_getschedparam(state.thread, &policy, &parameters) == 0 &&
                         (policy == SCHED_FIFO || policy == SCHED_RR);
-  state.engine_priority_ceiling.store(realtime ? std::max(1, parameters.sched_priority - 1) : -1, std::memory_order_release);
+  const int ceiling = !realtime ? -1
+                      : parameters.sched_priority > sched_get_priority_min(policy) ? parameters.sched_priority - 1
+                                                                                     : CpuPartitionedEngine::below_every_realtime_priority;
+  state.engine_priority_ceiling.store(ceiling, std::memory_order_release);
 }
 
 }  // namespace halo::realtime

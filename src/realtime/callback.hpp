@@ -96,6 +96,7 @@ struct CallbackState {
   std::atomic<int> worker_cpu{worker_not_placed};
   bool pipeline_open = false;                     // callback-only
   std::atomic<std::uint64_t> silent_start_frames{0};  // frames of silence played while shut
+  std::atomic<bool> opened_without_worker{false};      // opened by the quarter-second bound
 
   std::uint64_t owed_frames = 0;  // callback-only (keep_latency): frames to drop when they arrive
   // callback-only (keep_latency): the pipeline's frames when on time: the initial lead, a run
@@ -118,7 +119,8 @@ struct CallbackState {
   std::atomic<int> cpu{-1};
   // The highest SCHED_FIFO priority an engine's own thread may hold beside the callback: one
   // below the callback's thread, where that thread is SCHED_FIFO (learn_engine_priority_ceiling
-  // reads it once the callback has run; 0 until then, -1 where it is not real-time). Engines'
+  // reads it once the callback has run; 0 until then, -1 where it is not real-time,
+  // CpuPartitionedEngine::below_every_realtime_priority where it runs at the lowest). Engines'
   // threads take it as their ceiling when they wake (CpuPartitionedEngine::cap_realtime_priority).
   std::atomic<int> engine_priority_ceiling{0};
   std::atomic<bool> thread_known{false};

@@ -320,7 +320,10 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   config.play = !options_.live;
   config.skip_frames = common_delay_frames_;
   config.realtime_priority = options_.realtime_priority;
-  config.callback = options_.worker_cpu == WorkerCpu::any ? nullptr : callback_.get();
+  config.callback = callback_.get();
+  // --worker-cpu any: placed nowhere, but ranked against the callback all the same (play's
+  // worker had kept FIFO 60 above it there: a review).
+  config.follow_callback = options_.worker_cpu != WorkerCpu::any;
   config.poll = options_.worker_cpu == WorkerCpu::own;
   worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
   callback_->input = options_.live ? input_.get() : nullptr;
@@ -330,7 +333,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   callback_->grow_lead = options_.live && options_.worker_cpu != WorkerCpu::callback;  // callback.hpp says why
   callback_->initial_lead_frames = options_.live ? period : 0;  // start() writes it
   callback_->wait_for_worker = options_.live;
-  if (config.callback == nullptr) callback_->worker_cpu = CallbackState::worker_anywhere;  // no placing to wait for
+  if (!config.follow_callback) callback_->worker_cpu = CallbackState::worker_anywhere;  // no placing to wait for
   callback_->rate_hz = rate_hz_;
 
   if (!options_.live) {
@@ -555,9 +558,11 @@ SessionReport Session::report() const {
   }
   if (options_.live) {
     report.silent_start_frames = callback_->silent_start_frames.load();
-    report.silent_start_note = options_.worker_cpu == WorkerCpu::any ? "the host's runs measured"
-                               : callback_->grow_lead ? "the worker in place, the host's runs measured"
-                                                      : "the worker taking the callback's CPU";
+    report.silent_start_note = callback_->opened_without_worker.load()
+                                   ? "a quarter second at most: the worker never ran on the callback's CPU"
+                               : options_.worker_cpu == WorkerCpu::any ? "the host's runs measured"
+                               : options_.worker_cpu == WorkerCpu::own ? "the callback's thread pinned, the host's runs measured"
+                                                                       : "the worker taking the callback's CPU";
   }
   if (options_.live) {  // the dry path is delayed by the engine's latency and the mask's alignment
     const std::size_t dry = slot_->current_dry_delay_frames();

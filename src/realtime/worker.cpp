@@ -37,6 +37,7 @@ void place_engine_threads(Engine& engine, int priority, CallbackState* callback,
   if (priority > 0 && !partitioned->request_realtime_worker(std::max(1, priority - 1)))
     partitioned->request_worker_nice(worker_nice + 1);
   partitioned->follow_cpu(callback != nullptr && follow_callback_cpu ? &callback->cpu : nullptr);
+  partitioned->set_nice_below_realtime(worker_nice + 1);
   partitioned->cap_realtime_priority(callback != nullptr ? &callback->engine_priority_ceiling : nullptr);
 }
 
@@ -162,18 +163,24 @@ void Worker::place_threads() noexcept {
   if (callback == nullptr) return;
   if (!callback_pin_tried_ && callback->thread_known.load(std::memory_order_acquire)) {
     callback_pin_tried_ = true;
-    const int cpu = callback->cpu.load(std::memory_order_relaxed);
-    callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
-    if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
-      own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
+    if (config_.follow_callback) {
+      const int cpu = callback->cpu.load(std::memory_order_relaxed);
+      callback_pinned_.store(pin_thread(callback->thread, cpu), std::memory_order_relaxed);
+      if (config_.poll && own_cpu_.load(std::memory_order_relaxed) == cpu)
+        own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
+    }
     rank_against_callback();
   }
-  if (!config_.poll) cpu_.follow();
+  if (config_.follow_callback && !config_.poll) cpu_.follow();
   // live's callback keeps its pipeline shut until the worker is where it runs (callback.hpp).
   // Polling apart, or where the system refused to move the worker, it is as placed as it gets.
-  if (callback_pin_tried_)
-    callback->worker_cpu.store(config_.poll || cpu_.cpu() < 0 ? CallbackState::worker_anywhere : cpu_.cpu(),
-                               std::memory_order_release);
+  // Stored on a change only: the cache line is the callback's, and a polling worker passes here
+  // every microsecond.
+  if (callback_pin_tried_) {
+    const int where = !config_.follow_callback || config_.poll || cpu_.cpu() < 0 ? CallbackState::worker_anywhere : cpu_.cpu();
+    if (callback->worker_cpu.load(std::memory_order_relaxed) != where)
+      callback->worker_cpu.store(where, std::memory_order_release);
+  }
 }
 
 void Worker::rank_against_callback() noexcept {

@@ -76,9 +76,11 @@ class Worker {
     bool play = false;
     std::uint64_t skip_frames = 0;   // play: outputs trimmed from the start
     int realtime_priority = 0;       // SCHED_FIFO priority to ask for (0: ask for nothing, not even nice)
-    // The callback's state, or null: the worker keeps the callback's thread on the CPU it first
-    // ran on and runs there itself (see above).
+    // The callback's state, or null: the worker ranks itself against the callback's thread and,
+    // with follow_callback, keeps that thread on the CPU it first ran on and runs there itself
+    // (see above); without (`--worker-cpu any`), both stay where the scheduler puts them.
     CallbackState* callback = nullptr;
+    bool follow_callback = true;
     bool poll = false;  // poll the rings on a CPU apart from the callback's (see above)
   };
 

@@ -628,6 +628,8 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysStaysBelow)
     const std::string note = worker.realtime_note();
     worker.stop();
     ASSERT_TRUE(worker.callback_pinned()) << "the callback never ran, or the worker never saw it";
+    // SCHED_FIFO granted by RLIMIT_RTPRIO may come without the nice -20 the last row asks for.
+    if (note.find(" refused") != std::string::npos) GTEST_SKIP() << "this system refuses nice -20: " << note;
     EXPECT_EQ(note, expected) << (play ? "play" : "live") << " under a callback at " << callback_priority;
   }
 }
@@ -635,40 +637,47 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysStaysBelow)
 // An engine's own thread stays below the callback's thread once its priority is known: under
 // `jackd -R` at its default priority the callback runs at SCHED_FIFO 5, and cpu-partitioned's
 // thread, asked for one below the worker (59), had preempted it on their shared CPU (a QA
-// pass: host xruns at 2^20 taps). Here the callback runs at 5: the engine's thread ends at 4.
+// pass: host xruns at 2^20 taps). Under a callback at 5 the engine's thread ends at 4; under
+// one at 1, the lowest, it leaves SCHED_FIFO (it had stayed at 1, beside the callback, where
+// the callback could not preempt it: a review).
 TEST(WorkerPriority, AnEngineThreadStaysBelowTheCallbacksThread) {
-  FrameRing in(1, 256), out(1, 256);
-  EngineSlot slot(1, 64, 240);
-  PeriodStats stats(1333);
-  CallbackState state;
-  state.input = &in;
-  state.output = &out;
-  Worker::Config config = mono_worker_config(60, false);
-  config.callback = &state;
-  std::unique_ptr<Voice> voice = make_voice("cpu-partitioned", lowpass(20001, 0.1), 1, 64, 0);
-  auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(voice->engine());
-  ASSERT_TRUE(partitioned.has_worker());
-  place_engine_threads(partitioned, 60, &state, true);
-  if (partitioned.worker_realtime_priority() != 59) GTEST_SKIP() << "no SCHED_FIFO here for the engine's thread";
-  ASSERT_EQ(slot.offer(std::move(voice)), nullptr);
-  Worker worker(config, slot, in, out, stats, nullptr);
-  state.wake = worker.semaphore();
-  out.write_silence(64);
-  worker.start();
-  std::thread callback([&] {
-    if (make_thread_realtime(5) != 0) return;
-    const std::vector<float> period = sine(64, 1, 1000, 0.5f);
-    std::vector<float> played(64);
-    for (int p = 0; p < 2000 && partitioned.worker_realtime_priority() != 4; ++p) {
-      run_callback(state, period.data(), played.data(), 64, false);
-      learn_engine_priority_ceiling(state);  // the control thread's part (Session::poll)
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
-  });
-  callback.join();
-  worker.stop();
-  EXPECT_EQ(state.engine_priority_ceiling.load(), 4);
-  EXPECT_EQ(partitioned.worker_realtime_priority(), 4) << "the engine's thread, once it woke";
+  for (const auto& [callback_priority, expected] : {std::pair<int, int>{5, 4}, {1, 0}}) {
+    SCOPED_TRACE("a callback at SCHED_FIFO " + std::to_string(callback_priority));
+    const int priority = callback_priority, wanted = expected;  // a lambda captures no structured binding in C++17
+    FrameRing in(1, 256), out(1, 256);
+    EngineSlot slot(1, 64, 240);
+    PeriodStats stats(1333);
+    CallbackState state;
+    state.input = &in;
+    state.output = &out;
+    Worker::Config config = mono_worker_config(60, false);
+    config.callback = &state;
+    std::unique_ptr<Voice> voice = make_voice("cpu-partitioned", lowpass(20001, 0.1), 1, 64, 0);
+    auto& partitioned = dynamic_cast<CpuPartitionedEngine&>(voice->engine());
+    ASSERT_TRUE(partitioned.has_worker());
+    place_engine_threads(partitioned, 60, &state, true);
+    if (partitioned.worker_realtime_priority() != 59) GTEST_SKIP() << "no SCHED_FIFO here for the engine's thread";
+    ASSERT_EQ(slot.offer(std::move(voice)), nullptr);
+    Worker worker(config, slot, in, out, stats, nullptr);
+    state.wake = worker.semaphore();
+    out.write_silence(64);
+    worker.start();
+    std::thread callback([&] {
+      if (make_thread_realtime(priority) != 0) return;
+      const std::vector<float> period = sine(64, 1, 1000, 0.5f);
+      std::vector<float> played(64);
+      for (int p = 0; p < 2000 && partitioned.worker_realtime_priority() != wanted; ++p) {
+        run_callback(state, period.data(), played.data(), 64, false);
+        learn_engine_priority_ceiling(state);  // the control thread's part (Session::poll)
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+    });
+    callback.join();
+    worker.stop();
+    EXPECT_EQ(state.engine_priority_ceiling.load(),
+              expected > 0 ? expected : CpuPartitionedEngine::below_every_realtime_priority);
+    EXPECT_EQ(partitioned.worker_realtime_priority(), expected) << "the engine's thread, once it woke";
+  }
 }
 
 TEST(Callback, CountsUnderrunsApartFromHostXrunsAndKeepsLatency) {
@@ -742,9 +751,14 @@ struct CallbackRig {
 TEST(Callback, LiveStaysShutUntilItsWorkerRunsOnItsCpu) {
   const int cpu = sched_getcpu();
   ASSERT_GE(cpu, 0);
-  cpu_set_t before;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
-  ASSERT_TRUE(pin_thread(pthread_self(), cpu));  // so that this thread's CPU stays `cpu`
+  // This thread pinned to `cpu` for the test, and let go however it ends (later tests read the
+  // process's CPUs from this, the main thread).
+  struct AffinityRestored {
+    cpu_set_t before;
+    AffinityRestored() { pthread_getaffinity_np(pthread_self(), sizeof before, &before); }
+    ~AffinityRestored() { pthread_setaffinity_np(pthread_self(), sizeof before, &before); }
+  } restored;
+  ASSERT_TRUE(pin_thread(pthread_self(), cpu));
   CallbackRig rig(4096);
   rig.state.wait_for_worker = true;
   for (int p = 0; p < 3; ++p) rig.callback(), rig.worker();  // not placed yet
@@ -758,11 +772,11 @@ TEST(Callback, LiveStaysShutUntilItsWorkerRunsOnItsCpu) {
   for (int p = 0; p < 10; ++p) rig.callback(), rig.worker();
   EXPECT_EQ(rig.state.underruns.load(), 0u);
   EXPECT_EQ(rig.state.silent_start_frames.load(), 6 * CallbackRig::period);
+  EXPECT_FALSE(rig.state.opened_without_worker.load());
   EXPECT_TRUE(std::all_of(rig.played.begin(), rig.played.begin() + opened_at + CallbackRig::lead,
                           [](float v) { return v == 0; }));
   for (std::size_t i = opened_at + CallbackRig::lead; i < rig.played.size(); ++i)
     ASSERT_EQ(rig.played[i], rig.source[i - CallbackRig::lead]) << "frame " << i;
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof before, &before), 0);
 }
 
 // A worker that never gets where the callback runs (its thread could not be pinned and keeps
@@ -776,6 +790,7 @@ TEST(Callback, LiveOpensAfterAQuarterSecondWhateverTheWorker) {
     std::this_thread::sleep_for(std::chrono::milliseconds(15));
   }
   EXPECT_EQ(rig.state.silent_start_frames.load(), 10 * CallbackRig::period) << "640 frames: a quarter of 2560";
+  EXPECT_TRUE(rig.state.opened_without_worker.load()) << "the summary says why it opened";
   EXPECT_EQ(rig.state.underruns.load(), 0u);
   EXPECT_GT(rig.played.back(), 0.0f) << "open";
 }
