@@ -287,18 +287,27 @@ char Keyboard::poll(int timeout_ms) {
   // Read to its end and no further (ECMA-48: a CSI's final byte is 0x40-0x7E, SS3 takes one
   // byte, Alt+key is ESC and the key): a key typed right after it is a key (everything waiting
   // had been drained with it, a + pressed after an arrow lost).
+  // Two forms beyond ECMA-48's (a review): the Linux console's F1-F5 are ESC [ [ A-E, and rxvt
+  // sends Alt+arrow as ESC and the arrow's own sequence.
   if (key == '\033') {
     const auto next = [this](char& byte) {
       pollfd more{fd_, POLLIN, 0};
       return ::poll(&more, 1, 5) > 0 && read(fd_, &byte, 1) == 1;
     };
     char byte = 0;
-    if (!next(byte)) return 0;  // Esc alone
+    if (!next(byte)) return 0;               // Esc alone
+    if (byte == '\033' && !next(byte)) return 0;  // ESC ESC: the sequence that follows, once
     if (byte == 'O') {
       next(byte);
     } else if (byte == '[') {
-      for (int i = 0; i < 16; ++i)  // parameters, then the final byte
-        if (!next(byte) || (byte >= 0x40 && byte <= 0x7e)) break;
+      for (int i = 0; i < 16; ++i) {  // parameters, then the final byte
+        if (!next(byte)) break;
+        if (byte == '[' && i == 0) {  // ESC [ [ X: one byte more
+          next(byte);
+          break;
+        }
+        if (byte >= 0x40 && byte <= 0x7e) break;
+      }
     }
     return 0;
   }

@@ -732,7 +732,9 @@ TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
   Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_b, "--loop"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   ASSERT_TRUE(play.wait_for("| gain +0 dB |")) << "the status line, drawn once keys are read";
-  for (const std::string keys : {"\033[B", "\033OP", "\033[A", "\033[1;5C"}) ASSERT_TRUE(play.type(keys));
+  // The down arrow, F1, the up arrow, Ctrl+right, the Linux console's F2, rxvt's Alt+down and Alt+F1.
+  for (const std::string keys : {"\033[B", "\033OP", "\033[A", "\033[1;5C", "\033[[B", "\033\033[B", "\033\033OP"})
+    ASSERT_TRUE(play.type(keys));
   // A key after them, whose effect the status line shows: the sequences before it were read.
   ASSERT_TRUE(play.press('+'));
   ASSERT_TRUE(play.wait_for("| gain +1 dB |")) << "+ was read";
