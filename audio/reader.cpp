@@ -203,13 +203,11 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     struct stat input_status {};
     const bool no_bytes = fstat(input, &input_status) == 0 && S_ISREG(input_status.st_mode) && input_status.st_size == 0;
     // A device (`< /dev/null`, seekable, so not copied to a temporary) has no size to look at,
-    // but a read after a failed open says whether it gives bytes (/dev/zero does, and is no
-    // sound); through a copy of the descriptor, which libsndfile closes on failure.
-    const int device = S_ISCHR(input_status.st_mode) ? dup(input) : -1;
-    file_.reset(sf_open_fd(input, SFM_READ, &info, input == STDIN_FILENO ? SF_FALSE : SF_TRUE));
+    // but a read where libsndfile will start says whether it gives bytes (/dev/zero does, and is
+    // no sound); pread moves nothing.
     char byte = 0;
-    const bool empty_device = !file_ && device >= 0 && ::read(device, &byte, 1) == 0;
-    if (device >= 0) close(device);
+    const bool empty_device = S_ISCHR(input_status.st_mode) && pread(input, &byte, 1, stdin_start) == 0;
+    file_.reset(sf_open_fd(input, SFM_READ, &info, input == STDIN_FILENO ? SF_FALSE : SF_TRUE));
     if (!file_)
       throw Error((no_bytes || empty_device) && raw.subtype == 0 ? "standard input: empty: no bytes came"
                                                                  : open_failure("standard input"));

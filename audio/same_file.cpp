@@ -27,7 +27,7 @@ void refuse_overwriting_input(const std::string& input, const std::string& outpu
   if (input == "-" && output == "-") throw Error("standard input and standard output are one file" + advice);
   if (input == "-") throw Error(output + " is the file standard input reads" + advice);
   if (output == "-") throw Error("standard output goes to " + input + ", " + role + advice);
-  throw Error(output + " is " + role + (output == input ? "" : " " + input) + advice);
+  throw Error(output + " is " + (output == input ? "" : input + ", ") + role + advice);
 }
 
 }  // namespace halo::audio

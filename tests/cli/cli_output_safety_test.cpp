@@ -367,11 +367,11 @@ sf.write('room.wav', np.random.default_rng(5).normal(0, 0.1, 4800), 48000, subty
   const std::string room = read_bytes(at("room.wav")), mask = read_bytes(at("mask.txt"));
   const auto before = list_directory(work_.path());
   expect_refused("$HALO ir fix room.wav room.wav --normalize peak", 1, "room.wav is the input file", before);
-  expect_refused("$HALO ir fix room.wav ./room-link.wav --normalize -6", 1, "room-link.wav is the input file", before);
+  expect_refused("$HALO ir fix room.wav ./room-link.wav --normalize -6", 1, "room-link.wav is room.wav, the input file", before);
   expect_refused("$HALO design --mask mask.txt -o mask.txt", 1, "mask.txt is the mask file (--mask)", before);
-  expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is the impulse response file (--ir) room.wav", before);
+  expect_refused("$HALO design --ir room.wav -o room-link.wav", 1, "room-link.wav is room.wav, the impulse response file (--ir)", before);
   expect_refused("$HALO filter in.wav room.wav --ir room.wav -q", 1, "room.wav is the impulse response file (--ir)", before);
-  expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is the mask file (--mask)", before);
+  expect_refused("$HALO filter in.wav room-link.wav --mask room.wav -q", 1, "room-link.wav is room.wav, the mask file (--mask)", before);
   // The files an export writes beside its own: Equalizer APO's WAV (room.txt -> room.wav) and
   // CamillaDSP's raw coefficients, and the plot (it had rewritten the IR as float, silently).
   expect_refused("$HALO design --mask room.wav --format eqapo -o room.txt", 1, "room.wav is the mask file (--mask)", before);
