@@ -31,14 +31,14 @@ std::vector<double> crossings(const Response& r, double level) {
   return found;
 }
 
-// The grid samples each lobe 16 times or more (intervals >= 16 taps), but a lobe's peak can fall
-// between two samples: at a remez band's edge the grid's worst was 0.07 dB short of the taps'
-// (a QA pass: "80.010 dB, met" for taps that reach 79.943 at 6218 Hz). So the band's worst is
-// refined: every grid extremum (maxima where `highest`, else minima; the grid points just
-// outside the band too, whose peak may lie inside) gets the vertex of the parabola through it
-// and its neighbours, held within the band; the few whose vertex is worst are evaluated
-// directly there (a direct evaluation costs a pass over the taps: all of a long Kaiser mask's
-// thousands of lobes had tripled design's time).
+// The grid samples each lobe some 32 times (intervals >= 16 taps, up to 2^22; fewer past 2^18
+// taps), but a lobe's peak can fall between two samples: at a remez band's edge the grid's
+// worst was 0.07 dB short of the taps' (a QA pass: "80.010 dB, met" for taps that reach 79.943
+// at 6218 Hz). So the band's worst is refined: every grid extremum (maxima where `highest`,
+// else minima; the grid points just outside the band too, whose peak may lie inside) gets the
+// vertex of the parabola through it and its neighbours, held within the band; the few whose
+// vertex is worst are evaluated directly there, in one pass over the taps (evaluating all of
+// a long Kaiser mask's thousands of lobes had tripled design's time).
 constexpr std::size_t refined_extremes = 8;
 void refine_extremes(const Mask& mask, const Response& r, double rate_hz, double low_hz, double high_hz, bool highest,
                      double& worst) {
@@ -61,10 +61,9 @@ void refine_extremes(const Mask& mask, const Response& r, double rate_hz, double
   const std::size_t kept = std::min(refined_extremes, candidates.size());
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(kept), candidates.end(),
                     [highest](const Candidate& a, const Candidate& b) { return highest ? a.estimate > b.estimate : a.estimate < b.estimate; });
-  for (std::size_t k = 0; k < kept; ++k) {
-    const double at = magnitude_at(mask, candidates[k].hz, rate_hz);
-    worst = highest ? std::max(worst, at) : std::min(worst, at);
-  }
+  std::vector<double> hz(kept);
+  for (std::size_t k = 0; k < kept; ++k) hz[k] = candidates[k].hz;
+  for (const double at : magnitudes_at(mask, hz, rate_hz)) worst = highest ? std::max(worst, at) : std::min(worst, at);
 }
 
 }  // namespace

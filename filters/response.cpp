@@ -130,6 +130,24 @@ double magnitude_at(const Mask& mask, double hz, double rate_hz) {
   return std::hypot(re, im);
 }
 
+std::vector<double> magnitudes_at(const Mask& mask, const std::vector<double>& hz, double rate_hz) {
+  const std::size_t count = hz.size();
+  std::vector<std::complex<double>> sum(count), turn(count), step(count);
+  for (std::size_t i = 0; i < count; ++i) step[i] = std::polar(1.0, -2.0 * pi * hz[i] / rate_hz);
+  for (std::size_t k = 0; k < mask.taps.size(); ++k) {
+    if (k % 1024 == 0)
+      for (std::size_t i = 0; i < count; ++i) turn[i] = std::polar(1.0, -2.0 * pi * hz[i] / rate_hz * static_cast<double>(k));
+    const double tap = mask.taps[k];
+    for (std::size_t i = 0; i < count; ++i) {
+      sum[i] += tap * turn[i];
+      turn[i] *= step[i];
+    }
+  }
+  std::vector<double> magnitudes(count);
+  for (std::size_t i = 0; i < count; ++i) magnitudes[i] = std::abs(sum[i]);
+  return magnitudes;
+}
+
 StopBand stop_band(const Mask& mask, const Spec& spec) {
   if (mask.taps.empty()) throw Error("stop band: the mask has no taps");
   constexpr int grid_points = 4096;
