@@ -83,11 +83,12 @@ std::string Worker::realtime_note() const {
                                                    : ")");
   }
   if (config_.realtime_priority <= 0) return "no (not asked)";
-  if (below_lowest_callback_.load(std::memory_order_relaxed))
-    return std::string("no (play's worker stays below the callback's thread, which runs at the lowest SCHED_FIFO "
-                       "priority); nice ") + std::to_string(worker_nice) + (nice_error_ == 0 ? "" : std::string(" refused: ") + std::strerror(nice_error_));
-  const std::string nice = nice_error_ == 0 ? "nice " + std::to_string(worker_nice)
-                                            : std::string("nice ") + std::to_string(worker_nice) + " refused too: " + std::strerror(nice_error_);
+  // Refused "too" where SCHED_FIFO was refused first; play's worker below the lowest callback left it.
+  const bool left_realtime = below_lowest_callback_.load(std::memory_order_relaxed);
+  const std::string nice = "nice " + std::to_string(worker_nice) +
+                           (nice_error_ == 0 ? "" : std::string(left_realtime ? " refused: " : " refused too: ") + std::strerror(nice_error_));
+  if (left_realtime)
+    return "no (play's worker stays below the callback's thread, which runs at the lowest SCHED_FIFO priority); " + nice;
   if (config_.poll) return "no (polling: a realtime thread that never sleeps would be throttled); " + nice;
   // Where the system refuses, a late wake-up has no defence: say what does without priority.
   return std::string("no (") + std::strerror(priority_error_) + "); " + nice + "; --worker-cpu own polls on a CPU of its own instead";
