@@ -61,26 +61,26 @@ int live_command(int argc, char** argv) {
   // until the rest came (a QA pass). SIGHUP reads it at once.
   FileStamp settling = last;
   int passes = 0;
-  auto tick = [&](realtime::Session& running) {
+  auto tick = [&](realtime::Session& running) -> std::string {
     const bool signalled = hangup.exchange(false);
     if (running.mask_index() != watched) {
       watched = running.mask_index();
       last = settling = stamp(path_of(watched));
     }
-    if (!signalled && (path_of(watched).empty() || ++passes % 10 != 0)) return;
+    if (!signalled && (path_of(watched).empty() || ++passes % 10 != 0)) return {};
     const FileStamp now = stamp(path_of(watched));
-    if (!signalled && !(now != last)) return;
+    if (!signalled && !(now != last)) return {};
     const bool settled = !(now != settling);
     settling = now;
-    if (!signalled && !settled) return;  // changed since the last look: look again
+    if (!signalled && !settled) return {};  // changed since the last look: look again
     last = now;
     const std::string what = path_of(watched).empty() ? "the designed mask" : path_of(watched);
     try {
       running.replace_mask(watched, source(watched, running.rate_hz()));
-      notice("reloaded " + what + (signalled ? " (SIGHUP)" : " (changed)"));
+      return "reloaded " + what + (signalled ? " (SIGHUP)" : " (changed)");
     } catch (const std::exception& error) {
       const std::string why = error.what();  // a mask file's errors name the file (and line) already
-      notice((why.rfind(what, 0) == 0 ? why : what + ": " + why) + "; keeping the old mask");
+      return (why.rfind(what, 0) == 0 ? why : what + ": " + why) + "; keeping the old mask";
     }
   };
   return run_session(session, arguments, "live", tick);

@@ -21,7 +21,7 @@ int play_command(int argc, char** argv) {
   say_when_stopped_at_once("stopped at once, without the summary");
   keep_a_thread_for_signals();
   realtime::Session session(arguments.session, mask_source_for(arguments.masks));
-  return run_session(session, arguments, "play " + arguments.session.file, [](realtime::Session&) {});
+  return run_session(session, arguments, "play " + arguments.session.file, [](realtime::Session&) { return std::string(); });
 }
 
 }  // namespace halo::cli

@@ -319,7 +319,7 @@ char Keyboard::poll(int timeout_ms) {
 namespace halo::cli {
 
 int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
-                const std::function<void(realtime::Session&)>& tick) {
+                const std::function<std::string(realtime::Session&)>& tick) {
   Keyboard keys(!arguments.session.live && arguments.session.file == "-");
   // The status line, on a terminal, while this is its foreground job: a job in the background
   // (`&`, or Ctrl-Z then bg) leaves the shell's terminal alone (it had drawn over the prompt).
@@ -361,7 +361,10 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       if (status_now()) std::fputs("\r\033[K", stderr);
       notice(std::string("cannot switch: ") + error.what());
     }
-    tick(session);
+    if (const std::string said = tick(session); !said.empty()) {
+      if (status_now()) std::fputs("\r\033[K", stderr);
+      notice(said);
+    }
     session.poll();
     if (++passes % 10 == 0 && status_now()) {
       const auto& counters = session.counters();

@@ -64,9 +64,11 @@ class Keyboard {
 namespace halo::cli {
 
 // Runs a started-to-be session until the end (play), q, Ctrl-C or a failure: keys, the status
-// line, the control thread's polling; `tick` runs every pass (live: reloads). Prints the
-// summary. Returns the exit code (0, or 128 + the signal).
+// line, the control thread's polling; `tick` runs every pass (live: reloads) and returns a
+// line to say, or nothing: said on a line of its own, the status line cleared first (a reload's
+// notice had been glued onto it, a QA pass). Prints the summary. Returns the exit code (0, or
+// 128 + the signal).
 int run_session(realtime::Session& session, const RealtimeArguments& arguments, const std::string& what,
-                const std::function<void(realtime::Session&)>& tick);
+                const std::function<std::string(realtime::Session&)>& tick);
 
 }  // namespace halo::cli

@@ -100,8 +100,15 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
     ++state.since_host_xrun;
   }
   if (state.wait_for_worker && !state.pipeline_open) {
-    const bool measured = !state.grow_lead || state.runs_seen == CallbackState::run_samples;
     const int worker_cpu = state.worker_cpu.load(std::memory_order_acquire);
+    // A worker placed on this CPU that cannot preempt this thread: measure the runs from here
+    // on and grow the lead, as for a worker elsewhere (callback.hpp).
+    if (!state.grow_lead && worker_cpu != CallbackState::worker_not_placed &&
+        state.worker_cannot_preempt.load(std::memory_order_relaxed)) {
+      state.grow_lead = true;
+      state.run_frames = 0;
+    }
+    const bool measured = !state.grow_lead || state.runs_seen == CallbackState::run_samples;
     const bool in_place = worker_cpu == CallbackState::worker_anywhere || worker_cpu == sched_getcpu();
     // Bounded: where the callback's thread could not be pinned and keeps moving, a quarter of a
     // second of silence is the most waiting for the worker costs. Not the measuring, which takes

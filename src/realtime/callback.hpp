@@ -62,10 +62,11 @@ struct CallbackState {
   std::atomic<std::uint64_t> overruns{0};
   std::atomic<std::uint64_t> host_xruns{0};
 
-  // live, with the worker away from the callback's CPU (`--worker-cpu any|own`): a host whose
-  // period is longer than the stream's buffer (JACK at 256 frames, --frames 64) calls back
-  // several times at once, and a worker on another CPU cannot answer between those calls (with
-  // `--worker-cpu callback` it preempts the callback's thread after each). So the callback
+  // live, with the worker away from the callback's CPU (`--worker-cpu any|own`), or on it
+  // without the realtime priority to preempt its thread: a host whose period is longer than
+  // the stream's buffer (JACK at 256 frames, --frames 64) calls back several times at once,
+  // and such a worker cannot answer between those calls (with `--worker-cpu callback` and
+  // SCHED_FIFO above the callback's thread it preempts that thread after each). So the callback
   // measures the runs of back-to-back callbacks, and once run_samples have ended, where their
   // median is longer than one callback, lets the ring's lead grow to a run: frames that arrive
   // late are no longer owed (dropped), and silence that leaves the ring's frames there makes up
@@ -75,7 +76,11 @@ struct CallbackState {
   // callback itself has done: initial_lead_frames + captured - frames_out - discarded. A run
   // that would not fit the rings (its lead and its input, each at most half a ring) is not
   // followed: run_too_long says how long it was, and the session warns.
+  // Set by the session for any/own; set by the callback itself, before the pipeline opens,
+  // where the worker on its CPU reports worker_cannot_preempt (written by the worker before
+  // its worker_cpu, read after it).
   bool grow_lead = false;
+  std::atomic<bool> worker_cannot_preempt{false};
   static constexpr int run_samples = 8;
   std::size_t initial_lead_frames = 0;            // the silence the session writes before starting
   std::atomic<std::uint64_t> lead_added{0};       // frames of latency the grown lead added

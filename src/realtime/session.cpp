@@ -550,11 +550,14 @@ SessionReport Session::report() const {
                       std::to_string(run) + " frames, longer than live's rings allow with --worker-cpu " +
                       (options_.worker_cpu == WorkerCpu::own ? "own" : "any") +
                       ": expect underruns (use the default --worker-cpu callback, or a shorter server period)";
+  const bool cannot_preempt = options_.worker_cpu == WorkerCpu::callback && callback_->worker_cannot_preempt.load();
   if (const std::uint64_t grown = callback_->lead_added.load(); grown > 0) {
     report.added_latency_frames += static_cast<std::size_t>(grown);
     report.added_latency_note += " + " + std::to_string(grown) + " grown at the start: the host calls back in runs of " +
-                                 std::to_string(callback_->host_run_frames.load()) +
-                                 " frames, which a worker away from the callback's CPU cannot answer between";
+                                 std::to_string(callback_->host_run_frames.load()) + " frames, which a worker " +
+                                 (cannot_preempt ? "without realtime priority above the callback's thread"
+                                                 : "away from the callback's CPU") +
+                                 " cannot answer between";
   }
   if (options_.live) {
     report.silent_start_frames = callback_->silent_start_frames.load();
@@ -562,7 +565,8 @@ SessionReport Session::report() const {
                                    ? "a quarter second at most: the worker never ran on the callback's CPU"
                                : options_.worker_cpu == WorkerCpu::any ? "the host's runs measured"
                                : options_.worker_cpu == WorkerCpu::own ? "the callback's thread pinned, the host's runs measured"
-                                                                       : "the worker taking the callback's CPU";
+                               : cannot_preempt ? "the worker taking the callback's CPU, the host's runs measured"
+                                                : "the worker taking the callback's CPU";
   }
   if (options_.live) {  // the dry path is delayed by the engine's latency and the mask's alignment
     const std::size_t dry = slot_->current_dry_delay_frames();

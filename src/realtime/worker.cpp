@@ -171,6 +171,13 @@ void Worker::place_threads() noexcept {
         own_cpu_.store(pin_self_apart_from(cpu), std::memory_order_relaxed);
     }
     rank_against_callback();
+    // live on the callback's CPU, unable to preempt its thread (no realtime priority, or not
+    // above it): the callback grows its lead as for a worker elsewhere, before the pipeline
+    // opens (callback.hpp). Stored before worker_cpu below, whose release publishes it. Without
+    // it, three periods in four came out silent on a 256-frame server with --no-realtime, 15 in
+    // 16 on a 1024-frame one, and were counted on the host's account (a QA pass).
+    if (!config_.play && config_.follow_callback && !config_.poll && !preempts_callback())
+      callback->worker_cannot_preempt.store(true, std::memory_order_relaxed);
   }
   if (config_.follow_callback && !config_.poll) cpu_.follow();
   // live's callback keeps its pipeline shut until the worker is where it runs (callback.hpp).
@@ -211,6 +218,15 @@ void Worker::rank_against_callback() noexcept {
   if (wanted == current || wanted < sched_get_priority_min(SCHED_FIFO) || wanted > sched_get_priority_max(SCHED_FIFO))
     return;
   if (make_thread_realtime(wanted) == 0) priority_.store(wanted, std::memory_order_relaxed);
+}
+
+bool Worker::preempts_callback() const noexcept {
+  if (!realtime()) return false;
+  int policy = SCHED_OTHER;
+  sched_param parameters{};
+  if (pthread_getschedparam(config_.callback->thread, &policy, &parameters) != 0) return false;
+  if (policy != SCHED_FIFO && policy != SCHED_RR) return true;
+  return priority_.load(std::memory_order_relaxed) > parameters.sched_priority;
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {

@@ -126,6 +126,10 @@ class Worker {
   void place_threads() noexcept;  // pins the callback's thread once, then follows its CPU (or keeps apart)
   // SCHED_FIFO against the callback's thread: live at least one above it, play below it.
   void rank_against_callback() noexcept;
+  // Whether this thread wakes ahead of the callback's on their shared CPU: SCHED_FIFO above
+  // it (or above a thread that is not real-time). Without, a host that calls back several
+  // times at once runs them all before the worker gets the CPU.
+  bool preempts_callback() const noexcept;
   void wait_for_work() noexcept;  // sleeps on the semaphore until posted, or 20 ms
   void poll_for_work() noexcept;  // a pause; takes the semaphore's posts, which nobody waits for
   std::size_t put(const float* block, std::size_t frames) noexcept;  // maps channels; returns frames written

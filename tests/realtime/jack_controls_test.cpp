@@ -746,6 +746,24 @@ TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
   EXPECT_NE(output.find("mask switches: 0"), std::string::npos) << output;
 }
 
+// A reload's notice on live's terminal comes on a line of its own: the status line is cleared
+// first (it had been glued onto the status line's end, "worst 0.03 mshalo: reloaded", a QA pass).
+TEST_F(JackControls, ReloadNoticeClearsTheStatusLine) {
+  const std::string mask = dir_ / "m.txt";
+  write_mask_text(mask, {random_signal(32, 61, 0.1f)});
+  Terminal live(halo_args({"live", "--mask", mask, "--channels", "1"}));
+  ASSERT_TRUE(live.wait_for("| gain +0 dB |")) << "the status line";
+  replace_file(mask, mask_text(random_signal(32, 62, 0.1f)), false);
+  ASSERT_TRUE(live.wait_for("halo: reloaded")) << "the reload";
+  ASSERT_TRUE(live.press('q'));
+  live.wait_exit();
+  const std::string& output = live.output();
+  const std::size_t at = output.find("halo: reloaded " + mask + " (changed)");
+  ASSERT_NE(at, std::string::npos) << output;
+  ASSERT_GE(at, 4u);
+  EXPECT_EQ(output.substr(at - 4, 4), "\r\033[K") << "the status line cleared before the notice:\n" << output;
+}
+
 // `cat f.wav | halo play -` on a terminal: standard input is the audio, so the keys come from
 // the controlling terminal (/dev/tty); they had been off, echoed and ignored, with Ctrl-C the
 // only way out (a QA pass).

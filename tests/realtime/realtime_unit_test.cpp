@@ -634,6 +634,53 @@ TEST(WorkerPriority, LiveWorkerRisesOneAboveARealtimeCallbackAndPlaysStaysBelow)
   }
 }
 
+// live's worker on the callback's CPU tells the callback whether it can preempt that thread:
+// SCHED_FIFO above it (a callback not real-time, or one it rose above) can; a worker without
+// realtime priority, or one that cannot rise above a callback at the top priority, cannot, and
+// the callback then grows its lead (callback.hpp). Without that, live with --no-realtime on a
+// 256-frame server played three periods in four as silence (a QA pass).
+TEST(WorkerPriority, LiveWorkerSaysWhetherItCanPreemptTheCallback) {
+  for (const auto& [worker_priority, callback_priority, cannot_preempt] :
+       {std::tuple<int, int, bool>{0, 0, true}, {60, 0, false}, {60, 65, false}, {60, 99, true}}) {
+    SCOPED_TRACE("worker asks " + std::to_string(worker_priority) + ", callback at SCHED_FIFO " +
+                 std::to_string(callback_priority) + " (0: not real-time)");
+    const int priority = callback_priority;  // a lambda captures no structured binding in C++17
+    FrameRing in(1, 256), out(1, 256);
+    EngineSlot slot(1, 64, 240);
+    PeriodStats stats(1333);
+    CallbackState state;
+    state.input = &in;
+    state.output = &out;
+    Worker::Config config = mono_worker_config(worker_priority, false);
+    config.callback = &state;
+    Worker worker(config, slot, in, out, stats, nullptr);
+    state.wake = worker.semaphore();
+    worker.start();
+    if (worker_priority > 0 && !worker.realtime()) {
+      worker.stop();
+      GTEST_SKIP() << "no SCHED_FIFO here: " << worker.realtime_note();
+    }
+    bool callback_realtime = true;
+    std::thread callback([&] {
+      if (priority > 0 && make_thread_realtime(priority) != 0) {
+        callback_realtime = false;
+        return;
+      }
+      const std::vector<float> period = sine(64, 1, 1000, 0.5f);
+      std::vector<float> played(64);
+      for (int p = 0; p < 400 && state.worker_cpu.load() == CallbackState::worker_not_placed; ++p) {
+        run_callback(state, period.data(), played.data(), 64, false);
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+    });
+    callback.join();
+    worker.stop();
+    if (!callback_realtime) GTEST_SKIP() << "no SCHED_FIFO here for the callback's thread";
+    ASSERT_NE(state.worker_cpu.load(), CallbackState::worker_not_placed) << "the worker never placed itself";
+    EXPECT_EQ(state.worker_cannot_preempt.load(), cannot_preempt) << worker.realtime_note();
+  }
+}
+
 // An engine's own thread stays below the callback's thread once its priority is known: under
 // `jackd -R` at its default priority the callback runs at SCHED_FIFO 5, and cpu-partitioned's
 // thread, asked for one below the worker (59), had preempted it on their shared CPU (a QA
@@ -814,6 +861,31 @@ TEST(Callback, LiveWaitsForItsRunsToBeMeasuredHoweverLong) {
       << "silent until the 8 runs are measured";
   EXPECT_EQ(rig.state.lead_added.load(), 3 * CallbackRig::period);
   EXPECT_EQ(rig.state.underruns.load(), 0u);
+}
+
+// A worker on the callback's CPU that cannot preempt its thread (no realtime priority above
+// it) is no better placed than one elsewhere for a host that calls back four times at once:
+// once it says so, the callback measures the runs and grows its lead, as for --worker-cpu any.
+// (The first run it measures lacks the callback that saw the flag: the median of eight passes
+// over it.)
+TEST(Callback, LiveGrowsItsLeadForAWorkerThatCannotPreemptIt) {
+  CallbackRig rig(4096);
+  rig.state.wait_for_worker = true;
+  rig.state.worker_cpu = CallbackState::worker_anywhere;
+  rig.state.worker_cannot_preempt = true;
+  rig.state.rate_hz = 2560;  // a period of 25 ms: calls 15 ms apart are not back to back, calls at once are
+  for (int run = 0; run < 12; ++run) {
+    for (int k = 0; k < 4; ++k) rig.callback();  // four callbacks at once: a host buffer of 256 frames
+    rig.worker();
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  EXPECT_TRUE(rig.state.grow_lead);
+  EXPECT_EQ(rig.state.host_run_frames.load(), 4 * CallbackRig::period);
+  EXPECT_EQ(rig.state.lead_added.load(), 3 * CallbackRig::period);
+  EXPECT_EQ(rig.state.silent_start_frames.load(), CallbackState::run_samples * 4 * CallbackRig::period)
+      << "silent until the runs are measured";
+  EXPECT_EQ(rig.state.underruns.load(), 0u);
+  EXPECT_GT(rig.played.back(), 0.0f) << "open";
 }
 
 // live after an overload long enough to overrun its input ring: the worker away for 40
