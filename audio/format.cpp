@@ -9,6 +9,7 @@
 #include <map>
 
 #include "audio/error.hpp"
+#include "audio/format_probe.hpp"
 
 namespace halo::audio {
 namespace {
@@ -154,25 +155,41 @@ Format output_format(const Format& input, const std::string& output_path, int su
   }
   if (output.container == SF_FORMAT_SD2)  // OUT without an extension, from an SD2 IN (check_output_name)
     throw Error(output_path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
-  auto fits = [&](int candidate) {
+  auto fits_on_paper = [&](int candidate) {
     SF_INFO info{};
     info.samplerate = output.rate_hz;
     info.channels = output.channels;
     info.format = output.container | candidate;
     return sf_format_check(&info) != 0 && writes_correctly(output.container, candidate);
   };
+  // And in fact: libsndfile writes some layouts it accepts at another rate or length
+  // (format_probe.hpp), which the summary had then misnamed.
+  std::string problem;  // the first layout's that fits only on paper, for the refusal below
+  auto fits = [&](int candidate) {
+    if (!fits_on_paper(candidate)) return false;
+    const std::string found = layout_problem(output.container, candidate, output.rate_hz, output.channels);
+    if (!found.empty() && problem.empty()) problem = subtype_name(candidate) + ": " + found;
+    return found.empty();
+  };
   // 8-bit PCM is unsigned in WAV and signed elsewhere (FLAC, AIFF): each is the other with its
   // sign bit flipped, so either stands for "8 bits" where the container holds only the other.
   const auto other_8bit = [](int candidate) {
     return candidate == SF_FORMAT_PCM_S8 ? SF_FORMAT_PCM_U8 : candidate == SF_FORMAT_PCM_U8 ? SF_FORMAT_PCM_S8 : 0;
   };
-  if (subtype != 0 && !fits(subtype) && other_8bit(subtype) != 0 && fits(other_8bit(subtype)))
+  if (subtype != 0 && !fits_on_paper(subtype) && other_8bit(subtype) != 0 && fits_on_paper(other_8bit(subtype)))
     subtype = other_8bit(subtype);  // --subtype pcm8 for a WAV: its unsigned 8 bits
   // AIFF holds unsigned 8 bits only as AIFC 'raw ', which sox and many players cannot open: its
   // own 8 bits are signed.
   if (subtype == SF_FORMAT_PCM_U8 && output.container == SF_FORMAT_AIFF) subtype = SF_FORMAT_PCM_S8;
   if (subtype != 0) {
-    if (!fits(subtype)) {
+    // (Opus at a rate it does not code: the Writer's refusal says what to do instead.)
+    const bool opus = (subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS;
+    if (fits_on_paper(subtype) && !opus)
+      if (const std::string problem = layout_problem(output.container, subtype, output.rate_hz, output.channels);
+          !problem.empty())
+        throw Error(output_path + ": " + container_name(output.container) + " " + subtype_name(subtype) + " at " +
+                    std::to_string(output.rate_hz) + " Hz: " + problem + "; choose another --subtype or container");
+    if (!(opus ? fits_on_paper(subtype) : fits(subtype))) {
       // Held at some channel count (ADPCM and GSM in a WAV: mono or stereo, GSM mono only): say
       // that, not that the container never holds it (a QA pass).
       SF_INFO mono{};
@@ -191,7 +208,8 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // An .opus name asks for Opus in the Ogg container, which would otherwise get Vorbis (or keep
   // a Vorbis input's codec): a player takes an .opus file for Opus.
   if (output_path != "-" && lower_extension(output_path) == "opus") {
-    if (!fits(SF_FORMAT_OPUS))  // libsndfile checks Opus's rates only when it opens the file, and says so
+    // libsndfile checks Opus's rates only when it opens the file; the Writer refuses them first.
+    if (!fits_on_paper(SF_FORMAT_OPUS))
       throw Error(output_path + ": this libsndfile cannot write Ogg Opus of " + std::to_string(output.channels) +
                   " channels at " + std::to_string(output.rate_hz) + " Hz");
     output.subtype = SF_FORMAT_OPUS;
@@ -239,7 +257,7 @@ Format output_format(const Format& input, const std::string& output_path, int su
     }
   }
   throw Error(output_path + ": " + container_name(output.container) + " cannot hold " + std::to_string(output.channels) +
-              " channels at " + std::to_string(output.rate_hz) + " Hz");
+              " channels at " + std::to_string(output.rate_hz) + " Hz" + (problem.empty() ? "" : " (" + problem + ")"));
 }
 
 }  // namespace halo::audio

@@ -139,6 +139,42 @@ TEST(Containers, LayoutsLibsndfileCannotReadBackAreRefused) {
   expect_one_line_failure(run(args, in_directory(dir.path())), 2, "cannot write SD2", before, "sd2");
 }
 
+// Layouts libsndfile accepts on paper but writes at another rate or length are refused, with
+// what would have gone wrong; they had been written with a summary naming IN's rate (a QA
+// pass). The same containers at layouts they hold exactly still work.
+TEST(Containers, LayoutsWrittenAtAnotherRateOrLengthAreRefused) {
+  TempDir dir;
+  for (const int rate : {8000, 44100, 48000, 256000})
+    write_sound(dir / ("in" + std::to_string(rate) + ".wav"), random_signal(rate / 10, 77, 0.3f), 1, rate,
+                SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  struct Case {
+    int rate;
+    std::string out, subtype, said;
+  };
+  for (const Case& c : {Case{44100, "a.voc", "pcm8", "VOC pcmu8 at 44100 Hz: the file would say 45454 Hz, not 44100"},
+                        Case{44100, "b.voc", "ulaw", "VOC ulaw at 44100 Hz: libsndfile reads back 1 frame more than it writes"},
+                        Case{48000, "c.wve", "alaw", "WVE alaw at 48000 Hz: the file would say 8000 Hz, not 48000"},
+                        Case{48000, "d.htk", "", "(pcm16: the file would say 48076 Hz, not 48000)"},
+                        Case{256000, "e.ogg", "", "(vorbis: libsndfile cannot write it"}}) {
+    const DirectorySnapshot before(dir.path());
+    std::vector<std::string> args = halo_args({"filter", dir / ("in" + std::to_string(c.rate) + ".wav"), dir / c.out, "--lowpass", "1k"});
+    if (!c.subtype.empty()) args.insert(args.end(), {"--subtype", c.subtype});
+    expect_one_line_failure(run(args), 1, c.said, before, c.out);
+  }
+  for (const auto& [rate, out] : {std::pair<int, std::string>{44100, "ok.voc"}, {8000, "ok.htk"}, {48000, "ok.ogg"}}) {
+    ASSERT_EQ(halo({"filter", dir / ("in" + std::to_string(rate) + ".wav"), dir / out, "--lowpass", "1k", "-q"}).exit_code, 0)
+        << out;
+    SF_INFO info{};
+    SNDFILE* file = sf_open((dir / out).c_str(), SFM_READ, &info);
+    ASSERT_NE(file, nullptr) << out;
+    EXPECT_EQ(info.samplerate, rate) << out;
+    if (out != "ok.ogg") {
+      EXPECT_EQ(info.frames, rate / 10) << out;
+    }
+    sf_close(file);
+  }
+}
+
 TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   TempDir dir;
   write_sound(dir / "six.wav", random_signal(6000, 73, 0.3f), 6, 48000, SF_FORMAT_WAVEX | SF_FORMAT_PCM_24);

@@ -1,0 +1,85 @@
+#include "audio/format_probe.hpp"
+
+#include <sndfile.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <vector>
+
+namespace halo::audio {
+namespace {
+
+// Subtypes whose frames are exactly the samples written: a frame more or less is a fault. The
+// block codecs pad their last block (and halo says so), the lossy ones add their own.
+bool plain_samples(int subtype) {
+  switch (subtype & SF_FORMAT_SUBMASK) {
+    case SF_FORMAT_PCM_S8:
+    case SF_FORMAT_PCM_U8:
+    case SF_FORMAT_PCM_16:
+    case SF_FORMAT_PCM_24:
+    case SF_FORMAT_PCM_32:
+    case SF_FORMAT_FLOAT:
+    case SF_FORMAT_DOUBLE:
+    case SF_FORMAT_ULAW:
+    case SF_FORMAT_ALAW: return true;
+    default: return false;
+  }
+}
+
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+struct Sound {
+  SNDFILE* file;
+  ~Sound() {
+    if (file != nullptr) sf_close(file);
+  }
+};
+
+}  // namespace
+
+std::string layout_problem(int container, int subtype, int rate_hz, int channels) {
+  if ((subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS && rate_hz != 8000 && rate_hz != 12000 && rate_hz != 16000 &&
+      rate_hz != 24000 && rate_hz != 48000)
+    return "Opus codes 8, 12, 16, 24 or 48 kHz";
+  const Descriptor memory{memfd_create("halo-layout-probe", MFD_CLOEXEC)};
+  if (memory.fd < 0) return {};  // nowhere to try it: sf_format_check's word stands
+  SF_INFO info{};
+  info.samplerate = rate_hz;
+  info.channels = channels;
+  info.format = container | subtype;
+  constexpr sf_count_t frames = 1000;  // not a multiple of any block: a padded block would show
+  std::vector<float> samples(static_cast<std::size_t>(frames * channels));
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = 0.25f * std::sin(0.05f * static_cast<float>(i));
+  {
+    Sound out{sf_open_fd(memory.fd, SFM_WRITE, &info, SF_FALSE)};
+    if (out.file == nullptr) return std::string("libsndfile cannot write it (") + sf_strerror(nullptr) + ")";
+    if (sf_writef_float(out.file, samples.data(), frames) != frames)
+      return std::string("libsndfile cannot write it (") + sf_strerror(out.file) + ")";
+    const int closed = sf_close(out.file);
+    out.file = nullptr;
+    if (closed != 0) return std::string("libsndfile cannot finish it (") + sf_error_number(closed) + ")";
+  }
+  if (lseek(memory.fd, 0, SEEK_SET) != 0) return {};
+  SF_INFO back{};
+  if ((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_RAW) back = info;  // no header: read as it was written
+  const Sound in{sf_open_fd(memory.fd, SFM_READ, &back, SF_FALSE)};
+  if (in.file == nullptr) return std::string("libsndfile cannot read back what it writes (") + sf_strerror(nullptr) + ")";
+  if (back.samplerate != rate_hz)
+    return "the file would say " + std::to_string(back.samplerate) + " Hz, not " + std::to_string(rate_hz);
+  if (back.channels != channels)
+    return "the file would hold " + std::to_string(back.channels) + " channels, not " + std::to_string(channels);
+  if (plain_samples(subtype) && back.frames != frames) {
+    const sf_count_t extra = back.frames - frames;
+    return "libsndfile reads back " + std::to_string(std::llabs(extra)) + (std::llabs(extra) == 1 ? " frame " : " frames ") +
+           (extra > 0 ? "more" : "fewer") + " than it writes";
+  }
+  return {};
+}
+
+}  // namespace halo::audio
