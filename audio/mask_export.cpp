@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,6 +116,30 @@ std::string coefficient_file(const PathParts& parts, std::size_t mask_count) {
 }
 std::string eqapo_wav(const PathParts& parts, std::size_t mask_count, std::size_t channel) {
   return parts.folder + parts.stem + (mask_count == 1 ? std::string() : "_ch" + std::to_string(channel + 1)) + ".wav";
+}
+
+// A coefficient file beside the config that exists is replaced only by a re-run of the same
+// export: the config OUT names exists and names it (CamillaDSP's and Equalizer APO's configs
+// read it by its bare name). Any other file of that name is someone's: `design --format eqapo
+// -o song.txt` had replaced song.wav, a recording, without a word (a QA pass).
+void refuse_replacing_unnamed(const std::string& path, const std::vector<std::string>& files) {
+  std::string config;
+  bool config_read = false;
+  for (const std::string& file : files) {
+    struct stat info {};
+    if (file == path || ::lstat(file.c_str(), &info) != 0) continue;
+    if (!config_read) {
+      std::ifstream existing(path, std::ios::binary);
+      config.resize(1 << 20);
+      existing.read(config.data(), static_cast<std::streamsize>(config.size()));
+      config.resize(static_cast<std::size_t>(existing.gcount()));
+      config_read = true;
+    }
+    const std::string bare = file.substr(file.find_last_of('/') + 1);
+    if (config.find(bare) == std::string::npos)
+      throw Error(file + " exists, and this export would replace it with " + path +
+                  "'s coefficients: move it, or give OUT another name");
+  }
 }
 
 std::string sox_contents(const MaskSet& masks, const ExportNotes& notes) {
@@ -347,6 +372,7 @@ void write_export(const std::string& path, ExportFormat format, const MaskSet& m
       // The config and its coefficient files are all written first and renamed into place only
       // then: a failure (a full disk) changes none of them. The coefficient file had been renamed
       // before the config was written, so a failed run left a new .f32 beside an old .yml (QA).
+      refuse_replacing_unnamed(path, export_files(path, format, masks.size()));
       const std::string config =
           format == ExportFormat::camilladsp ? camilladsp_contents(parts, masks) : eqapo_contents(parts, masks);
       std::vector<std::unique_ptr<AtomicFile>> files;

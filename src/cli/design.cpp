@@ -188,7 +188,12 @@ int design_command(int argc, char** argv) {
   };
   if (output != "-") {
     summarise(stdout);
-    if (!quiet) std::printf("written:    %s\n", output.c_str());
+    if (!quiet) {  // every file: a config's coefficient files too (a QA pass: only the config was named)
+      std::string written;
+      for (const std::string& file : audio::export_files(output, outputs.format, masks.size()))
+        written += (written.empty() ? "" : ", ") + file;
+      std::printf("written:    %s\n", written.c_str());
+    }
   } else {
     summarise(stderr);
     // halo's own text, the taps a line (an export's one text went out with the outputs).

@@ -389,7 +389,9 @@ int fix(int argc, char** argv) {
   audio::write_export(output, format, masks, {});
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());
-    std::printf("written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", output.c_str(), masks.front().taps.size(),
+    std::string written;  // every file: a config's coefficient files too
+    for (const std::string& file : audio::export_files(output, format, masks.size())) written += (written.empty() ? "" : ", ") + file;
+    std::printf("written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", written.c_str(), masks.front().taps.size(),
                 masks.size(), masks.size() == 1 ? "" : "s", masks.front().rate_hz);
   }
   return 0;

@@ -270,6 +270,30 @@ TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
   expect_one_line_failure(halo({"design", "--lowpass", "1k", "--plot", path("x.png")}), 2, ".svg", before, "png plot");
 }
 
+// A config's coefficient file replaces no file that was not that config's: `--format eqapo -o
+// song.txt` had replaced song.wav, a recording, and `ir fix IR out.yml` an out.wav, naming only
+// the config (a QA pass). A re-run of the same export (the config there names its file)
+// replaces both, and the summary names every file written.
+TEST_F(Exports, ACoefficientFileReplacesNoFileTheConfigDoesNotName) {
+  write_bytes(path("song.wav"), "my recording");
+  write_bytes(path("lp.f32"), "precious");
+  const DirectorySnapshot before(dir.path());
+  expect_one_line_failure(halo({"design", "--lowpass", "3k", "--taps", "101", "--format", "eqapo", "-o", path("song.txt")}), 1,
+                          "song.wav exists, and this export would replace it", before, "eqapo beside a recording");
+  expect_one_line_failure(halo({"design", "--lowpass", "3k", "--taps", "101", "-o", path("lp.yml")}), 1,
+                          "lp.f32 exists, and this export would replace it", before, "camilladsp beside a raw file");
+  write_sound(path("room.wav"), random_signal(2000, 5, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_bytes(path("out.wav"), "keep me");
+  const DirectorySnapshot with_room(dir.path());
+  expect_one_line_failure(halo({"ir", "fix", path("room.wav"), path("out.yml")}), 1, "out.wav exists", with_room,
+                          "ir fix to a config beside a file");
+  // The same export again replaces both, and says so.
+  const Result first = halo_ok({"design", "--lowpass", "3k", "--taps", "101", "-o", path("re.yml")});
+  EXPECT_NE(first.out.find("written:    " + path("re.yml") + ", " + path("re.f32")), std::string::npos) << first.out;
+  const Result again = halo_ok({"design", "--lowpass", "2k", "--taps", "101", "-o", path("re.yml")});
+  EXPECT_NE(again.out.find("written:    " + path("re.yml") + ", " + path("re.f32")), std::string::npos) << again.out;
+}
+
 // The design plot: XML, three panels, and a magnitude curve whose points are the response.
 TEST_F(Exports, ThePlotParsesAndItsMagnitudeCurveIsTheResponse) {
   const std::vector<float> taps = reference();
