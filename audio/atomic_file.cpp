@@ -137,6 +137,11 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     if (fd_ < 0) throw Error(path + ": " + reason());
     return;
   }
+  // A file its mode keeps this user from writing stays as it is, as the shell's `>` leaves it:
+  // a temporary renamed over it had replaced a write-protected file of someone else's in a
+  // folder the user may write, and taken it over (a QA pass). Root writes it, as `>` does.
+  if (exists && access(target_.c_str(), W_OK) != 0 && errno == EACCES)
+    throw Error(path + ": write-protected (" + reason() + "); halo replaces no file this user may not write");
   std::string pattern = temporary_pattern(target_);
   fd_ = mkostemp(pattern.data(), O_CLOEXEC);
   if (fd_ < 0)  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)

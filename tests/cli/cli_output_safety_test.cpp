@@ -147,6 +147,30 @@ TEST_F(OutputSafety, ReplacedFileKeepsItsModeAndOwner) {
   EXPECT_EQ(status.st_gid, group);
 }
 
+// A write-protected OUT is refused to a user its mode keeps out, as the shell's `>` refuses it:
+// a temporary renamed over it had replaced someone else's read-only file in a folder the user
+// may write, and made it the user's (a QA pass). Run as nobody where the tests run as root.
+TEST_F(OutputSafety, AWriteProtectedFileIsRefusedToAUserWhoMayNotWriteIt) {
+  std::ofstream(at("master.wav")) << "master";
+  ASSERT_EQ(chmod(at("master.wav").c_str(), 0444), 0);
+  std::string halo = "$HALO";
+  const TempDir bin;  // the binary where nobody may run it (the build's folder may be root's alone)
+  if (running_as_root()) {  // nobody may write the folder (as in the QA's case) but not the file
+    ASSERT_EQ(chown(work_.path().c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chmod(bin.path().c_str(), 0755), 0);
+    std::filesystem::copy_file(HALO_BINARY, bin / "halo");
+    halo = "setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(bin / "halo");
+  }
+  const std::vector<std::string> before = list_directory(work_.path());
+  for (const std::string command : {"filter in.wav master.wav --mask half.txt -q", "design --lowpass 1k -o master.wav"})
+    expect_refused(halo + " " + command, 1, "master.wav: write-protected (Permission denied)", before);
+  EXPECT_EQ(read_bytes(at("master.wav")), "master");
+  if (running_as_root()) {  // root writes it, as `>` does
+    ASSERT_EQ(sh("$HALO filter in.wav master.wav --mask half.txt -q").exit_code, 0);
+    expect_half("in.wav", "master.wav");
+  }
+}
+
 TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   ASSERT_EQ(mkfifo(at("pipe.au").c_str(), 0644), 0);
   const std::string fifo = "cat pipe.au > got.au & $HALO filter in.wav pipe.au --mask half.txt -q; code=$?; wait; exit $code";
