@@ -14,6 +14,7 @@
 #include "audio/error.hpp"
 #include "audio/header_length.hpp"
 #include "audio/scratch_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/sndfile_log.hpp"
 
 namespace halo::audio {
@@ -172,6 +173,8 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   bool from_a_file = false;
   // Where standard input stands: a pipe (-1), or a file, maybe read into already (`head -c 4;
   // halo ...` in one redirect), which libsndfile refuses to open raw anywhere but at 0.
+  if (path == "-" && closed_at_start(STDIN_FILENO))
+    throw Error("standard input: closed when halo started (<&-); name IN instead");
   const off_t stdin_start = path == "-" ? lseek(STDIN_FILENO, 0, SEEK_CUR) : 0;
   SF_VIRTUAL_IO counted{CountedPipe::length, CountedPipe::seek, CountedPipe::read, CountedPipe::write,
                         CountedPipe::tell};

@@ -12,6 +12,7 @@
 
 #include "audio/error.hpp"
 #include "audio/scratch_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 
 namespace halo::audio {
@@ -64,6 +65,8 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   struct stat target {};
   if (path != "-" && stat(path.c_str(), &target) == 0 && S_ISFIFO(target.st_mode) && !writes_to_a_pipe(format.container))
     throw Error(path + ": a FIFO, and " + pipe_refusal(format.container));
+  if (path == "-" && closed_at_start(STDOUT_FILENO))
+    throw Error("standard output: closed when halo started (>&-); name OUT instead");
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   if (!writes_to_a_pipe(format.container) && lseek(descriptor, 0, SEEK_CUR) < 0) {
     discard();

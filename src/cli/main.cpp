@@ -9,6 +9,7 @@
 #include <string>
 
 #include "audio/error.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
@@ -131,12 +132,21 @@ static int run_command(int argc, char** argv) {
 // Everything printed to standard output (help, design's coefficients, info's report) is checked
 // here, once: a full disk or a closed pipe at the other end is an error, not a silent exit 0.
 int main(int argc, char** argv) {
+  halo::audio::guard_standard_streams();  // before anything is opened
   const int code = run_command(argc, argv);
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout);
   int reason = errno;  // 0 where the write failed earlier, inside a printf
+  const long long lost = halo::audio::bytes_printed_to_closed_output();  // flushed, not yet closed
   errno = 0;
-  if (std::fclose(stdout) == 0 && flushed) return code;
+  if (std::fclose(stdout) == 0 && flushed) {
+    if (lost > 0 && code == 0) {  // what the command printed (info's report, design's taps)
+      halo::cli::notice("standard output: closed when halo started (>&-); the " + std::to_string(lost) +
+                        " bytes printed there went nowhere");
+      return 1;
+    }
+    return code;
+  }
   if (reason == 0) reason = errno;
   if (code != 0) return code;  // the command has said its one line already
   if (reason == EPIPE) return 128 + SIGPIPE;  // the reader went away (`| head`): quietly, as SIGPIPE would

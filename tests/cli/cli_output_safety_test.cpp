@@ -171,6 +171,22 @@ TEST_F(OutputSafety, AWriteProtectedFileIsRefusedToAUserWhoMayNotWriteIt) {
   }
 }
 
+// Standard streams closed at the start (`>&-`, `<&-`): a closed output that nothing needs is no
+// error (filter to a file had exited 1, "write failed: Bad file descriptor"), one that something
+// needs is refused naming it (OUT `-` had been taken for IN, which had landed on descriptor 1),
+// and what a command printed there is said to have gone nowhere (a QA pass).
+TEST_F(OutputSafety, ClosedStandardStreamsAreNamedOnlyWhereNeeded) {
+  const Result quiet = sh("$HALO filter in.wav out.wav --mask half.txt >&-");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  expect_half("in.wav", "out.wav");
+  const std::vector<std::string> before = list_directory(work_.path());
+  expect_refused("$HALO filter in.wav - --type au --mask half.txt >&-", 1,
+                 "standard output: closed when halo started (>&-); name OUT instead", before);
+  expect_refused("$HALO filter - piped.wav --mask half.txt <&-", 1,
+                 "standard input: closed when halo started (<&-); name IN instead", before);
+  expect_refused("$HALO info in.wav >&-", 1, "bytes printed there went nowhere", before);
+}
+
 TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
   ASSERT_EQ(mkfifo(at("pipe.au").c_str(), 0644), 0);
   const std::string fifo = "cat pipe.au > got.au & $HALO filter in.wav pipe.au --mask half.txt -q; code=$?; wait; exit $code";

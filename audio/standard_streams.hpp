@@ -1,0 +1,19 @@
+#pragma once
+
+namespace halo::audio {
+
+// Standard input, output and error as halo was started with them. One closed at the start
+// (`halo ... >&-`) is put back at once, before halo opens anything, so that no file of halo's
+// takes its number: a file opened as descriptor 1 would receive whatever is printed, and IN
+// opened there was taken for standard output ("standard output goes to in.wav", a QA pass).
+// Input and error go to /dev/null; output to an anonymous file in memory, so that main can tell
+// whether anything was printed to it (a closed output that nothing needed is no error: filter
+// to a file had exited 1, "standard output: write failed: Bad file descriptor").
+void guard_standard_streams() noexcept;
+
+bool closed_at_start(int fd) noexcept;  // 0, 1 or 2
+
+// Bytes printed to a standard output that was closed at the start (0 where it was open).
+long long bytes_printed_to_closed_output() noexcept;
+
+}  // namespace halo::audio
