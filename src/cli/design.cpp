@@ -207,19 +207,18 @@ int design_command(int argc, char** argv) {
   // A warning is about the mask, not a summary: -q keeps it.
   if (designed)
     if (const std::string warning = filters::missing_edge_warning(spec, report); !warning.empty())
-      std::fprintf(stderr, "halo: warning: %s\n", warning.c_str());
+      notice("warning: " + warning);
   // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a causal mask's
   // (minimum phase, an impulse response) output would come that much early there (CamillaDSP
   // and Equalizer APO convolve as is).
   if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
-    std::fprintf(stderr, "halo: warning: %s: sox's fir removes %zu frames of delay, as for a linear-phase mask: this "
-                 "%s's output comes that much early there\n", output == "-" ? "standard output" : output.c_str(),
-                 masks.front().taps.size() / 2,
-                 designed ? "minimum-phase mask" : "causal mask");
+    notice("warning: " + (output == "-" ? std::string("standard output") : output) + ": sox's fir removes " +
+           std::to_string(masks.front().taps.size() / 2) + " frames of delay, as for a linear-phase mask: this " +
+           (designed ? "minimum-phase mask" : "causal mask") + "'s output comes that much early there");
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
-    std::fprintf(stderr, "halo: the spec is not met: %s%s\n", masks.front().provenance.c_str(),
-                 lost_in_the_file ? " (in the 24-bit taps FLAC holds; as float32, in a .wav, it is met)" : "");
+    notice("the spec is not met: " + masks.front().provenance +
+           (lost_in_the_file ? " (in the 24-bit taps FLAC holds; as float32, in a .wav, it is met)" : ""));
     return exit_spec_not_met;
   }
   return 0;

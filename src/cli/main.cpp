@@ -18,7 +18,24 @@
 
 namespace halo::cli {
 
-void notice(const std::string& line) { std::fprintf(stderr, "halo: %s\n", line.c_str()); }
+// One line, whatever the names in it hold: a control character (a newline or an escape sequence
+// in a file name) is written as \xNN, as a mask file's tokens are quoted; a file named "a\nb"
+// had split an error over two lines, and escapes reached the terminal (a QA pass).
+void notice(const std::string& line) {
+  std::string shown;
+  shown.reserve(line.size());
+  for (const char c : line) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7F) {
+      shown += c;
+      continue;
+    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+    shown += escaped;
+  }
+  std::fprintf(stderr, "halo: %s\n", shown.c_str());
+}
 
 }  // namespace halo::cli
 

@@ -117,6 +117,17 @@ bool nobody_can_run_halo() {
 
 // ---------------------------------------------------------------- IN
 
+// A name holding a newline or an escape sequence still gives one line, its control characters
+// written as \xNN: a name "a\nb" had split the error in two, and escapes reached the terminal
+// (a QA pass).
+TEST_F(CliErrors, ControlCharactersInNamesStayOnOneLine) {
+  const DirectorySnapshot before(dir_.path());
+  expect_one_line_failure(halo({"filter", in(), dir_ / "a\nb.xyz", "--lowpass", "1000"}), 2, "a\\x0Ab.xyz", before,
+                          "a newline in OUT");
+  expect_one_line_failure(halo({"filter", dir_ / "x\x1b[31m.wav", out(), "--lowpass", "1000"}), 1, "x\\x1B[31m.wav",
+                          before, "an escape in IN");
+}
+
 TEST_F(CliErrors, MissingInput) {
   expect_clean_failure({"filter", dir_ / "missing.wav", out(), "--lowpass", "1000"}, out(), "missing.wav");
 }
