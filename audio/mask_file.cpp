@@ -588,6 +588,11 @@ void check_mask_output(const std::string& path) {
   struct stat info {};
   if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     throw Error(path + ": cannot create a file in " + folder + ": no such folder");
+  // And what the write would refuse, said before the work rather than after it (a long design
+  // search had run 7 s before "Is a directory", a QA pass).
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) throw Error(path + ": a folder, not a file name");
+  if (::access(folder.c_str(), W_OK) != 0 && (errno == EACCES || errno == EROFS))
+    throw Error(path + ": cannot create a file in " + folder + ": " + std::strerror(errno));
 }
 
 void write_mask(const std::string& path, const MaskSet& masks) {

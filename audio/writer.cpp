@@ -191,12 +191,16 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
     const double scale = scale_.full_scale * gain;
     // float32 carries a sample to 24 bits: a full-scale pcm24 or pcm32 sample lands a few of
     // its steps past the edge by rounding alone (2147483647 / 2^31 is 1.0 in float32, and an FFT
-    // engine's rounding reaches an LSB of pcm24). Held at the edge as any overshoot, but not
-    // counted as clipped (a unity copy of a full-scale file had said "clipped 1 sample; lower
-    // --gain"). pcm16 and pcm8 count as before: their steps are far coarser than float32's;
-    // the normalised codecs (u-law, A-law, Vorbis, Opus, MP3) no longer count two float32
-    // steps past +-1.
-    const double rounding_slack = scale_.full_scale * 0x1p-22;
+    // engine's rounding moved full-scale samples up to 5 steps past it in a QA pass, pcm24
+    // samples up to 8 LSB at 65535 taps). Held at the edge as any overshoot, but not counted as
+    // clipped within 16 float32 steps of full scale itself, 2^-19 of it (-114 dB), on either
+    // side: a unity copy of a full-scale file had said "clipped 474 samples; lower --gain" on
+    // cpu-fft, with 2 steps allowed, and from the largest positive integer, one LSB nearer
+    // than the negative edge. pcm16 and pcm8 count as before: their steps are far coarser than
+    // float32's. The normalised codecs (u-law, A-law, Vorbis, Opus, MP3) get the same slack.
+    const bool fine_steps = !scale_.integer || scale_.full_scale >= 8388608.0;
+    const double rounding_slack = fine_steps ? scale_.full_scale * 0x1p-19 : 0.0;
+    const double top = fine_steps ? scale_.full_scale : scale_.highest;
     std::uint64_t clipped = 0;
     for (std::size_t i = 0; i < samples; ++i) {
       double value = static_cast<double>(interleaved[i]) * scale;
@@ -211,7 +215,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
       // Compare after rounding, as the value will be stored: 32767.4 fits pcm16, 32767.6 does not.
       const double stored = scale_.integer ? std::nearbyint(value) : value;
       if (scale_.clips && stored > scale_.highest) {
-        clipped += stored > scale_.highest + rounding_slack;
+        clipped += stored > top + rounding_slack;
         value = scale_.highest;
       } else if (scale_.clips && stored < scale_.lowest) {
         clipped += stored < scale_.lowest - rounding_slack;

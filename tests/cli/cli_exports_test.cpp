@@ -268,6 +268,14 @@ TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
   expect_one_line_failure(halo({"design", "--lowpass", "1k", "--format", "nope", "-o", path("x.txt")}), 2, "--format",
                           before, "unknown format");
   expect_one_line_failure(halo({"design", "--lowpass", "1k", "--plot", path("x.png")}), 2, ".svg", before, "png plot");
+  // A folder as -o is refused before the design's work, as filter refuses it (it had been said
+  // after a design search of 7 s, a QA pass).
+  mkdir(path("folder.txt").c_str(), 0755);
+  const DirectorySnapshot with_folder(dir.path());
+  expect_one_line_failure(halo({"design", "--lowpass", "1k", "-o", path("folder.txt")}), 1, "a folder, not a file name",
+                          with_folder, "a folder as -o");
+  expect_one_line_failure(halo({"ir", "fix", path("nan.json"), path("folder.txt")}), 1, "a folder, not a file name",
+                          with_folder, "a folder as ir fix's OUT");
 }
 
 // A config's coefficient file replaces no file that was not that config's: `--format eqapo -o
