@@ -124,8 +124,8 @@ std::string too_large(const std::string& path, std::size_t limit_bytes) {
 
 // A text mask with a NUL byte is a binary file read as text: say so instead of quoting it.
 std::string binary_as_text(const std::string& path) {
-  return path + ": a binary file, not a text mask (raw float32 masks are named .f32, sound files by their "
-                "extension)";
+  return path + ": a binary file, not a text mask nor a sound file libsndfile reads (raw float32 masks are "
+                "named .f32)";
 }
 
 // The whole file, refused once it passes limit_bytes; `text`: refused at its first NUL byte.
@@ -557,7 +557,18 @@ MaskSet read_mask(const std::string& path) {
     case FileKind::header: return parse_header_mask(path, read_bytes(path, max_text_bytes, true));
     case FileKind::text: break;
   }
-  return parse_text(path, read_bytes(path, max_text_bytes, true));
+  // A sound file under a name whose extension says nothing (room.irs, none at all, /dev/stdin,
+  // <(...)) is read by its content, as IN is: binary bytes are tried as a sound file before
+  // they are refused as text (`--ir room.irs` had been "a binary file, not a text mask", a QA
+  // pass). A .txt is text whatever it holds.
+  if (lower_extension(path) == "txt") return parse_text(path, read_bytes(path, max_text_bytes, true));
+  const std::string bytes = read_bytes(path, max_text_bytes, false);
+  if (bytes.find('\0') == std::string::npos) return parse_text(path, bytes);
+  try {
+    return parse_sound(path, bytes);
+  } catch (const Error&) {
+    throw Error(binary_as_text(path));
+  }
 }
 
 MaskSet parse_mask(const std::string& name, const std::string& bytes) {
@@ -567,6 +578,14 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
     case FileKind::json: return parse_json_mask(name, bytes);
     case FileKind::header: return parse_header_mask(name, bytes);
     case FileKind::text: break;
+  }
+  // As read_mask: binary bytes under a name that is not .txt are tried as a sound file.
+  if (lower_extension(name) != "txt" && bytes.find('\0') != std::string::npos) {
+    try {
+      return parse_sound(name, bytes);
+    } catch (const Error&) {
+      throw Error(binary_as_text(name));
+    }
   }
   return parse_text(name, bytes);
 }

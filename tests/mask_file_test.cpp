@@ -107,6 +107,29 @@ TEST_F(MaskFile, TextRoundTripIsExact) {
   EXPECT_EQ(first_line, "# " + mask.provenance);
 }
 
+// A sound file whose name says nothing of it (room.irs, the usual name of an impulse-response
+// WAV; no extension at all) is read by its content, as IN is: it had been refused as "a binary
+// file, not a text mask" (a QA pass). Binary bytes that are no sound file are still refused, and
+// a .txt is text whatever it holds.
+TEST_F(MaskFile, ASoundFileUnderANameThatSaysNothingIsReadByItsContent) {
+  const MaskSet stereo = {mask_of(random_taps(300, 3), 48000, ""), mask_of(random_taps(300, 4), 48000, "")};
+  write_mask(path("room.wav"), stereo);
+  const std::string bytes = [&] {
+    std::ifstream in(path("room.wav"), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  for (const std::string name : {"room.irs", "room"}) {
+    const MaskSet back = read_mask(write_file(name, bytes));
+    ASSERT_EQ(back.size(), 2u) << name;
+    EXPECT_EQ(back[0].taps, stereo[0].taps) << name;
+    EXPECT_EQ(back[1].taps, stereo[1].taps) << name;
+    EXPECT_EQ(back[0].rate_hz, 48000.0) << name;
+  }
+  EXPECT_THROW(read_mask(write_file("room.txt", bytes)), halo::audio::Error);
+  EXPECT_THROW(read_mask(write_file("noise.bin", std::string("\x01\x00\x02\x03", 4) + std::string(100, 'x'))),
+               halo::audio::Error);
+}
+
 // Where a mask's delay lies (Mask::causal: a minimum-phase design starts at its first tap)
 // survives every format that has room for it, and is not guessed where there is none.
 TEST_F(MaskFile, ACausalMaskSaysSoInEveryFormatThatHoldsIt) {
