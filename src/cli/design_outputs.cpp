@@ -13,6 +13,7 @@
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/format.hpp"
+#include "audio/mask_file.hpp"
 #include "audio/same_file.hpp"
 #include "src/cli/command.hpp"
 
@@ -179,6 +180,16 @@ std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::
   if (outputs.output != "-") files = audio::export_files(outputs.output, outputs.format, mask_count);
   if (!outputs.plot.empty()) files.push_back(outputs.plot);
   return files;
+}
+
+std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks) {
+  const bool a_mask_file = format == audio::ExportFormat::mask_file || format == audio::ExportFormat::f32 ||
+                           format == audio::ExportFormat::wav;  // JSON and headers keep it; sox's export warns itself
+  if (path == "-" || masks.empty() || !masks.front().causal || !a_mask_file) return {};
+  if (audio::read_mask(path).front().causal) return {};
+  return path + " holds no alignment: --mask reads it back centred, and filter's output with it would come " +
+         std::to_string((masks.front().taps.size() - 1) / 2) +
+         " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";
 }
 
 void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,

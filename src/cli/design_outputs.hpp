@@ -46,6 +46,12 @@ bool names_one_file(const std::string& a, const std::string& b);
 void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
                           const filters::DesignReport* report);
 
+// A causal mask (minimum phase, an impulse response) written where its alignment has no room
+// (raw .f32, a sound container without comments: CAF, W64, ...) reads back centred, and
+// filter's output with it comes (M-1)/2 frames early: the warning that says so (read back from
+// the file written), or nothing. design's -o and ir fix's OUT (a QA pass: none had been given).
+std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks);
+
 // The spec and the report as JSON objects (the JSON export's "spec" and "measured").
 nlohmann::json spec_json(const filters::Spec& spec);
 nlohmann::json report_json(const filters::DesignReport& report);

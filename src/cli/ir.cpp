@@ -387,6 +387,7 @@ int fix(int argc, char** argv) {
   // 128 + its number), rather than writing and exiting 0 within the signal's grace.
   if (interrupted()) throw audio::Error("interrupted");
   audio::write_export(output, format, masks, {});
+  if (const std::string lost = alignment_lost_warning(output, format, masks); !lost.empty()) notice("warning: " + lost);
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());
     std::string written;  // every file: a config's coefficient files too

@@ -198,6 +198,24 @@ TEST(DesignCli, MinimumPhaseKeepsTheLength) {
   EXPECT_EQ(text_taps(dir / "m.txt").size(), 255u);
 }
 
+// A minimum-phase mask written where its alignment has no room (raw .f32, W64) reads back
+// centred, and filter's output with it comes (M-1)/2 frames early: design says so (it had said
+// nothing, a QA pass); where the file keeps it (.txt, .wav) it says nothing.
+TEST(DesignCli, AMinimumPhaseMaskWhereItsAlignmentHasNoRoomIsWarnedOf) {
+  TempDir dir;
+  for (const std::string name : {"m.f32", "m.w64", "m.txt", "m.wav"}) {
+    const Result run = halo({"design", "--lowpass", "2000", "--method", "kaiser", "--taps", "64", "--attenuation", "60",
+                             "--minimum-phase", "-q", "-o", dir / name});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    if (name == "m.f32" || name == "m.w64")
+      EXPECT_EQ(run.err, "halo: warning: " + std::string(dir / name) + " holds no alignment: --mask reads it back centred, "
+                "and filter's output with it would come 31 frames early (give --align causal, or write .txt, .json, .h "
+                "or .wav, which keep it)\n");
+    else
+      EXPECT_EQ(run.err, "") << name;
+  }
+}
+
 // Too few taps for a band's edge: scipy.signal.firwin designs them all the same ([1] for one
 // tap), and so does halo, with one warning line (kept by -q) that says the mask has no edge.
 // A mask with its edge gets none. The check is a plain DTFT here: no -3 dB crossing at all.
