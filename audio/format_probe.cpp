@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "audio/sndfile_log.hpp"
+
 namespace halo::audio {
 namespace {
 
@@ -60,10 +62,11 @@ std::string layout_problem(int container, int subtype, int rate_hz, int channels
     Sound out{sf_open_fd(memory.fd, SFM_WRITE, &info, SF_FALSE)};
     if (out.file == nullptr) return std::string("libsndfile cannot write it (") + sf_strerror(nullptr) + ")";
     if (sf_writef_float(out.file, samples.data(), frames) != frames)
-      return std::string("libsndfile cannot write it (") + sf_strerror(out.file) + ")";
+      return std::string("libsndfile cannot write it (") + error_words(out.file) + ")";
     const int closed = sf_close(out.file);
     out.file = nullptr;
-    if (closed != 0) return std::string("libsndfile cannot finish it (") + sf_error_number(closed) + ")";
+    if (closed != 0)  // not sf_error_number(-1), which prints to standard output (writer.cpp)
+      return std::string("libsndfile cannot finish it (") + (closed > 0 ? sf_error_number(closed) : "closing failed") + ")";
   }
   if (lseek(memory.fd, 0, SEEK_SET) != 0) return {};
   SF_INFO back{};

@@ -26,6 +26,7 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/sndfile_log.hpp"
 #include "audio/format.hpp"
 #include "audio/header_length.hpp"
 #include "audio/mask_json_header.hpp"
@@ -537,10 +538,10 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
     for (std::size_t c = 0; c < masks.size(); ++c) interleaved[f * masks.size() + c] = masks[c].taps[f];
   }
   const sf_count_t written = sf_writef_float(file.get(), interleaved.data(), static_cast<sf_count_t>(frames));
-  if (written != static_cast<sf_count_t>(frames)) throw Error(path + ": " + sf_strerror(file.get()));
+  if (written != static_cast<sf_count_t>(frames)) throw Error(path + ": " + error_words(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
   const int closed = sf_close(file.release());
-  if (closed != 0) throw Error(path + ": " + sf_error_number(closed));
+  if (closed != 0) throw Error(path + ": " + (closed > 0 ? sf_error_number(closed) : "closing failed"));  // writer.cpp: why not -1
 }
 
 }  // namespace

@@ -31,4 +31,9 @@ long long log_number(const std::string& log, const std::string& key) {
   return value;
 }
 
+std::string error_words(SNDFILE* file) {
+  const int code = sf_error(file);
+  return code > 0 ? std::string(sf_strerror(file)) : "libsndfile's error " + std::to_string(code);
+}
+
 }  // namespace halo::audio

@@ -15,4 +15,9 @@ std::string log_of(SNDFILE* file);
 // any case. The last such number in the log, -1 when none.
 long long log_number(const std::string& log, const std::string& key);
 
+// libsndfile's words for a file's error, without asking it for a code outside its table: for
+// one (its Ogg writer's -1) sf_strerror prints "Not a valid error number (-1)." to standard
+// output, into whatever a pipe there carries (a QA pass). Then: "libsndfile's error N".
+std::string error_words(SNDFILE* file);
+
 }  // namespace halo::audio

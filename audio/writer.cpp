@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "audio/error.hpp"
+#include "audio/sndfile_log.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
@@ -248,10 +249,15 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
   frames_out_ += frames;
   if (written != static_cast<sf_count_t>(frames) || (sink_ && sink_->error() != 0)) {
     const int error = sink_ && sink_->error() != 0 ? sink_->error() : errno;
-    std::string reason = sf_strerror(file_.get());
+    // Not sf_strerror for a code outside libsndfile's table: it prints "Not a valid error number
+    // (-1)." to standard output (its Ogg writer on a full disk), into what a pipe there carries,
+    // and its words for one it does not know ("No error defined ... a bug in libsndfile", on a
+    // FIFO whose reader left) say nothing (a QA pass). The system's words where it said why.
+    const int code = sf_error(file_.get());
+    std::string reason = error_words(file_.get());
     if (path_ == "-" && (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos)) throw ReaderGone();
-    if ((sink_ && sink_->error() != 0) || error == ENOSPC || error == EDQUOT || error == EFBIG)
-      reason = std::strerror(error);
+    const bool system_said = error == EPIPE || error == ENOSPC || error == EDQUOT || error == EFBIG || error == EIO;
+    if ((sink_ && sink_->error() != 0) || system_said || (code <= 0 && error != 0)) reason = std::strerror(error);
     throw Error(output_name(path_) + ": write failed: " + reason);
   }
 }
@@ -289,7 +295,11 @@ void Writer::commit(const std::function<bool()>& stop) {
   const int status = sf_close(file_.release());
   if (status != 0) {
     discard();
-    throw Error(output_name(path_) + ": closing failed: " + sf_error_number(status));
+    // Not sf_error_number for a code outside its table (Ogg's close returns -1): it printed "Not
+    // a valid error number (-1)." to standard output, into what a pipe there carries (a QA pass).
+    const int error = errno;
+    throw Error(output_name(path_) + ": closing failed: " +
+                (status > 0 ? std::string(sf_error_number(status)) : error != 0 ? std::strerror(error) : "libsndfile says " + std::to_string(status)));
   }
   if (sink_ && sink_->error() != 0) {  // an encoder's last frames, a header rewritten at close
     discard();
