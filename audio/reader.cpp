@@ -182,10 +182,13 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     const int sample_bytes = fixed_sample_bytes(raw.subtype);
     frame_bytes_ = sample_bytes > 0 ? static_cast<std::size_t>(sample_bytes) * static_cast<std::size_t>(raw.channels) : 0;
   }
+  // Raw samples from a pipe or a device are read as they come: a device (/dev/zero, a sound
+  // card's node) seeks and reports no size, and libsndfile had read it as empty ("has no audio
+  // frames", a QA pass).
   struct stat named {};
   const bool raw_pipe = raw.subtype != 0 && frame_bytes_ > 0 &&
-                        (path == "-" ? stdin_start != 0
-                                     : stat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode));
+                        (path == "-" ? stdin_start != 0 || (fstat(STDIN_FILENO, &named) == 0 && S_ISCHR(named.st_mode))
+                                     : stat(path.c_str(), &named) == 0 && (S_ISFIFO(named.st_mode) || S_ISCHR(named.st_mode)));
   if (raw_pipe) {
     pipe_ = std::make_unique<CountedPipe>();
     if (path == "-") {

@@ -222,6 +222,20 @@ TEST_F(DitherNormRaw, TheSummarySaysTheGainApplied) {
   EXPECT_EQ(silent.err, "halo: warning: the output is silent: --norm had no peak to scale to\n");
 }
 
+// Raw samples from a device are read as they come, as from a pipe: /dev/zero, named or on
+// standard input, had been "has no audio frames" at once (a QA pass). It never ends, so the run
+// goes on until interrupted, and nothing is written.
+TEST_F(DitherNormRaw, RawInputFromADeviceIsReadAsItComes) {
+  const std::string raw = " -t raw --rate 48000 --channels 1 --encoding pcm16 --lowpass 1k -q";
+  for (const std::string& command : {"timeout --preserve-status -s INT 1 '" + std::string(HALO_BINARY) + "' filter /dev/zero z.wav" + raw,
+                                    "timeout --preserve-status -s INT 1 '" + std::string(HALO_BINARY) + "' filter - z.wav" + raw + " < /dev/zero"}) {
+    const Result result = run({"/bin/sh", "-c", command}, in_directory(dir.path()));
+    EXPECT_EQ(result.exit_code, 130) << command << "\n" << result.err;
+    EXPECT_EQ(result.err, "halo: interrupted; nothing was written\n") << command;
+    EXPECT_FALSE(std::filesystem::exists(dir / "z.wav"));
+  }
+}
+
 TEST_F(DitherNormRaw, RawInputReadsAsTheWavOfTheSameSamples) {
   check("rng = np.random.default_rng(13)\n"
         "s = rng.integers(-32768, 32768, size=(30000, 2), dtype=np.int16)\n"
