@@ -129,8 +129,17 @@ std::string binary_as_text(const std::string& path) {
                 "named .f32)";
 }
 
-// The whole file, refused once it passes limit_bytes; `text`: refused at its first NUL byte.
-std::string read_bytes(const std::string& path, std::size_t limit_bytes, bool text) {
+// Whether `bytes`, a file's first block, open as a sound file (its header); mask_file.cpp below.
+bool opens_as_sound(const std::string& bytes);
+
+// What read_bytes takes a file for: text (refused at its first NUL byte), binary (anything), or
+// text unless its first block holds a NUL byte, and then a sound file, whose header that first
+// block must hold: binary bytes that are none are refused at once, not read to the limit first
+// (`--mask /dev/zero`).
+enum class Content { text, binary, text_or_sound };
+
+// The whole file, refused once it passes limit_bytes, or as `content` says.
+std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content content) {
   const int fd = open_for_reading(path);
   std::string bytes;
   char block[65536];
@@ -143,7 +152,12 @@ std::string read_bytes(const std::string& path, std::size_t limit_bytes, bool te
       throw error;
     }
     if (got == 0) break;
-    const bool binary = text && std::memchr(block, '\0', static_cast<std::size_t>(got)) != nullptr;
+    bool binary = content != Content::binary && std::memchr(block, '\0', static_cast<std::size_t>(got)) != nullptr;
+    if (binary && content == Content::text_or_sound && bytes.empty() &&
+        opens_as_sound(std::string(block, static_cast<std::size_t>(got)))) {
+      content = Content::binary;
+      binary = false;
+    }
     if (binary || bytes.size() + static_cast<std::size_t>(got) > limit_bytes) {
       ::close(fd);
       throw Error(binary ? binary_as_text(path) : too_large(path, limit_bytes));
@@ -385,29 +399,44 @@ struct MemoryFile {
   sf_count_t position = 0;  // the next byte read
 };
 
-MaskSet parse_sound(const std::string& path, const std::string& bytes) {
-  SF_VIRTUAL_IO io{};
-  io.get_filelen = [](void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); };
-  io.seek = [](sf_count_t offset, int whence, void* user) {
-    auto* file = static_cast<MemoryFile*>(user);
-    const sf_count_t size = static_cast<sf_count_t>(file->bytes.size());
-    const sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : size;
-    file->position = std::clamp<sf_count_t>(base + offset, 0, size);
-    return file->position;
-  };
-  io.read = [](void* to, sf_count_t count, void* user) {
-    auto* file = static_cast<MemoryFile*>(user);
-    const sf_count_t left = static_cast<sf_count_t>(file->bytes.size()) - file->position;
-    const sf_count_t got = std::clamp<sf_count_t>(count, 0, left);
-    std::memcpy(to, file->bytes.data() + file->position, static_cast<std::size_t>(got));
-    file->position += got;
-    return got;
-  };
-  io.write = [](const void*, sf_count_t, void*) { return sf_count_t{0}; };
-  io.tell = [](void* user) { return static_cast<MemoryFile*>(user)->position; };
+// libsndfile over bytes in memory (null where they are no sound file it reads); `memory` must
+// outlive the handle.
+SndfileHandle open_in_memory(MemoryFile& memory, SF_INFO& info) {
+  static SF_VIRTUAL_IO io = [] {
+    SF_VIRTUAL_IO made{};
+    made.get_filelen = [](void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); };
+    made.seek = [](sf_count_t offset, int whence, void* user) {
+      auto* file = static_cast<MemoryFile*>(user);
+      const sf_count_t size = static_cast<sf_count_t>(file->bytes.size());
+      const sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : size;
+      file->position = std::clamp<sf_count_t>(base + offset, 0, size);
+      return file->position;
+    };
+    made.read = [](void* to, sf_count_t count, void* user) {
+      auto* file = static_cast<MemoryFile*>(user);
+      const sf_count_t left = static_cast<sf_count_t>(file->bytes.size()) - file->position;
+      const sf_count_t got = std::clamp<sf_count_t>(count, 0, left);
+      std::memcpy(to, file->bytes.data() + file->position, static_cast<std::size_t>(got));
+      file->position += got;
+      return got;
+    };
+    made.write = [](const void*, sf_count_t, void*) { return sf_count_t{0}; };
+    made.tell = [](void* user) { return static_cast<MemoryFile*>(user)->position; };
+    return made;
+  }();
+  return SndfileHandle(sf_open_virtual(&io, SFM_READ, &info, &memory));
+}
+
+bool opens_as_sound(const std::string& bytes) {
   MemoryFile memory{bytes};
   SF_INFO info{};
-  SndfileHandle file(sf_open_virtual(&io, SFM_READ, &info, &memory));
+  return static_cast<bool>(open_in_memory(memory, info));
+}
+
+MaskSet parse_sound(const std::string& path, const std::string& bytes) {
+  MemoryFile memory{bytes};
+  SF_INFO info{};
+  SndfileHandle file = open_in_memory(memory, info);
   if (!file) throw Error(path + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")");
   return decode_sound(path, file.get(), info, false);
 }
@@ -552,24 +581,19 @@ MaskSet read_mask(const std::string& path) {
   if (const std::string extension = lower_extension(path); extension == "yml" || extension == "yaml")
     throw Error(path + ": a CamillaDSP configuration, not coefficients: give --mask the file its filename: entry names");
   switch (kind_of(path)) {
-    case FileKind::raw_f32: return parse_raw_f32(path, read_bytes(path, 4 * max_mask_taps, false));
+    case FileKind::raw_f32: return parse_raw_f32(path, read_bytes(path, 4 * max_mask_taps, Content::binary));
     case FileKind::sound: return read_sound(path);
-    case FileKind::json: return parse_json_mask(path, read_bytes(path, max_text_bytes, true));
-    case FileKind::header: return parse_header_mask(path, read_bytes(path, max_text_bytes, true));
+    case FileKind::json: return parse_json_mask(path, read_bytes(path, max_text_bytes, Content::text));
+    case FileKind::header: return parse_header_mask(path, read_bytes(path, max_text_bytes, Content::text));
     case FileKind::text: break;
   }
   // A sound file under a name whose extension says nothing (room.irs, none at all, /dev/stdin,
   // <(...)) is read by its content, as IN is: binary bytes are tried as a sound file before
   // they are refused as text (`--ir room.irs` had been "a binary file, not a text mask", a QA
   // pass). A .txt is text whatever it holds.
-  if (lower_extension(path) == "txt") return parse_text(path, read_bytes(path, max_text_bytes, true));
-  const std::string bytes = read_bytes(path, max_text_bytes, false);
-  if (bytes.find('\0') == std::string::npos) return parse_text(path, bytes);
-  try {
-    return parse_sound(path, bytes);
-  } catch (const Error&) {
-    throw Error(binary_as_text(path));
-  }
+  if (lower_extension(path) == "txt") return parse_text(path, read_bytes(path, max_text_bytes, Content::text));
+  const std::string bytes = read_bytes(path, max_text_bytes, Content::text_or_sound);
+  return bytes.find('\0') == std::string::npos ? parse_text(path, bytes) : parse_sound(path, bytes);
 }
 
 MaskSet parse_mask(const std::string& name, const std::string& bytes) {
