@@ -184,12 +184,13 @@ Format output_format(const Format& input, const std::string& output_path, int su
   if (subtype != 0) {
     // (Opus at a rate it does not code: the Writer's refusal says what to do instead.)
     const bool opus = (subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS;
-    if (fits_on_paper(subtype) && !opus)
+    const bool on_paper = fits_on_paper(subtype);
+    if (on_paper && !opus)
       if (const std::string problem = layout_problem(output.container, subtype, output.rate_hz, output.channels);
           !problem.empty())
         throw Error(output_path + ": " + container_name(output.container) + " " + subtype_name(subtype) + " at " +
                     std::to_string(output.rate_hz) + " Hz: " + problem + "; choose another --subtype or container");
-    if (!(opus ? fits_on_paper(subtype) : fits(subtype))) {
+    if (!on_paper) {  // (tried in memory just above: not again)
       // Held at some channel count (ADPCM and GSM in a WAV: mono or stereo, GSM mono only): say
       // that, not that the container never holds it (a QA pass).
       SF_INFO mono{};

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "audio/sndfile_handle.hpp"
 #include "audio/sndfile_log.hpp"
 
 namespace halo::audio {
@@ -29,17 +30,11 @@ bool plain_samples(int subtype) {
   }
 }
 
-struct Descriptor {
+// The in-memory file's descriptor, closed with the probe.
+struct MemoryDescriptor {
   int fd;
-  ~Descriptor() {
+  ~MemoryDescriptor() {
     if (fd >= 0) close(fd);
-  }
-};
-
-struct Sound {
-  SNDFILE* file;
-  ~Sound() {
-    if (file != nullptr) sf_close(file);
   }
 };
 
@@ -49,30 +44,32 @@ std::string layout_problem(int container, int subtype, int rate_hz, int channels
   if ((subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS && rate_hz != 8000 && rate_hz != 12000 && rate_hz != 16000 &&
       rate_hz != 24000 && rate_hz != 48000)
     return "Opus codes 8, 12, 16, 24 or 48 kHz";
-  const Descriptor memory{memfd_create("halo-layout-probe", MFD_CLOEXEC)};
+  const MemoryDescriptor memory{memfd_create("halo-layout-probe", MFD_CLOEXEC)};
   if (memory.fd < 0) return {};  // nowhere to try it: sf_format_check's word stands
   SF_INFO info{};
   info.samplerate = rate_hz;
   info.channels = channels;
   info.format = container | subtype;
-  constexpr sf_count_t frames = 1000;  // not a multiple of any block: a padded block would show
+  // A thousand: few enough that the probe takes some 10 ms at 1024 channels (a 255-channel
+  // Vorbis one 100 ms, a review), and a multiple of PAF's 24-bit blocks of 10 frames, which pad
+  // any other length (as the block codecs' do; not what this probe is for).
+  constexpr sf_count_t frames = 1000;
   std::vector<float> samples(static_cast<std::size_t>(frames * channels));
   for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = 0.25f * std::sin(0.05f * static_cast<float>(i));
   {
-    Sound out{sf_open_fd(memory.fd, SFM_WRITE, &info, SF_FALSE)};
-    if (out.file == nullptr) return std::string("libsndfile cannot write it (") + sf_strerror(nullptr) + ")";
-    if (sf_writef_float(out.file, samples.data(), frames) != frames)
-      return std::string("libsndfile cannot write it (") + error_words(out.file) + ")";
-    const int closed = sf_close(out.file);
-    out.file = nullptr;
+    SndfileHandle out(sf_open_fd(memory.fd, SFM_WRITE, &info, SF_FALSE));
+    if (!out) return std::string("libsndfile cannot write it (") + sf_strerror(nullptr) + ")";
+    if (sf_writef_float(out.get(), samples.data(), frames) != frames)
+      return std::string("libsndfile cannot write it (") + error_words(out.get()) + ")";
+    const int closed = sf_close(out.release());  // its result: the header written last
     if (closed != 0)  // not sf_error_number(-1), which prints to standard output (writer.cpp)
-      return std::string("libsndfile cannot finish it (") + (closed > 0 ? sf_error_number(closed) : "closing failed") + ")";
+      return std::string("libsndfile cannot finish it (") + error_number_words(closed) + ")";
   }
   if (lseek(memory.fd, 0, SEEK_SET) != 0) return {};
   SF_INFO back{};
   if ((container & SF_FORMAT_TYPEMASK) == SF_FORMAT_RAW) back = info;  // no header: read as it was written
-  const Sound in{sf_open_fd(memory.fd, SFM_READ, &back, SF_FALSE)};
-  if (in.file == nullptr) return std::string("libsndfile cannot read back what it writes (") + sf_strerror(nullptr) + ")";
+  const SndfileHandle in(sf_open_fd(memory.fd, SFM_READ, &back, SF_FALSE));
+  if (!in) return std::string("libsndfile cannot read back what it writes (") + sf_strerror(nullptr) + ")";
   if (back.samplerate != rate_hz)
     return "the file would say " + std::to_string(back.samplerate) + " Hz, not " + std::to_string(rate_hz);
   if (back.channels != channels)

@@ -128,15 +128,26 @@ void refuse_replacing_unnamed(const std::string& path, const std::vector<std::st
   for (const std::string& file : files) {
     struct stat info {};
     if (file == path || ::lstat(file.c_str(), &info) != 0) continue;
-    if (!config_read) {
-      std::ifstream existing(path, std::ios::binary);
-      config.resize(1 << 20);
-      existing.read(config.data(), static_cast<std::streamsize>(config.size()));
-      config.resize(static_cast<std::size_t>(existing.gcount()));
+    if (!config_read) {  // a regular file's first MiB: OUT may be a FIFO, which would wait
+      struct stat out {};
+      if (::stat(path.c_str(), &out) == 0 && S_ISREG(out.st_mode)) {
+        std::ifstream existing(path, std::ios::binary);
+        config.resize(1 << 20);
+        existing.read(config.data(), static_cast<std::streamsize>(config.size()));
+        config.resize(static_cast<std::size_t>(existing.gcount()));
+      }
       config_read = true;
     }
+    // Named as the config names it (CamillaDSP's "filename: x.f32", quoted where YAML needs it,
+    // Equalizer APO's "Convolution: x.wav"), at a line's end: not "mysong.wav" for song.wav.
     const std::string bare = file.substr(file.find_last_of('/') + 1);
-    if (config.find(bare) == std::string::npos)
+    bool names_it = false;
+    for (const std::string& named : {": " + bare, ": \"" + bare + "\"", ": '" + bare + "'"})
+      for (std::size_t at = config.find(named); at != std::string::npos && !names_it; at = config.find(named, at + 1)) {
+        const std::size_t end = at + named.size();
+        names_it = end == config.size() || config[end] == '\n' || config[end] == '\r';
+      }
+    if (!names_it)
       throw Error(file + " exists, and this export would replace it with " + path +
                   "'s coefficients: move it, or give OUT another name");
   }

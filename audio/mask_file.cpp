@@ -153,10 +153,21 @@ std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content
     }
     if (got == 0) break;
     bool binary = content != Content::binary && std::memchr(block, '\0', static_cast<std::size_t>(got)) != nullptr;
-    if (binary && content == Content::text_or_sound && bytes.empty() &&
-        opens_as_sound(std::string(block, static_cast<std::size_t>(got)))) {
-      content = Content::binary;
-      binary = false;
+    if (binary && content == Content::text_or_sound && bytes.empty()) {
+      // The first block whole before deciding: a pipe may bring a header in pieces (a review).
+      std::string first(block, static_cast<std::size_t>(got));
+      for (;;) {
+        if (first.size() == sizeof block) break;
+        const ssize_t more = ::read(fd, block, sizeof block - first.size());
+        if (more < 0 && errno == EINTR) continue;
+        if (more <= 0) break;
+        first.append(block, static_cast<std::size_t>(more));
+      }
+      if (opens_as_sound(first)) {
+        content = Content::binary;
+        bytes = std::move(first);
+        continue;
+      }
     }
     if (binary || bytes.size() + static_cast<std::size_t>(got) > limit_bytes) {
       ::close(fd);
@@ -570,7 +581,7 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   if (written != static_cast<sf_count_t>(frames)) throw Error(path + ": " + error_words(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
   const int closed = sf_close(file.release());
-  if (closed != 0) throw Error(path + ": " + (closed > 0 ? sf_error_number(closed) : "closing failed"));  // writer.cpp: why not -1
+  if (closed != 0) throw Error(path + ": " + error_number_words(closed));
 }
 
 }  // namespace
@@ -632,11 +643,10 @@ void check_mask_output(const std::string& path) {
   struct stat info {};
   if (::stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     throw Error(path + ": cannot create a file in " + folder + ": no such folder");
-  // And what the write would refuse, said before the work rather than after it (a long design
-  // search had run 7 s before "Is a directory", a QA pass).
+  // A folder as OUT, said before the work rather than after it (a long design search had run
+  // 7 s before "Is a directory", a QA pass). Not the folder's permissions: OUT may be a link to
+  // a file elsewhere, whose temporary goes beside that file (AtomicFile).
   if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) throw Error(path + ": a folder, not a file name");
-  if (::access(folder.c_str(), W_OK) != 0 && (errno == EACCES || errno == EROFS))
-    throw Error(path + ": cannot create a file in " + folder + ": " + std::strerror(errno));
 }
 
 void write_mask(const std::string& path, const MaskSet& masks) {
@@ -693,6 +703,36 @@ MaskSet masks_as_written(const std::string& path, const MaskSet& masks) {
   const MaskSet read_back = parse_sound(path, bytes);
   for (std::size_t c = 0; c < written.size(); ++c) written[c].taps = read_back.at(c).taps;
   return written;
+}
+
+bool keeps_alignment(const std::string& path) {
+  switch (kind_of(path)) {
+    case FileKind::text:
+    case FileKind::json:
+    case FileKind::header: return true;
+    case FileKind::raw_f32: return false;
+    case FileKind::sound: break;
+  }
+  filters::Mask one;
+  one.taps = {0.5f};
+  one.rate_hz = 48000;
+  one.causal = true;
+  const MaskSet set = {one};
+  const int memory = memfd_create("halo-mask-alignment", MFD_CLOEXEC);
+  if (memory < 0) return true;  // cannot tell: nothing to warn of
+  std::string bytes;
+  try {
+    write_sound(path, set, plan_sound(path, set), memory);
+    struct stat status {};
+    if (fstat(memory, &status) == 0) {
+      bytes.resize(static_cast<std::size_t>(status.st_size));
+      if (pread(memory, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) bytes.clear();
+    }
+  } catch (const Error&) {
+    bytes.clear();
+  }
+  close(memory);
+  return bytes.empty() || parse_sound(path, bytes).front().causal;
 }
 
 }  // namespace halo::audio

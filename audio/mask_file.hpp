@@ -50,6 +50,12 @@ void write_mask_into(AtomicFile& output, const std::string& path, const filters:
 // format's unchanged (float32, or text that reads back to the same float). Throws as write_mask.
 filters::MaskSet masks_as_written(const std::string& path, const filters::MaskSet& masks);
 
+// Whether a mask file named `path` keeps a causal mask's alignment, so that --mask reads it back
+// causal: text, JSON and C headers do, raw .f32 does not, and a sound container does where it
+// holds the comment that says so (tried in memory, as masks_as_written does: CAF and WAV keep
+// it, W64 does not). The file itself is not read: it may be a FIFO or a device.
+bool keeps_alignment(const std::string& path);
+
 // Whether a name's extension (lower case, without the dot; empty for none, as for ".mask")
 // says what a mask file holds (.txt, .f32, .json, .h/.hpp, a sound format), or there is none;
 // read_mask takes any other as text, write_mask's callers refuse it.

@@ -36,4 +36,8 @@ std::string error_words(SNDFILE* file) {
   return code > 0 ? std::string(sf_strerror(file)) : "libsndfile's error " + std::to_string(code);
 }
 
+std::string error_number_words(int code) {
+  return code > 0 ? std::string(sf_error_number(code)) : "libsndfile's error " + std::to_string(code);
+}
+
 }  // namespace halo::audio

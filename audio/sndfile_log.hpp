@@ -15,9 +15,12 @@ std::string log_of(SNDFILE* file);
 // any case. The last such number in the log, -1 when none.
 long long log_number(const std::string& log, const std::string& key);
 
-// libsndfile's words for a file's error, without asking it for a code outside its table: for
-// one (its Ogg writer's -1) sf_strerror prints "Not a valid error number (-1)." to standard
-// output, into whatever a pipe there carries (a QA pass). Then: "libsndfile's error N".
+// libsndfile's words for a file's error, or for an error code (sf_close's), without asking it
+// for a code outside its table: for a negative one (its Ogg writer's -1) sf_error_number and
+// sf_strerror print "Not a valid error number (-1)." to standard output, into whatever a pipe
+// there carries (a QA pass). Then: "libsndfile's error N". (Its table's upper end is not
+// public; its own codes stay below it.)
 std::string error_words(SNDFILE* file);
+std::string error_number_words(int code);
 
 }  // namespace halo::audio

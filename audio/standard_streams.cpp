@@ -9,19 +9,23 @@ namespace halo::audio {
 namespace {
 
 bool closed[3] = {false, false, false};
+bool counting[3] = {false, false, false};  // fd 1 in a memory file, whose size is what was printed
 
 }  // namespace
 
 void guard_standard_streams() noexcept {
   for (int fd = 0; fd < 3; ++fd) {
     if (fcntl(fd, F_GETFD) != -1) continue;
-    // Opened in turn from 0 up, each takes the lowest free number: the closed one.
-    const int opened = fd == 1 ? memfd_create("halo-closed-standard-output", 0)
-                               : open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    // Opened in turn from 0 up, each takes the lowest free number: the closed one. Where no
+    // memory file can be made (an old kernel, a filter on system calls), /dev/null holds the
+    // place all the same, and what is printed there goes uncounted.
+    int opened = fd == 1 ? memfd_create("halo-closed-standard-output", 0) : -1;
+    const bool counted = opened >= 0;
+    if (opened < 0) opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (opened == fd) {
       closed[fd] = true;
-    } else if (opened >= 0) {  // a lower one was free after all: move it where it belongs
-      if (dup2(opened, fd) == fd) closed[fd] = true;
+      counting[fd] = counted;
+    } else if (opened >= 0) {
       close(opened);
     }
   }
@@ -31,7 +35,7 @@ bool closed_at_start(int fd) noexcept { return fd >= 0 && fd < 3 && closed[fd]; 
 
 long long bytes_printed_to_closed_output() noexcept {
   struct stat status {};
-  if (!closed[1] || fstat(1, &status) != 0) return 0;
+  if (!counting[1] || fstat(1, &status) != 0) return 0;
   return static_cast<long long>(status.st_size);
 }
 

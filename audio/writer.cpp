@@ -185,6 +185,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
   sf_count_t written = 0;
   const std::size_t samples = frames * format_.channels;
   const bool finite = all_finite(interleaved, samples);
+  errno = 0;  // what the write sets, not what an earlier call left (an lseek on a pipe: ESPIPE)
   if (!scale_.clips && !scale_.integer && gain == 1.0 && finite) {
     written = sf_writef_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   } else {
@@ -292,14 +293,16 @@ void Writer::commit(const std::function<bool()>& stop) {
     close(spool_fd_);
     spool_fd_ = -1;
   }
+  errno = 0;
   const int status = sf_close(file_.release());
+  const int close_errno = errno;
   if (status != 0) {
     discard();
     // Not sf_error_number for a code outside its table (Ogg's close returns -1): it printed "Not
-    // a valid error number (-1)." to standard output, into what a pipe there carries (a QA pass).
-    const int error = errno;
+    // a valid error number (-1)." to standard output (error_number_words); the system's words
+    // where the close set errno (cleared before it).
     throw Error(output_name(path_) + ": closing failed: " +
-                (status > 0 ? std::string(sf_error_number(status)) : error != 0 ? std::strerror(error) : "libsndfile says " + std::to_string(status)));
+                (status <= 0 && close_errno != 0 ? std::string(std::strerror(close_errno)) : error_number_words(status)));
   }
   if (sink_ && sink_->error() != 0) {  // an encoder's last frames, a header rewritten at close
     discard();
@@ -320,16 +323,18 @@ void Writer::commit(const std::function<bool()>& stop) {
 }
 
 // ADPCM and GSM 6.10 code whole blocks of frames and pad the last with silence, so OUT holds
-// more frames than were written: said, not hidden (the summary counts the frames filtered).
+// more frames than were written: said, not hidden (the summary counts the frames filtered). So
+// does PAF at 24 bits, in blocks of 10 frames (found by the layout probe, format_probe.hpp).
 void Writer::note_padding() {
   const int subtype = format_.subtype & SF_FORMAT_SUBMASK;
+  const bool paf24 = (format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_PAF && subtype == SF_FORMAT_PCM_24;
   const bool block_codec = subtype == SF_FORMAT_IMA_ADPCM || subtype == SF_FORMAT_MS_ADPCM ||
-                           subtype == SF_FORMAT_GSM610 || subtype == SF_FORMAT_VOX_ADPCM;
+                           subtype == SF_FORMAT_GSM610 || subtype == SF_FORMAT_VOX_ADPCM || paf24;
   if (!block_codec || path_ == "-" || !output_) return;
   SF_INFO info{};
   SndfileHandle written(sf_open(path_.c_str(), SFM_READ, &info));
   if (!written || info.frames <= static_cast<sf_count_t>(frames_out_)) return;  // GSM reads as not seekable
-  note_ = path_ + ": " + subtype_name(subtype) + " codes whole blocks: it holds " + std::to_string(info.frames) +
+  note_ = path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " + std::to_string(info.frames) +
           " frames, the last " + std::to_string(info.frames - static_cast<sf_count_t>(frames_out_)) +
           " of them the codec's padding";
 }

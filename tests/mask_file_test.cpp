@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sndfile.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -125,6 +128,22 @@ TEST_F(MaskFile, ASoundFileUnderANameThatSaysNothingIsReadByItsContent) {
     EXPECT_EQ(back[1].taps, stereo[1].taps) << name;
     EXPECT_EQ(back[0].rate_hz, 48000.0) << name;
   }
+  // Through a FIFO whose writer brings the header in two pieces: the first block is read whole
+  // before it is judged (a first read of 30 bytes had been refused as binary, a review).
+  const std::string fifo = path("piped.irs");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    if (::write(fd, bytes.data(), 30) != 30) ADD_FAILURE() << "short write";
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (::write(fd, bytes.data() + 30, bytes.size() - 30) != static_cast<ssize_t>(bytes.size() - 30)) ADD_FAILURE() << "short write";
+    ::close(fd);
+  });
+  const MaskSet piped = read_mask(fifo);
+  writer.join();
+  ASSERT_EQ(piped.size(), 2u);
+  EXPECT_EQ(piped[0].taps, stereo[0].taps);
   EXPECT_THROW(read_mask(write_file("room.txt", bytes)), halo::audio::Error);
   EXPECT_THROW(read_mask(write_file("noise.bin", std::string("\x01\x00\x02\x03", 4) + std::string(100, 'x'))),
                halo::audio::Error);

@@ -15,6 +15,10 @@ int live_command(int argc, char** argv);     // src/cli/live.cpp
 int ir_command(int argc, char** argv);       // src/cli/ir.cpp: inspect, fix
 int wisdom_command(int argc, char** argv);   // src/cli/wisdom.cpp: FFTW's measured plans
 
+// `text` with its control characters written as \xNN (a newline or an escape sequence in a
+// file name), so that it stays on its line and never drives the terminal. notice() applies it.
+std::string one_line(const std::string& text);
+
 // A mistake in how the command was called: main() exits with 2 instead of 1.
 class UsageError : public std::runtime_error {
  public:

@@ -188,10 +188,11 @@ int design_command(int argc, char** argv) {
   };
   if (output != "-") {
     summarise(stdout);
-    if (!quiet) {  // every file: a config's coefficient files too (a QA pass: only the config was named)
+    if (!quiet) {  // every file: a config's coefficient files, the plot and the report too (only -o was named)
+      std::vector<std::string> files = design_output_files(outputs, masks.size());
+      if (designed && !report_path.empty()) files.push_back(report_path);
       std::string written;
-      for (const std::string& file : audio::export_files(output, outputs.format, masks.size()))
-        written += (written.empty() ? "" : ", ") + file;
+      for (const std::string& file : files) written += (written.empty() ? "" : ", ") + file;
       std::printf("written:    %s\n", written.c_str());
     }
   } else {

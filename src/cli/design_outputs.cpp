@@ -185,8 +185,7 @@ std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::
 std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks) {
   const bool a_mask_file = format == audio::ExportFormat::mask_file || format == audio::ExportFormat::f32 ||
                            format == audio::ExportFormat::wav;  // JSON and headers keep it; sox's export warns itself
-  if (path == "-" || masks.empty() || !masks.front().causal || !a_mask_file) return {};
-  if (audio::read_mask(path).front().causal) return {};
+  if (path == "-" || masks.empty() || !masks.front().causal || !a_mask_file || audio::keeps_alignment(path)) return {};
   return path + " holds no alignment: --mask reads it back centred, and filter's output with it would come " +
          std::to_string((masks.front().taps.size() - 1) / 2) +
          " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";

@@ -47,9 +47,10 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
                           const filters::DesignReport* report);
 
 // A causal mask (minimum phase, an impulse response) written where its alignment has no room
-// (raw .f32, a sound container without comments: CAF, W64, ...) reads back centred, and
-// filter's output with it comes (M-1)/2 frames early: the warning that says so (read back from
-// the file written), or nothing. design's -o and ir fix's OUT (a QA pass: none had been given).
+// (raw .f32, a sound container without comments: W64, ...) reads back centred, and filter's
+// output with it comes (M-1)/2 frames early: the warning that says so, or nothing (decided by
+// the format, audio::keeps_alignment, never by reading OUT, which may be a FIFO). design's -o
+// and ir fix's OUT (a QA pass: none had been given).
 std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks);
 
 // The spec and the report as JSON objects (the JSON export's "spec" and "measured").

@@ -18,13 +18,12 @@
 
 namespace halo::cli {
 
-// One line, whatever the names in it hold: a control character (a newline or an escape sequence
-// in a file name) is written as \xNN, as a mask file's tokens are quoted; a file named "a\nb"
-// had split an error over two lines, and escapes reached the terminal (a QA pass).
-void notice(const std::string& line) {
+// As a mask file's tokens are quoted: a file named "a\nb" had split an error over two lines,
+// and escapes reached the terminal (a QA pass). UTF-8 passes; C1 bytes are UTF-8's too.
+std::string one_line(const std::string& text) {
   std::string shown;
-  shown.reserve(line.size());
-  for (const char c : line) {
+  shown.reserve(text.size());
+  for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte >= 0x20 && byte != 0x7F) {
       shown += c;
@@ -34,8 +33,10 @@ void notice(const std::string& line) {
     std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
     shown += escaped;
   }
-  std::fprintf(stderr, "halo: %s\n", shown.c_str());
+  return shown;
 }
+
+void notice(const std::string& line) { std::fprintf(stderr, "halo: %s\n", one_line(line).c_str()); }
 
 }  // namespace halo::cli
 

@@ -373,7 +373,8 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       const unsigned long long host_short = counters.host_underruns.load();
       const unsigned long long all_short = counters.underruns.load();
       std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",
-                   what.c_str(), session.mask_index() + 1, arguments.session.mask_count, session.mask_label().c_str(),
+                   one_line(what).c_str(), session.mask_index() + 1, arguments.session.mask_count,
+                   one_line(session.mask_label()).c_str(),
                    session.bypass() ? "BYPASS" : "filtered", session.gain_db(), all_short > host_short ? all_short - host_short : 0,
                    static_cast<unsigned long long>(counters.host_xruns.load()), host_short, session.stats().worst_us() / 1e3);
       std::fflush(stderr);

@@ -545,12 +545,14 @@ SessionReport Session::report() const {
   report.overruns = callback_->overruns.load();
   report.host_xruns = callback_->host_xruns.load();
   report.callbacks = callback_->callbacks.load();
+  const bool cannot_preempt = options_.worker_cpu == WorkerCpu::callback && callback_->worker_cannot_preempt.load();
   if (const std::uint64_t run = callback_->run_too_long.load(); run > 0)
     report.warning += std::string(report.warning.empty() ? "" : "; ") + "the host calls back in runs of " +
-                      std::to_string(run) + " frames, longer than live's rings allow with --worker-cpu " +
-                      (options_.worker_cpu == WorkerCpu::own ? "own" : "any") +
-                      ": expect underruns (use the default --worker-cpu callback, or a shorter server period)";
-  const bool cannot_preempt = options_.worker_cpu == WorkerCpu::callback && callback_->worker_cannot_preempt.load();
+                      std::to_string(run) + " frames, longer than live's rings allow " +
+                      (cannot_preempt ? std::string("for a worker without realtime priority above the callback's thread"
+                                                    ": expect underruns (give halo realtime priority, or a shorter server period)")
+                                      : std::string("with --worker-cpu ") + (options_.worker_cpu == WorkerCpu::own ? "own" : "any") +
+                                            ": expect underruns (use the default --worker-cpu callback, or a shorter server period)");
   if (const std::uint64_t grown = callback_->lead_added.load(); grown > 0) {
     report.added_latency_frames += static_cast<std::size_t>(grown);
     report.added_latency_note += " + " + std::to_string(grown) + " grown at the start: the host calls back in runs of " +

@@ -457,6 +457,12 @@ TEST(CliFilter, BlockCodecsSayHowMuchTheyPad) {
               std::string::npos)
         << result.err;
   }
+  // PAF's 24 bits come in blocks of 10 frames: 10001 frames are held as 10010.
+  make_noise_file(dir / "odd.wav", 10001, 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 127);
+  const Result paf = halo_ok({"filter", dir / "odd.wav", dir / "out.paf", "--lowpass", "1k", "--subtype", "pcm24"});
+  EXPECT_NE(paf.err.find("PAF pcm24 codes whole blocks: it holds 10010 frames, the last 9 of them the codec's padding"),
+            std::string::npos)
+      << paf.err;
 }
 
 TEST(CliFilter, EightBitsStayEightBits) {
