@@ -82,6 +82,15 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   state.last_callback_ns = now_ns;
   const bool back_to_back = interval_ns < 0.5e9 * static_cast<double>(frames) / state.rate_hz;
   state.recent_own_underruns <<= 1;
+  // A worker that reports, once the pipeline is open (the quarter-second bound opened it before
+  // the worker was placed), that it cannot preempt this thread: the lead grows from here, as it
+  // does while shut (below), a few runs' shortfall late rather than three periods in four for
+  // good (a review). The flag is written once, and says all it means by itself.
+  if (state.pipeline_open && !state.grow_lead && state.wait_for_worker &&
+      state.worker_cannot_preempt.load(std::memory_order_relaxed)) {
+    state.grow_lead = true;
+    state.run_frames = 0;
+  }
   if (state.grow_lead) track_runs(state, back_to_back, frames);
   if (host_xrun) {
     // PortAudio's buffer processor hands one flagged host buffer to several callbacks in a row

@@ -888,6 +888,29 @@ TEST(Callback, LiveGrowsItsLeadForAWorkerThatCannotPreemptIt) {
   EXPECT_GT(rig.played.back(), 0.0f) << "open";
 }
 
+// The same flag seen only once the quarter-second bound has opened the pipeline (the worker was
+// slow to place itself): the lead grows from there on, while open (a review).
+TEST(Callback, LiveGrowsItsLeadWhenTheWorkerSaysSoAfterOpening) {
+  CallbackRig rig(4096);
+  rig.state.wait_for_worker = true;
+  rig.state.rate_hz = 2560;  // a period of 25 ms; a quarter second is 10 periods
+  for (int p = 0; p < 12; ++p) {
+    rig.callback(), rig.worker();
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  ASSERT_TRUE(rig.state.opened_without_worker.load()) << "opened by the bound";
+  EXPECT_FALSE(rig.state.grow_lead);
+  rig.state.worker_cannot_preempt = true;
+  for (int run = 0; run < 12; ++run) {
+    for (int k = 0; k < 4; ++k) rig.callback();
+    rig.worker();
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+  EXPECT_TRUE(rig.state.grow_lead);
+  EXPECT_EQ(rig.state.host_run_frames.load(), 4 * CallbackRig::period);
+  EXPECT_EQ(rig.state.lead_added.load(), 3 * CallbackRig::period);
+}
+
 // live after an overload long enough to overrun its input ring: the worker away for 40
 // periods, the input ring (256 frames) full after 4. The debt for the frames played short was
 // summed, and input dropped for want of room never came out to pay it: every block the worker
