@@ -186,10 +186,10 @@ Format output_format(const Format& input, const std::string& output_path, int su
     const bool opus = (subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS;
     const bool on_paper = fits_on_paper(subtype);
     if (on_paper && !opus)
-      if (const std::string problem = layout_problem(output.container, subtype, output.rate_hz, output.channels);
-          !problem.empty())
+      if (const std::string found = layout_problem(output.container, subtype, output.rate_hz, output.channels);
+          !found.empty())
         throw Error(output_path + ": " + container_name(output.container) + " " + subtype_name(subtype) + " at " +
-                    std::to_string(output.rate_hz) + " Hz: " + problem + "; choose another --subtype or container");
+                    std::to_string(output.rate_hz) + " Hz: " + found + "; choose another --subtype or container");
     if (!on_paper) {  // (tried in memory just above: not again)
       // Held at some channel count (ADPCM and GSM in a WAV: mono or stereo, GSM mono only): say
       // that, not that the container never holds it (a QA pass).

@@ -26,10 +26,10 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
-#include "audio/sndfile_log.hpp"
 #include "audio/format.hpp"
 #include "audio/header_length.hpp"
 #include "audio/mask_json_header.hpp"
+#include "audio/sndfile_log.hpp"
 #include "audio/sndfile_handle.hpp"
 
 namespace halo::audio {

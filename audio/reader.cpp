@@ -14,8 +14,8 @@
 #include "audio/error.hpp"
 #include "audio/header_length.hpp"
 #include "audio/scratch_file.hpp"
-#include "audio/standard_streams.hpp"
 #include "audio/sndfile_log.hpp"
+#include "audio/standard_streams.hpp"
 
 namespace halo::audio {
 namespace {

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "audio/error.hpp"
-#include "audio/sndfile_log.hpp"
 #include "audio/scratch_file.hpp"
+#include "audio/sndfile_log.hpp"
 #include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 
@@ -334,8 +334,8 @@ void Writer::note_padding() {
   SF_INFO info{};
   SndfileHandle written(sf_open(path_.c_str(), SFM_READ, &info));
   if (!written || info.frames <= static_cast<sf_count_t>(frames_out_)) return;  // GSM reads as not seekable
-  note_ = path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " + std::to_string(info.frames) +
-          " frames, the last " + std::to_string(info.frames - static_cast<sf_count_t>(frames_out_)) +
+  note_ = path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " +
+          std::to_string(info.frames) + " frames, the last " + std::to_string(info.frames - static_cast<sf_count_t>(frames_out_)) +
           " of them the codec's padding";
 }
 

@@ -209,11 +209,11 @@ int design_command(int argc, char** argv) {
   if (designed)
     if (const std::string warning = filters::missing_edge_warning(spec, report); !warning.empty())
       notice("warning: " + warning);
+  if (const std::string lost = alignment_lost_warning(output, outputs.format, masks); !lost.empty())
+    notice("warning: " + lost);
   // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a causal mask's
   // (minimum phase, an impulse response) output would come that much early there (CamillaDSP
   // and Equalizer APO convolve as is).
-  if (const std::string lost = alignment_lost_warning(output, outputs.format, masks); !lost.empty())
-    notice("warning: " + lost);
   if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
     notice("warning: " + (output == "-" ? std::string("standard output") : output) + ": sox's fir removes " +
            std::to_string(masks.front().taps.size() / 2) + " frames of delay, as for a linear-phase mask: this " +

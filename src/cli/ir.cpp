@@ -391,7 +391,8 @@ int fix(int argc, char** argv) {
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());
     std::string written;  // every file: a config's coefficient files too
-    for (const std::string& file : audio::export_files(output, format, masks.size())) written += (written.empty() ? "" : ", ") + file;
+    for (const std::string& file : audio::export_files(output, format, masks.size()))
+      written += (written.empty() ? "" : ", ") + file;
     std::printf("written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", written.c_str(), masks.front().taps.size(),
                 masks.size(), masks.size() == 1 ? "" : "s", masks.front().rate_hz);
   }
