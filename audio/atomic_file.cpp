@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "audio/error.hpp"
 
@@ -142,13 +143,22 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // folder the user may write, and taken it over (a QA pass). Root writes it, as `>` does.
   if (exists && access(target_.c_str(), W_OK) != 0 && errno == EACCES)
     throw Error(path + ": write-protected (" + reason() + "); halo replaces no file this user may not write");
-  std::string pattern = temporary_pattern(target_);
-  fd_ = mkostemp(pattern.data(), O_CLOEXEC);
-  if (fd_ < 0)  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
-    throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " +
-                (errno == ENOENT ? std::string("no such folder") : reason()));
-  temporary_ = pattern;
-  slot_ = register_temporary(temporary_);
+  // First an unnamed file in the target's folder (O_TMPFILE), named only as it goes into place:
+  // a kill no handler sees (SIGKILL, the OOM killer, a power cut) had left the named temporary
+  // behind, a hidden ".NAME.halo-XXXXXX" as large as the output so far (a QA pass). Where the
+  // file system or kernel has none, the named temporary as before (it gives the errors too).
+  fd_ = open(directory_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd_ >= 0) {
+    unnamed_ = true;
+  } else {
+    std::string pattern = temporary_pattern(target_);
+    fd_ = mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd_ < 0)  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
+      throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " +
+                  (errno == ENOENT ? std::string("no such folder") : reason()));
+    temporary_ = pattern;
+    slot_ = register_temporary(temporary_);
+  }
   // mkstemp makes 0600. A file replaced keeps its owner where we may set it (root), and its mode
   // (less set-id bits when the owner could not be kept); a new file gets what a plain create gives.
   mode_t mode = 0666 & ~process_umask();
@@ -161,10 +171,35 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     const Error error(path + ": " + reason());
     close(fd_);
     fd_ = -1;
-    unlink(temporary_.c_str());
+    if (!temporary_.empty()) unlink(temporary_.c_str());
     forget_temporary(slot_);
     throw error;
   }
+}
+
+// The unnamed file gets its temporary name beside the target, the descriptor still open: linkat
+// cannot replace a name, so commit() renames it over the target as it does a named temporary.
+// Through /proc/self/fd (no privilege needed), else AT_EMPTY_PATH (which needs one).
+void AtomicFile::name_unnamed() {
+  if (!unnamed_) return;
+  char proc[64];
+  std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_);
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = temporary_pattern(target_);
+    static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (std::size_t i = name.size() - 6; i < name.size(); ++i) name[i] = letters[entropy() % (sizeof letters - 1)];
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
+        (errno == EEXIST || linkat(fd_, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) != 0)) {
+      if (errno == EEXIST) continue;
+      throw Error(path_ + ": cannot name the finished file: " + reason());
+    }
+    temporary_ = name;
+    slot_ = register_temporary(temporary_);
+    unnamed_ = false;
+    return;
+  }
+  throw Error(path_ + ": cannot name the finished file: every name tried was taken");
 }
 
 AtomicFile::~AtomicFile() {
@@ -185,6 +220,7 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
 
 void AtomicFile::close_checked() {
   if (fd_ < 0) return;
+  name_unnamed();
   const int fd = fd_;
   fd_ = -1;
   if (close(fd) != 0) throw Error(path_ + ": closing failed: " + reason());

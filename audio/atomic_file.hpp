@@ -7,9 +7,11 @@ namespace halo::audio {
 // Output that never leaves a half-written file under the name the user gave: the one
 // implementation of that rule, for sound files (audio::Writer) and mask files alike.
 //
-// A regular file, or a name not yet taken, is written to a temporary ".NAME.halo-XXXXXX"
-// beside it (same directory, so the rename is atomic; NAME shortened where the whole would
-// not fit in a file name) and renamed over the target by commit(). The name is resolved
+// A regular file, or a name not yet taken, is written to an unnamed file in its folder
+// (O_TMPFILE), which gets a temporary name ".NAME.halo-XXXXXX" beside it only once complete
+// (same directory, so the rename is atomic; NAME shortened where the whole would not fit in a
+// file name) and is renamed over the target by commit(); where the file system has no unnamed
+// files, the temporary is named from the start. The name is resolved
 // first: a symbolic link is written through (the temporary goes beside the file it points
 // to, which is what gets replaced; the link stays a link). A file replaced keeps its mode and,
 // where allowed (root), its owner and group; a new one gets the mode a plain create gives.
@@ -37,7 +39,7 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   int fd() const { return fd_; }
-  bool direct() const { return temporary_.empty(); }
+  bool direct() const { return temporary_.empty() && !unnamed_; }
 
   // Writes every byte (retrying short writes and EINTR); throws audio::Error naming the target.
   void write_all(const char* data, std::size_t size);
@@ -54,7 +56,9 @@ class AtomicFile {
  private:
   std::string path_;       // the name the user gave (messages name it)
   std::string target_;     // the file it leads to, symbolic links followed: what commit() replaces
-  std::string temporary_;  // where bytes go until commit(); empty when writing directly
+  std::string temporary_;  // the temporary's name until commit(); empty when writing directly or unnamed yet
+  bool unnamed_ = false;   // an O_TMPFILE file that close_checked() has yet to name
+  void name_unnamed();
   int slot_ = -1;          // its entry in the table remove_live_temporaries() reads; -1 when none
   int fd_ = -1;
   bool committed_ = false;

@@ -358,13 +358,17 @@ TEST_F(MaskFile, WritesToAFifoGoDirectly) {
 
 // ---------------------------------------------------------------- atomic output
 
-// Bytes written to a regular file live in ".NAME.halo-XXXXXX" beside it until commit().
+// Bytes written to a regular file live in an unnamed file in its folder (O_TMPFILE, where the
+// file system has them, as here) until close_checked() names it ".NAME.halo-XXXXXX" beside the
+// target, and commit() renames that over it: until the output is complete, no name holds it.
 TEST_F(MaskFile, AtomicFileWritesBesideAndRenamesOnCommit) {
   const std::string target = path("out.txt");
   {
     AtomicFile file(target);
     EXPECT_FALSE(file.direct());
     file.write_all("abc", 3);
+    EXPECT_EQ(entries(), std::vector<std::string>{}) << "unnamed while written";
+    file.close_checked();
     const std::vector<std::string> names = entries();
     ASSERT_EQ(names.size(), 1u);
     EXPECT_EQ(names[0].rfind(".out.txt.halo-", 0), 0u) << names[0];
@@ -399,6 +403,7 @@ TEST_F(MaskFile, AtomicFileKeepsTheTemporaryNameShort) {
   {
     AtomicFile file(path(name));
     file.write_all("x", 1);
+    file.close_checked();
     const std::vector<std::string> names = entries();
     ASSERT_EQ(names.size(), 1u);
     EXPECT_LE(names[0].size(), 255u);

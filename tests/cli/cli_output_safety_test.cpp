@@ -322,6 +322,26 @@ TEST_F(OutputSafety, AFileSizeLimitFailsCleanly) {
       << halo_lines(run)[0];
 }
 
+// A kill no handler sees (SIGKILL, as the OOM killer sends) leaves nothing beside OUT: the output
+// is an unnamed file until it is complete, where a named temporary ".out.wav.halo-XXXXXX" had
+// stayed behind (a QA pass). halo is killed while it waits for the rest of IN on a FIFO, with
+// its output begun (the first chunk filtered: --chunk 1024).
+TEST_F(OutputSafety, AKillNoHandlerSeesLeavesNothingBesideOut) {
+  make_noise("long.wav", 2, 31);
+  ASSERT_EQ(mkfifo(at("in.fifo").c_str(), 0600), 0);
+  const std::vector<std::string> before = list_directory(work_.path());
+  const Result killed = sh("$HALO filter in.fifo killed.wav --mask half.txt --chunk 1024 -q & h=$!\n"
+                           "exec 3>in.fifo\n"
+                           "head -c 100000 long.wav >&3\n"
+                           "sleep 1\n"
+                           "kill -KILL $h\n"
+                           "wait $h\n"
+                           "echo \"exit $?\"\n"
+                           "exec 3>&-");
+  EXPECT_NE(killed.out.find("exit 137"), std::string::npos) << killed.out << killed.err;
+  EXPECT_EQ(list_directory(work_.path()), before) << "left beside OUT after SIGKILL";
+}
+
 // A failure after part of the output has gone down a pipe cannot take it back: the message says
 // the output is incomplete, not "nothing written" (as it does for a file, whose temporary goes).
 TEST_F(OutputSafety, AFailureAfterStreamingSaysTheOutputIsIncomplete) {

@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sndfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -49,9 +52,29 @@ Ended end_within(Process& process, std::chrono::milliseconds limit) {
 }
 
 // Waits up to 10 s for a name beside `target` other than those in `before` (the temporary).
-bool temporary_appears(const DirectorySnapshot& before) {
+// The size of the largest file process `pid` holds open in `directory` (-1 while none): its
+// output, which is an unnamed file (O_TMPFILE) until complete, so that no listing shows it;
+// /proc/PID/fd names it "DIRECTORY/#INODE (deleted)", and stat through the link reaches it.
+off_t open_output_size(pid_t pid, const std::string& directory) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  off_t largest = -1;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(fds, error)) {
+    char target[PATH_MAX];
+    const ssize_t size = readlink(entry.path().c_str(), target, sizeof target - 1);
+    if (size <= 0) continue;
+    target[size] = '\0';
+    if (std::string(target).rfind(directory + "/", 0) != 0) continue;
+    struct stat info {};
+    if (stat(entry.path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) largest = std::max(largest, info.st_size);
+  }
+  return largest;
+}
+
+// Waits up to 10 s for process `pid` to open its output in `directory`.
+bool output_opened(pid_t pid, const std::string& directory) {
   for (int i = 0; i < 500; ++i) {
-    if (!before.added().empty()) return true;
+    if (open_output_size(pid, directory) >= 0) return true;
     std::this_thread::sleep_for(20ms);
   }
   return false;
@@ -109,7 +132,7 @@ StalledRun signal_a_stalled_filter(int number, bool stdin) {
   if (stdin) options.stdin_path = fifo;
   Process halo_process(halo_args({"filter", stdin ? "-" : fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}),
                        options);
-  if (!temporary_appears(before)) ADD_FAILURE() << "halo never started writing";
+  if (!output_opened(halo_process.pid(), out_dir)) ADD_FAILURE() << "halo never started writing";
   std::this_thread::sleep_for(200ms);  // let the reader block in read()
   EXPECT_EQ(kill(halo_process.pid(), number), 0);
   Ended ended = end_within(halo_process, 8s);
@@ -193,13 +216,10 @@ TEST(StalledOutput, CtrlCStopsDesignBlockedOnAFullPipe) {
   EXPECT_EQ(result.exit_code, 130) << result.err;
 }
 
-// Waits up to 20 s for a file in `directory`, other than those in `before`, of more than `bytes`.
-bool grown_temporary(const DirectorySnapshot& before, const std::string& directory, off_t bytes) {
+// Waits up to 20 s for process `pid`'s output in `directory` to pass `bytes`.
+bool grown_output(pid_t pid, const std::string& directory, off_t bytes) {
   for (int i = 0; i < 4000; ++i) {
-    for (const std::string& name : before.added()) {
-      struct stat info {};
-      if (stat((directory + "/" + name).c_str(), &info) == 0 && info.st_size > bytes) return true;
-    }
+    if (open_output_size(pid, directory) > bytes) return true;
     std::this_thread::sleep_for(5ms);
   }
   return false;
@@ -216,7 +236,7 @@ TEST(Signals, CtrlCInTheNormPassStopsIt) {
   Process halo_process(halo_args({"filter", dir / "in.wav", dir / "out.wav", "--lowpass", "4k", "--taps", "31",
                                   "--norm", "-q"}));
   // The output's temporary grows only in the second pass (the first spools to $TMPDIR).
-  const bool second_pass = grown_temporary(before, dir.path(), 1 << 20);
+  const bool second_pass = grown_output(halo_process.pid(), dir.path(), 1 << 20);
   if (second_pass) kill(halo_process.pid(), SIGINT);
   const auto [exited, result] = end_within(halo_process, 8s);
   ASSERT_TRUE(second_pass) << "the second pass was not seen: " << result.err;
