@@ -677,15 +677,13 @@ void write_mask_into(AtomicFile& output, const std::string& path, const MaskSet&
   }
 }
 
-MaskSet masks_as_written(const std::string& path, const MaskSet& masks) {
-  if (kind_of(path) != FileKind::sound) return masks;
-  check_writable_set(path, masks);
-  const SoundPlan plan = plan_sound(path, masks);
-  if (!plan.pcm24) return masks;  // the other containers hold float32: exact
-  // Written into memory and read back by libsndfile itself, so the taps are the file's to the
-  // bit, however libsndfile rounds and clips (its conversion, not a copy of it here).
+namespace {
+
+// The bytes write_sound would put in a file named `path`, made in memory (what = what they
+// hold, for the errors): masks_as_written and keeps_alignment read them back with libsndfile.
+std::string sound_in_memory(const std::string& path, const MaskSet& masks, const SoundPlan& plan, const std::string& what) {
   const int memory = memfd_create("halo-mask", MFD_CLOEXEC);
-  if (memory < 0) throw Error(path + ": cannot make the 24-bit taps in memory: " + std::strerror(errno));
+  if (memory < 0) throw Error(path + ": cannot make " + what + " in memory: " + std::strerror(errno));
   std::string bytes;
   try {
     write_sound(path, masks, plan, memory);
@@ -693,12 +691,25 @@ MaskSet masks_as_written(const std::string& path, const MaskSet& masks) {
     if (fstat(memory, &status) != 0) throw Error(path + ": " + std::strerror(errno));
     bytes.resize(static_cast<std::size_t>(status.st_size));
     if (pread(memory, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size()))
-      throw Error(path + ": cannot read back the 24-bit taps: " + std::strerror(errno));
+      throw Error(path + ": cannot read back " + what + ": " + std::strerror(errno));
   } catch (...) {
     close(memory);
     throw;
   }
   close(memory);
+  return bytes;
+}
+
+}  // namespace
+
+MaskSet masks_as_written(const std::string& path, const MaskSet& masks) {
+  if (kind_of(path) != FileKind::sound) return masks;
+  check_writable_set(path, masks);
+  const SoundPlan plan = plan_sound(path, masks);
+  if (!plan.pcm24) return masks;  // the other containers hold float32: exact
+  // Written into memory and read back by libsndfile itself, so the taps are the file's to the
+  // bit, however libsndfile rounds and clips (its conversion, not a copy of it here).
+  const std::string bytes = sound_in_memory(path, masks, plan, "the 24-bit taps");
   MaskSet written = masks;
   const MaskSet read_back = parse_sound(path, bytes);
   for (std::size_t c = 0; c < written.size(); ++c) written[c].taps = read_back.at(c).taps;
@@ -718,21 +729,11 @@ bool keeps_alignment(const std::string& path) {
   one.rate_hz = 48000;
   one.causal = true;
   const MaskSet set = {one};
-  const int memory = memfd_create("halo-mask-alignment", MFD_CLOEXEC);
-  if (memory < 0) return true;  // cannot tell: nothing to warn of
-  std::string bytes;
   try {
-    write_sound(path, set, plan_sound(path, set), memory);
-    struct stat status {};
-    if (fstat(memory, &status) == 0) {
-      bytes.resize(static_cast<std::size_t>(status.st_size));
-      if (pread(memory, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) bytes.clear();
-    }
+    return parse_sound(path, sound_in_memory(path, set, plan_sound(path, set), "a mask")).front().causal;
   } catch (const Error&) {
-    bytes.clear();
+    return true;  // cannot tell: nothing to warn of
   }
-  close(memory);
-  return bytes.empty() || parse_sound(path, bytes).front().causal;
 }
 
 }  // namespace halo::audio
