@@ -29,6 +29,7 @@
 #include "audio/format.hpp"
 #include "audio/header_length.hpp"
 #include "audio/mask_json_header.hpp"
+#include "audio/reader.hpp"
 #include "audio/sndfile_log.hpp"
 #include "audio/sndfile_handle.hpp"
 
@@ -138,9 +139,9 @@ bool opens_as_sound(const std::string& bytes);
 // (`--mask /dev/zero`).
 enum class Content { text, binary, text_or_sound };
 
-// The whole file, refused once it passes limit_bytes, or as `content` says.
-std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content content) {
-  const int fd = open_for_reading(path);
+// The whole of what descriptor fd (which this closes) holds, named `path` in the messages:
+// refused once it passes limit_bytes, or as `content` says.
+std::string read_descriptor(int fd, const std::string& path, std::size_t limit_bytes, Content content) {
   std::string bytes;
   char block[65536];
   for (;;) {
@@ -176,6 +177,26 @@ std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content
     bytes.append(block, static_cast<std::size_t>(got));
   }
   ::close(fd);
+  return bytes;
+}
+
+std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content content) {
+  return read_descriptor(open_for_reading(path), path, limit_bytes, content);
+}
+
+// `--mask -`: standard input, a text mask or a sound file (its content says which; no name
+// says .f32 or JSON). It can be read only once, so its bytes are kept: a second mask of the
+// same set, or live's reload on SIGHUP, reads what the first read did. A terminal is refused
+// rather than waited on.
+const std::string& standard_input_bytes() {
+  static const std::string bytes = [] {
+    const std::string name = input_name("-");
+    if (::isatty(STDIN_FILENO) == 1)
+      throw Error(name + " is a terminal: pipe the mask in (halo design ... | halo filter IN OUT --mask -)");
+    const int fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw Error(system_error(name));
+    return read_descriptor(fd, name, max_text_bytes, Content::text_or_sound);
+  }();
   return bytes;
 }
 
@@ -587,6 +608,7 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
 }  // namespace
 
 MaskSet read_mask(const std::string& path) {
+  if (path == "-") return parse_mask(input_name(path), standard_input_bytes());
   // design's CamillaDSP export is a configuration that names the coefficients' file; read as
   // text it was "lp.yml:3: "filters:" is not a number".
   if (const std::string extension = lower_extension(path); extension == "yml" || extension == "yaml")

@@ -128,6 +128,9 @@ FilterArguments parse_filter_arguments(int argc, char** argv) {
   if (arguments.input.empty()) throw UsageError("filter: an empty IN name (- reads standard input)");  // not ": No such file"
 
   arguments.source = parse_mask_options(parsed);
+  if (arguments.input == "-" && reads_standard_input(arguments.source))
+    throw UsageError("IN and " + std::string(arguments.source.kind == MaskSource::Kind::impulse_response ? "--ir" : "--mask") +
+                     " both read standard input: give one of them a file");
   FilterOptions& filter = arguments.filter;
   filter.engine = parsed["engine"].as<std::string>();
   try {

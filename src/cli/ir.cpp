@@ -13,6 +13,7 @@
 #include "audio/json_text.hpp"
 #include "audio/mask_export.hpp"
 #include "audio/mask_file.hpp"
+#include "audio/reader.hpp"
 #include "audio/same_file.hpp"
 #include "filters/error.hpp"
 #include "filters/ir_analysis.hpp"
@@ -53,13 +54,13 @@ filters::MaskSet read_ir(const std::string& path, double rate_hz, const char* ra
     if (rate_hz > 0 && mask.rate_hz > 0 && mask.rate_hz != rate_hz) {
       char says[64];
       std::snprintf(says, sizeof says, "%.10g Hz", mask.rate_hz);
-      throw UsageError(std::string(rate_option) + ": " + path + " says its rate, " + says +
+      throw UsageError(std::string(rate_option) + ": " + audio::input_name(path) + " says its rate, " + says +
                        "; the option is for a text or .f32 file that does not" +
                        (std::string(rate_option) == "--in-rate" ? " (--rate resamples)" : ""));
     }
     if (rate_hz > 0) mask.rate_hz = rate_hz;
     if (!(mask.rate_hz > 0))
-      throw UsageError(path + ": the file does not say its sample rate: give " + rate_option + " HZ");
+      throw UsageError(audio::input_name(path) + ": the file does not say its sample rate: give " + rate_option + " HZ");
   }
   return masks;
 }
@@ -75,7 +76,7 @@ void print_inspection(const std::string& path, const filters::MaskSet& masks,
                       const std::vector<filters::IrAnalysis>& analyses) {
   const double rate = masks.front().rate_hz;
   const std::size_t frames = masks.front().taps.size();
-  std::printf("file:      %s\n", path.c_str());
+  std::printf("file:      %s\n", audio::input_name(path).c_str());
   std::printf("rate:      %.10g Hz\n", rate);
   std::printf("channels:  %zu\n", masks.size());
   std::printf("length:    %zu frames (%.6f s)\n", frames, static_cast<double>(frames) / rate);

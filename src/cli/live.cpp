@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cxxopts.hpp>
 
+#include "audio/reader.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/realtime_options.hpp"
@@ -74,7 +75,7 @@ int live_command(int argc, char** argv) {
     settling = now;
     if (!signalled && !settled) return {};  // changed since the last look: look again
     last = now;
-    const std::string what = path_of(watched).empty() ? "the designed mask" : path_of(watched);
+    const std::string what = path_of(watched).empty() ? "the designed mask" : audio::input_name(path_of(watched));
     try {
       running.replace_mask(watched, source(watched, running.rate_hz()));
       return "reloaded " + what + (signalled ? " (SIGHUP)" : " (changed)");

@@ -8,6 +8,7 @@
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/mask_file.hpp"
+#include "audio/reader.hpp"
 #include "filters/band_spec.hpp"
 #include "filters/design.hpp"
 #include "filters/error.hpp"
@@ -29,9 +30,9 @@ void add_mask_options(cxxopts::Options& options, const std::string& group) {
       ("bands", "multi-band: \"LO-HI:GAIN[/w=WEIGHT], ...\" in Hz, e.g. \"0-3000:1, 4000-24000:0/w=10\" "
        "(remez, firls or auto)", cxxopts::value<std::string>(), "SPEC")
       ("mask", "coefficients from FILE (.txt, .f32, .json, .h or a sound file); centred, or causal where the file says "
-       "so (a minimum-phase design, an impulse response design or ir fix wrote)",
+       "so (a minimum-phase design, an impulse response design or ir fix wrote); - reads standard input",
        cxxopts::value<std::string>(), "FILE")
-      ("ir", "impulse response from FILE (a sound file, or any mask file), one per channel; causal alignment",
+      ("ir", "impulse response from FILE (a sound file, or any mask file; - reads standard input), one per channel; causal alignment",
        cxxopts::value<std::string>(), "FILE")
       ("ir-rate", "an --ir file at another rate than the audio (design: than --rate): refuse (default), resample it (libsamplerate) "
        "or keep its taps as they are", cxxopts::value<std::string>(), "refuse|resample|keep")
@@ -288,31 +289,36 @@ filters::MaskSet checked_taps(filters::MaskSet masks, const std::string& path) {
 }  // namespace
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
+  const std::string name = audio::input_name(source.path);  // "-" is standard input
   if (source.kind == MaskSource::Kind::mask_file) {
-    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), source.path);
+    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), name);
     // Asked to resample a file that says no rate (raw .f32, a text mask without "# rate"): its
     // taps are taken as they are, and the user hears so.
     if (source.mask_rate == MaskSource::IrRate::resample && !(masks.front().rate_hz > 0)) {
       char line[160];
       std::snprintf(line, sizeof line, " does not say its rate: --mask-rate resample takes it as %s %.10g Hz",
                     rate_words(source.rate_from).owner, rate_hz);
-      notice("warning: " + source.path + line);
+      notice("warning: " + name + line);
     }
     if (carries_design_rate(source.path) || source.every_mask_rate)
-      to_audio_rate(masks, source.mask_rate, rate_hz, source.path, "the mask", "--mask-rate",
+      to_audio_rate(masks, source.mask_rate, rate_hz, name, "the mask", "--mask-rate",
                     rate_words(source.rate_from).wanted);
     return masks;
   }
   if (source.kind == MaskSource::Kind::impulse_response) {
-    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), source.path);
+    filters::MaskSet masks = checked_taps(audio::read_mask(source.path), name);
     // An impulse response starts at its first tap: design's exports of it say so, so that
     // --mask reads them back causal, as --ir applies them (they had been marked centred).
     for (filters::Mask& mask : masks) mask.causal = true;
-    to_audio_rate(masks, source.ir_rate, rate_hz, source.path, "the impulse response", "--ir-rate",
+    to_audio_rate(masks, source.ir_rate, rate_hz, name, "the impulse response", "--ir-rate",
                   rate_words(source.rate_from).wanted);
     return masks;
   }
   return {design_for(source, rate_hz).mask};
+}
+
+bool reads_standard_input(const MaskSource& source) {
+  return source.kind != MaskSource::Kind::designed && source.path == "-";
 }
 
 void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at) {

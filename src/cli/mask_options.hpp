@@ -47,6 +47,9 @@ RateWords rate_words(MaskSource::RateFrom from);
 // response file (--ir)".
 std::string file_role(const MaskSource& source);
 
+// Whether the source is `--mask -` or `--ir -`: standard input, which IN may not also be.
+bool reads_standard_input(const MaskSource& source);
+
 // Throws UsageError when no source or more than one is given, or a value does not parse.
 MaskSource parse_mask_options(const cxxopts::ParseResult& parsed);
 

@@ -8,6 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -120,6 +121,9 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
     session.file = files.front();
     session.raw = parse_raw_input(parsed);
     session.loop = parsed.count("loop") > 0;
+    if (session.file == "-" && std::any_of(arguments.masks.begin(), arguments.masks.end(), reads_standard_input))
+      throw UsageError(std::string("FILE and ") + (first.kind == MaskSource::Kind::impulse_response ? "--ir" : "--mask") +
+                       " both read standard input: give one of them a file");
     // A loop opens FILE again for each pass: standard input and a FIFO cannot be read twice
     // (play - --loop had said "empty", and a FIFO's second pass waited in silence for a writer).
     struct stat info {};

@@ -710,6 +710,43 @@ TEST(CliFilter, StandardInputFromPipesAndFiles) {
   }
 }
 
+// `--mask -` and `--ir -` read the mask from standard input (it had been "-: No such file or
+// directory", a QA pass): a text mask through a pipe, a sound-file IR from a redirected file,
+// each against the plain convolution; IN and the mask cannot both be standard input, and a
+// terminal is refused rather than waited on.
+TEST(CliFilter, MaskFromStandardInput) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 171);
+  const auto taps = random_taps(45, 172);
+  write_mask_text(dir / "mask.txt", {taps});
+  const std::string command = "cat '" + (dir / "mask.txt") + "' | '" + HALO_BINARY + "' filter '" + (dir / "in.wav") +
+                              "' '" + (dir / "out.wav") + "' --mask - --quiet";
+  const Result piped = run({"/bin/sh", "-c", command});
+  ASSERT_EQ(piped.exit_code, 0) << describe({command}, piped);
+  expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 2, {taps}, Align::same, false), "--mask -");
+
+  write_sound(dir / "ir.wav", taps, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--ir", "-", "--quiet"}, in_directory(dir.path(), dir / "ir.wav"));
+  expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 2, {taps}, Align::causal, false), "--ir -");
+
+  const Result inspected = halo_ok({"ir", "inspect", "-"}, in_directory(dir.path(), dir / "ir.wav"));
+  EXPECT_NE(inspected.out.find("file:      standard input\n"), std::string::npos) << inspected.out;
+
+  const DirectorySnapshot before(dir.path());
+  expect_one_line_failure(halo({"filter", "-", dir / "out2.wav", "--mask", "-"}, in_directory(dir.path(), dir / "in.wav")),
+                          2, "IN and --mask both read standard input", before, "IN and mask from stdin");
+  expect_one_line_failure(halo({"play", "-", "--mask", "-"}, in_directory(dir.path(), dir / "in.wav")), 2,
+                          "FILE and --mask both read standard input", before, "play's FILE and mask from stdin");
+  expect_one_line_failure(halo({"filter", dir / "in.wav", dir / "out2.wav", "--mask", "-"}), 1,
+                          "standard input: no coefficients", before, "empty standard input");
+  const std::string on_terminal = std::string("'") + HALO_BINARY + "' filter '" + (dir / "in.wav") + "' '" + (dir / "out2.wav") +
+                                  "' --mask -";
+  const Result terminal = run({"/usr/bin/script", "-qec", on_terminal, "/dev/null"});
+  EXPECT_EQ(terminal.exit_code, 1) << terminal.out << terminal.err;
+  EXPECT_NE(terminal.out.find("halo: standard input is a terminal"), std::string::npos) << terminal.out;
+  EXPECT_TRUE(before.added().empty()) << joined(before.added());
+}
+
 // Containers libsndfile reads only from a seekable file arrive whole through a pipe too: halo
 // copies them to a temporary first. RF64 had been read from its fmt chunk on as audio (wrong
 // samples, exit 0), SDS had looped at full CPU, HTK, XI and WVE had been refused (a QA pass);
