@@ -442,6 +442,7 @@ void experiment_fft() {
       int prefetch_waves = -1;      // FftTuning's; -1: the engine's choice
       int channels = 1;             // 2: the same N samples as N/2 stereo frames (interleaved)
       long long helper_steps = -1;  // FftTuning's: the three kernels' steps beside the cluster kernel; -1: the engine's
+      std::size_t batch_samples = 0;  // FftTuning's; 0: the engine's (whole waves)
     };
     std::vector<Run> runs;
     if (!std::getenv("HALO_BENCH_FUSED_ONLY")) {
@@ -461,19 +462,23 @@ void experiment_fft() {
           for (int channels : {1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, -1, channels, static_cast<long long>(helper)});
       }
       for (int waves : {0, 1, 2}) runs.push_back({FftMethod::fused, 0, 0, false, waves});  // the L2 prefetch's reach
+      // Pieces of 2^24 samples, as before the one-block kernel's pieces were whole waves.
+      if (!fused_split(static_cast<long long>(fused_fft_frames(m))))
+        runs.push_back({FftMethod::fused, 0, 0, false, -1, 1, -1, fused_batch_samples});
       runs.push_back({FftMethod::fused, 0, 0, false, -1, 2});
       for (std::size_t l = min_fused_fft_frames; l <= max_fused_fft_frames; l *= 2)
         if (l >= 2 * m && l <= 32 * m && l != fused_fft_frames(m)) runs.push_back({FftMethod::fused, l});
     }
     for (const Run& run : runs) {
       const FftTiming t =
-          time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, 0, run.hop_multiple, run.split_in_three,
-                          run.prefetch_waves, run.channels, run.helper_steps);
+          time_fft_engine(run.method, run.fft_frames, m, in.get(), out.get(), n, run.batch_samples, run.hop_multiple,
+                          run.split_in_three, run.prefetch_waves, run.channels, run.helper_steps);
       add({"fft", t.engine + (run.fft_frames ? " L=" + std::to_string(run.fft_frames) : "") +
                       (run.hop_multiple == 1 ? " hop unaligned" : "") + (run.split_in_three ? " three kernels" : "") +
                       (run.prefetch_waves >= 0 ? " prefetch " + std::to_string(run.prefetch_waves) + " waves" : "") +
                       (run.channels == 2 ? " stereo" : "") +
-                      (run.helper_steps >= 0 ? " helper " + std::to_string(run.helper_steps) : ""),
+                      (run.helper_steps >= 0 ? " helper " + std::to_string(run.helper_steps) : "") +
+                      (run.batch_samples ? " batch 2^24" : ""),
            m, n, 0, t.ms, true});
     }
   }

@@ -115,6 +115,14 @@ class FftEngine final : public Engine {
         FftTuning whole_waves = tuning_;
         whole_waves.batch_samples = whole_wave_batch_samples(g_, clusters);
         g_ = plan_geometry(method_, spec, whole_waves);
+      } else if (clusters == 0 && tuning_.batch_samples == 0 && !fused_split(g_.fft_frames)) {
+        // The one-block kernel's pieces of whole waves of blocks, the nearest count: 2^24
+        // samples had been 512 steps at L = 16384, 3.88 waves of the H100's 132 blocks, so
+        // every piece ended in a wave an eighth full.
+        FftTuning whole_waves = tuning_;
+        const long long blocks = fused_steps_at_once(device_, g_, 0) * g_.channels;
+        whole_waves.batch_samples = whole_wave_batch_samples(g_, static_cast<int>(blocks), WaveRounding::nearest);
+        g_ = plan_geometry(method_, spec, whole_waves);
       }
       // Steps beside the cluster kernel, on the SMs its clusters leave idle: added to the
       // piece, so the cluster kernel keeps its whole waves. Not on the graph path, whose pieces

@@ -130,9 +130,10 @@ Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTunin
   return g;
 }
 
-std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent) {
+std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent, WaveRounding rounding) {
   const long long unit = concurrent / std::gcd<long long>(concurrent, g.channels);  // steps
-  const long long steps = std::max(unit, g.batch_steps / unit * unit);
+  const long long rounded = rounding == WaveRounding::down ? g.batch_steps : g.batch_steps + unit / 2;
+  const long long steps = std::max(unit, rounded / unit * unit);
   return static_cast<std::size_t>(steps * g.segments_per_step * g.fft_frames * g.channels);
 }
 

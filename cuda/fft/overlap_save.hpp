@@ -173,11 +173,13 @@ struct FftTuning {
 Geometry plan_geometry(FftMethod method, const ProcessSpec& spec, const FftTuning& tuning = {});
 
 // A batch (FftTuning::batch_samples) of whole waves for a kernel that runs `concurrent` steps
-// of one channel at once (the cluster kernel: the clusters the GPU holds): steps x channels a
-// multiple of `concurrent`, as many steps as g's batch has or fewer, but one multiple at
+// of one channel at once (the cluster kernel: the clusters the GPU holds; the one-block
+// kernel: the blocks it holds): steps x channels a multiple of `concurrent`, as many steps as
+// g's batch has or fewer (down), or the multiple nearest to it (nearest), but one multiple at
 // least. A partial last wave leaves SMs idle for a whole step's time: 32 steps on the H100's
 // 7 clusters at L = 2^18 ran 5 waves where 28 run 4.
-std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent);
+enum class WaveRounding { down, nearest };
+std::size_t whole_wave_batch_samples(const Geometry& g, int concurrent, WaveRounding rounding = WaveRounding::down);
 
 // The piece that starts at stream frame `position` and takes `frames` (<= piece_frames).
 HALO_HD PieceHeader plan_piece(const Geometry& g, long long position, int frames) {

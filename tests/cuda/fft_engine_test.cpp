@@ -289,6 +289,19 @@ TEST(FftHost, GeometryHoldsItsInvariants) {
     EXPECT_EQ(waves.batch_steps, steps) << channels << " channels, " << concurrent << " clusters";
     EXPECT_EQ(waves.batch_steps * channels % concurrent, 0);
   }
+  // The one-block kernel's pieces, to the nearest whole wave of its blocks: 512 steps of 16384
+  // points (mono, 2^24 samples) on the H100's 132 blocks become 528 (4 waves), 256 in stereo
+  // 264 (264 blocks); 2048 steps of 4096 points on 528 blocks stay 2112 (4 waves); a batch of
+  // less than half a wave still takes one.
+  for (const auto& [taps, channels, concurrent, steps] :
+       {std::tuple{4095, 1, 132, 528LL}, std::tuple{4095, 2, 132, 264LL}, std::tuple{1023, 1, 528, 2112LL},
+        std::tuple{1023, 1, 5000, 5000LL}}) {
+    const ProcessSpec spec{channels, std::size_t{1} << 24, static_cast<std::size_t>(taps), 48000};
+    const Geometry g = plan_geometry(FftMethod::fused, spec);
+    const Geometry waves =
+        plan_geometry(FftMethod::fused, spec, FftTuning{whole_wave_batch_samples(g, concurrent, WaveRounding::nearest)});
+    EXPECT_EQ(waves.batch_steps, steps) << taps << " taps, " << channels << " channels, " << concurrent << " blocks";
+  }
 
   // The registry's answers (no device needed).
   const TapSet long_mask = TapSet::from_masks({test::mask_of(test::random_taps(1 << 20, 3))}, 2);
