@@ -591,6 +591,31 @@ TEST(Shortest, LongerIsNotAlwaysBetterForLeastSquares) {
   EXPECT_LE(20 * std::log10(high / low), 0.01 + 1e-6);
 }
 
+// A Kaiser band-pass, 60 dB over 400 Hz at 48 kHz: 449-451 taps meet, every length from 452 to
+// 496 misses by less than a dB, 497 meets again (measured at every length; scipy's firwin with
+// kaiser_beta(60) gives 60.03 dB at 449). The search's dip scan had stepped 4 lengths at a time
+// from 512 and returned 497 (a QA pass): now no length below the answer, down to where the
+// attenuation falls away, meets.
+TEST(Shortest, KaiserFindsAMeetingLengthInsideADip) {
+  Spec goal;
+  goal.band = Band::bandpass;
+  goal.low_hz = 1000;
+  goal.high_hz = 3000;
+  goal.transition_hz = 400;
+  goal.attenuation_db = 60;
+  goal.taps = 0;
+  goal.method = Method::kaiser;
+  const Designed best = design_to_spec(goal);
+  EXPECT_TRUE(measure(best.mask, best.spec).met);
+  EXPECT_LE(best.spec.taps, 451);
+  for (int taps = best.spec.taps - 1; taps >= 400; --taps) {
+    Spec shorter = best.spec;
+    shorter.taps = taps;
+    const Designed less = design_to_spec(shorter);
+    EXPECT_FALSE(measure(less.mask, less.spec).met) << "at " << taps << " taps";
+  }
+}
+
 // A remez length whose optimum lies below what float taps hold fails the exchange at any length,
 // not only past the ladder's start: 249 taps of a 6 kHz low-pass with a 4 kHz transition gave
 // "the error is not finite" (201 worked, scipy fails at both). It is as good as float taps
