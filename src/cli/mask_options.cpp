@@ -215,7 +215,13 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
     spec.method = flags_for(spec.band, [&] { return filters::parse_method(method); });
   }
   spec.minimum_phase = parsed.count("minimum-phase") > 0;
-  if (parsed.count("ripple")) spec.ripple_db = parse_db("--ripple", parsed["ripple"].as<std::string>());
+  if (parsed.count("ripple")) {
+    // Given, it is above 0, as --attenuation: the library reads 0 as "no ripple goal", and `--ripple 0`
+    // had been dropped without a word, the spec said met (a QA pass).
+    const std::string text = parsed["ripple"].as<std::string>();
+    spec.ripple_db = parse_db("--ripple", text);
+    if (!(spec.ripple_db > 0)) throw UsageError("--ripple " + text + ": give a ripple above 0 dB");
+  }
   const auto taps_given = [&] {
     // The range is the library's to say (a filters::Error naming --taps, per method); past what
     // an int holds, said here the same way.

@@ -77,6 +77,9 @@ TEST_F(StrictOptions, EveryCommandLineMistakeExitsTwo) {
   // A 0 given is named as given, not taken for the other flag missing.
   expect_refused({"--lowpass", "1k", "--transition", "100", "--attenuation", "0"}, 2, "--attenuation 0");
   expect_refused({"--lowpass", "1k", "--transition", "0", "--attenuation", "60"}, 2, "--transition 0");
+  // `--ripple 0` had been read as no ripple goal and the spec said met (a QA pass).
+  expect_refused({"--lowpass", "1k", "--method", "kaiser", "--transition", "500", "--attenuation", "40", "--ripple", "0"},
+                 2, "--ripple 0: give a ripple above 0 dB");
   expect_refused({"--lowpass", "1k", "--method", "remez", "--transition", "0", "--attenuation", "60"}, 2,
                  "--transition 0");
   expect_refused({"--lowpass", "1k", "third.wav"}, 2, "'third.wav' is a third file name");
