@@ -70,9 +70,17 @@ MeasuredWisdom measure_wisdom(const std::vector<WisdomLength>& lengths, bool pat
   load_wisdom_once();
   MeasuredWisdom result;
   // What `file` holds already is kept, as the default place's is (`--file` had replaced it);
-  // what cannot be read is said, and replaced.
-  const std::string why = file == wisdom_path() ? (problem.empty() ? std::string() : " could not be used")
-                                                : import_wisdom_file(file);
+  // what cannot be read is said, and replaced. Another file than the default place holds its
+  // own wisdom and this run's only: the default place's, loaded above, is forgotten first (it
+  // had been merged into --file, and its lengths said "in the wisdom already" for a new file,
+  // a QA pass). Nothing in this process plans from the wisdom after this.
+  std::string why;
+  if (file == wisdom_path()) {
+    why = problem.empty() ? std::string() : " could not be used";
+  } else {
+    fftwf_forget_wisdom();
+    why = import_wisdom_file(file);
+  }
   if (!why.empty()) result.note = "FFTW wisdom in " + file.string() + why + ": replaced by what this run measures";
   const unsigned flags = patient ? FFTW_PATIENT : FFTW_MEASURE;
   for (const WisdomLength& length : lengths) {

@@ -123,6 +123,25 @@ TEST(CliWisdom, AFileNamedTwiceKeepsBothRunsPlans) {
   EXPECT_NE(result.err.find(" measured (wisdom), 0 estimated"), std::string::npos) << "the 300-tap plans: " << result.err;
 }
 
+// A --file holds its own wisdom and what its runs measure, not the default place's: that had
+// been loaded too and merged into it, and the new file's lengths said "in the wisdom already"
+// with nothing measured (a QA pass). The default place holds 255 taps' plans; a new --file
+// then measures them, and holds none of the default place's 4000-tap plans.
+TEST(CliWisdom, AFileNamedHoldsNoneOfTheDefaultPlacesWisdom) {
+  TempDir dir;
+  const std::string default_place = dir / "default", named = dir / "named";
+  ASSERT_EQ(run(with_wisdom(default_place, {"wisdom", "--taps", "255", "--taps", "4000", "-q"})).exit_code, 0);
+  const Result fresh = run(with_wisdom(default_place, {"wisdom", "--taps", "255", "--file", named}));
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  EXPECT_EQ(fresh.err.find("in the wisdom already"), std::string::npos) << fresh.err;
+  EXPECT_NE(fresh.err.find("measured in"), std::string::npos) << fresh.err;
+  // The named file plans 255 taps from wisdom alone, and not 4000 (the default place's).
+  const Result again = run(with_wisdom(default_place, {"wisdom", "--taps", "255", "--taps", "4000", "--file", named}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("in the wisdom already"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("measured in"), std::string::npos) << "the 4000-tap plans: " << again.err;
+}
+
 // A --file that holds no wisdom FFTW reads is said and replaced, as the default place's is
 // (it had been refused, with "run `halo wisdom` again", which failed the same way: a review);
 // one that is not a regular file is refused.
