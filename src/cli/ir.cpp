@@ -307,7 +307,16 @@ int fix(int argc, char** argv) {
   }
   const double rate = masks.front().rate_hz;
   if (parsed.count("minimum-phase")) {
+    // A silent channel (a stereo IR with one side empty) stays silent: it had failed the whole
+    // file as "a mask of zeros" (a QA pass). Every channel silent is still refused.
+    const auto silent = [](const filters::Mask& mask) {
+      return std::all_of(mask.taps.begin(), mask.taps.end(), [](float tap) { return tap == 0.0f; });
+    };
+    if (std::all_of(masks.begin(), masks.end(), silent))
+      throw audio::Error(input + ": " + (masks.size() > 1 ? "every channel is silent: " : "") +
+                         "a mask of zeros has no minimum phase");
     for (filters::Mask& mask : masks) {
+      if (silent(mask)) continue;
       const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
       std::vector<double> minimum;
       try {

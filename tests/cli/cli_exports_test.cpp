@@ -429,6 +429,21 @@ TEST(IrFix, ASilentChannelHasNoOnset) {
   const Sound fixed = read_sound(dir / "fixed.wav");
   ASSERT_EQ(fixed.frames, 2000u - 300u);
   for (std::size_t i = 0; i < fixed.samples.size(); ++i) ASSERT_EQ(fixed.samples[i], ir[i + 2 * 300]) << i;
+
+  // --minimum-phase keeps the silent channel silent and the other's magnitude (numpy's FFT of
+  // both files); it had refused the whole file as "a mask of zeros" (a QA pass).
+  halo_ok({"ir", "fix", dir / "ir.wav", dir / "minimum.wav", "--minimum-phase", "-q"});
+  const Result check = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x, _ = sf.read('ir.wav'); y, _ = sf.read('minimum.wav')
+assert y.shape == x.shape, y.shape
+assert not y[:, 1].any()
+a, b = np.abs(np.fft.rfft(x[:, 0], 1 << 16)), np.abs(np.fft.rfft(y[:, 0], 1 << 16))
+keep = a > a.max() * 1e-3
+assert np.max(np.abs(20 * np.log10(b[keep] / a[keep]))) < 0.01, np.max(np.abs(20 * np.log10(b[keep] / a[keep])))
+assert np.argmax(np.abs(y[:, 0])) < 300  # energy first: no longer the pre-delay's 300 frames
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
 }
 
 // A text IR without a "# rate" line: each command names its own option for the input's rate
