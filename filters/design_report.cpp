@@ -19,14 +19,19 @@ double db(double magnitude) { return 20 * std::log10(magnitude); }
 // Nyquist apart.
 constexpr double squeezed_width = 1e-6;
 
-// Where |H| crosses `level` between grid points, interpolated linearly.
-std::vector<double> crossings(const Response& r, double level) {
+// Where |H| crosses `level` between grid points, interpolated linearly, but not inside a pass
+// band of a lower gain than the highest one's (a shelf: its ripple about 0.5 had given 47
+// "-6 dB" frequencies, a QA pass): an edge is where the response leaves its highest pass band.
+std::vector<double> crossings(const Response& r, double level, const std::vector<BandGoal>& lower_pass_bands) {
   std::vector<double> found;
   for (std::size_t i = 1; i < r.magnitude.size(); ++i) {
     const double a = r.magnitude[i - 1] - level, b = r.magnitude[i] - level;
     if ((a >= 0) == (b >= 0)) continue;
     const double t = a / (a - b);
-    found.push_back(r.freq_hz[i - 1] + t * (r.freq_hz[i] - r.freq_hz[i - 1]));
+    const double hz = r.freq_hz[i - 1] + t * (r.freq_hz[i] - r.freq_hz[i - 1]);
+    if (std::none_of(lower_pass_bands.begin(), lower_pass_bands.end(),
+                     [hz](const BandGoal& band) { return hz >= band.low_hz && hz <= band.high_hz; }))
+      found.push_back(hz);
   }
   return found;
 }
@@ -148,8 +153,17 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
     report.delay_samples = delay_sum / static_cast<double>(delay_points);
   }
   report.delay_ms = report.delay_samples / spec.rate_hz * 1000;
-  report.minus_3db_hz = crossings(r, std::pow(10.0, -3.0 / 20));
-  report.minus_6db_hz = crossings(r, std::pow(10.0, -6.0 / 20));
+  // -3 and -6 dB of the highest pass band's gain, not of 1: a pass band at 2 had its "-3 dB"
+  // 9 dB below it, and one at 0.5 none (a QA pass).
+  const std::vector<BandGoal> layout = band_layout(spec, static_cast<int>(taps));
+  double pass_gain = 0;
+  for (const BandGoal& goal : layout) pass_gain = std::max(pass_gain, goal.gain);
+  if (!(pass_gain > 0)) pass_gain = 1;
+  std::vector<BandGoal> lower_pass_bands;
+  for (const BandGoal& goal : layout)
+    if (goal.gain > 0 && goal.gain < pass_gain) lower_pass_bands.push_back(goal);
+  report.minus_3db_hz = crossings(r, pass_gain * std::pow(10.0, -3.0 / 20), lower_pass_bands);
+  report.minus_6db_hz = crossings(r, pass_gain * std::pow(10.0, -6.0 / 20), lower_pass_bands);
 
   double sum = 0;
   for (float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));

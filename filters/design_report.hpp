@@ -47,8 +47,9 @@ struct DesignReport {
   std::size_t squeezed_stop_bands = 0;
   double ripple_db = 0;        // the worst pass band's ripple_db (0 when there is no pass band)
   double attenuation_db = 0;   // the worst (smallest) stop band's attenuation_db (0 when none)
-  // Frequencies (Hz, ascending) where |H| crosses -3 dB / -6 dB (of unit gain), linearly
-  // interpolated between grid points: one per transition of a lowpass, two of a bandpass.
+  // Frequencies (Hz, ascending) where |H| crosses -3 dB / -6 dB of the highest pass band's
+  // gain (1 for the one-band designs), linearly interpolated between grid points: one per
+  // transition of a lowpass, two of a bandpass; none inside a pass band of a lower gain.
   std::vector<double> minus_3db_hz;
   std::vector<double> minus_6db_hz;
   // sum |h|: the largest |output| any input within [-1, 1] can give. worst_case_gain_db is its

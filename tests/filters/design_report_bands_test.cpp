@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_test_support.hpp"
+#include "filters/band_spec.hpp"
 #include "filters/design.hpp"
 #include "filters/design_report.hpp"
 
@@ -54,6 +55,31 @@ TEST(ReportBands, ASqueezedPassBandIsLeftOutAndTheEdgeIsMeasured) {
   EXPECT_GT(r.minus_3db_hz[0], 500);  // far above the 100 Hz asked: 31 taps cannot do better
   EXPECT_NEAR(20 * std::log10(plain_magnitude(d.mask.taps, r.minus_3db_hz[0], 48000)), -3, 0.01);
   EXPECT_TRUE(r.met);  // no goal was given
+}
+
+// The -3 and -6 dB edges are of the highest pass band's gain, not of 1 (a QA pass): a pass band
+// at 2 had its "-3 dB" 9 dB below it, one at 0.5 had none, and a shelf to 0.5 listed every
+// ripple about 0.5 as a "-6 dB" frequency. Each frequency reported is checked on the plain
+// response; none lies inside the lower band of the shelf.
+TEST(ReportBands, EdgesAreOfTheHighestPassBand) {
+  for (const auto& [bands, gain] : {std::pair<std::string, double>{"0-3000:2, 4000-24000:0", 2},
+                                    {"0-3000:0.5, 4000-24000:0", 0.5}, {"0-1000:1, 2000-24000:0.5", 1}}) {
+    Spec spec;
+    spec.band = Band::multiband;
+    spec.method = Method::remez;
+    spec.rate_hz = 48000;
+    spec.taps = 101;
+    spec.bands = parse_bands(bands);
+    const Designed d = design_to_spec(spec);
+    const DesignReport r = measure(d.mask, d.spec);
+    ASSERT_FALSE(r.minus_3db_hz.empty()) << bands;
+    EXPECT_LE(r.minus_3db_hz.size(), 2u) << bands;
+    for (const auto& [level_db, found] : {std::pair{-3.0, r.minus_3db_hz}, std::pair{-6.0, r.minus_6db_hz}})
+      for (double hz : found) {
+        EXPECT_NEAR(20 * std::log10(plain_magnitude(d.mask.taps, hz, 48000) / gain), level_db, 0.01) << bands << " " << hz;
+        EXPECT_FALSE(gain == 1 && hz >= 2000) << bands << ": " << hz << " Hz lies in the 0.5 band";
+      }
+  }
 }
 
 TEST(ReportBands, BothBandsOfAWideEnoughMaskAreMeasured) {
