@@ -130,9 +130,10 @@ SampleScale sample_scale(int subtype) {
 
 namespace halo::audio {
 
-Format output_format(const Format& input, const std::string& output_path, int subtype, int container) {
+Format output_format(const Format& input, const std::string& output_path, int subtype, int container,
+                     std::int64_t frames) {
   Format output = input;
-  output.frames = -1;
+  output.frames = frames;
   if (container != 0)
     output.container = container;
   else if (output_path != "-")
@@ -167,7 +168,7 @@ Format output_format(const Format& input, const std::string& output_path, int su
   std::string problem;  // the first layout's that fits only on paper, for the refusal below
   auto fits = [&](int candidate) {
     if (!fits_on_paper(candidate)) return false;
-    const std::string found = layout_problem(output.container, candidate, output.rate_hz, output.channels);
+    const std::string found = layout_problem(output.container, candidate, output.rate_hz, output.channels, frames);
     if (!found.empty() && problem.empty()) problem = subtype_name(candidate) + ": " + found;
     return found.empty();
   };
@@ -186,7 +187,7 @@ Format output_format(const Format& input, const std::string& output_path, int su
     const bool opus = (subtype & SF_FORMAT_SUBMASK) == SF_FORMAT_OPUS;
     const bool on_paper = fits_on_paper(subtype);
     if (on_paper && !opus)
-      if (const std::string found = layout_problem(output.container, subtype, output.rate_hz, output.channels);
+      if (const std::string found = layout_problem(output.container, subtype, output.rate_hz, output.channels, frames);
           !found.empty())
         throw Error(output_path + ": " + container_name(output.container) + " " + subtype_name(subtype) + " at " +
                     std::to_string(output.rate_hz) + " Hz: " + found + "; choose another --subtype or container");

@@ -72,8 +72,11 @@ namespace halo::audio {
 // that it can (float, then pcm24, pcm16, vorbis, opus). A lossy input (MP3, Vorbis, Opus)
 // keeps its codec only in its own container; elsewhere it gets pcm16, as sox writes decoded
 // MP3. Throws audio::Error when none fits.
-// `container` (non-zero) overrides the extension (`--type`).
-Format output_format(const Format& input, const std::string& output_path, int subtype, int container = 0);
+// `container` (non-zero) overrides the extension (`--type`). `frames`: the frames OUT will hold
+// where known (-1 where not), for the layouts libsndfile writes wrong at odd lengths only
+// (format_probe.hpp); the result's frames is set to it.
+Format output_format(const Format& input, const std::string& output_path, int subtype, int container = 0,
+                     std::int64_t frames = -1);
 
 // Whether a WAV of `format` (format.frames frames; -1: not known) may pass 4 GiB, where the
 // 32-bit sizes in its header wrap and every reader sees a fraction of the audio. The Writer

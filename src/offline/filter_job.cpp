@@ -65,9 +65,12 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   }
 
   Stream stream(stream_options, taps.mask_frames());
-  report.output = audio::output_format(report.input, output_path_, options.subtype, options.container);
-  if (report.input.frames >= 0)  // the writer's choice of WAV or RF64 rests on it
-    report.output.frames = static_cast<std::int64_t>(stream.output_frames(static_cast<std::uint64_t>(report.input.frames)));
+  // The writer's choice of WAV or RF64 rests on OUT's length where known, and so do the
+  // layouts libsndfile writes wrong at odd lengths only.
+  const std::int64_t out_frames =
+      report.input.frames >= 0 ? static_cast<std::int64_t>(stream.output_frames(static_cast<std::uint64_t>(report.input.frames)))
+                               : -1;
+  report.output = audio::output_format(report.input, output_path_, options.subtype, options.container, out_frames);
   audio::Writer writer(output_path_, report.output, io_chunk_frames(stream_options, spec.channels), options.write);
 
   // Choosing an engine by name may start the CUDA driver and creating it starts a context:

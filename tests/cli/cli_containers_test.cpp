@@ -46,6 +46,34 @@ for name in names:
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+// A mono 8-bit, u-law or A-law AIFF of an odd length: libsndfile's header counts the pad byte
+// that rounds the data to a 16-bit word as a frame, so 807 frames read back as 808, and the
+// summary had said 807 (a QA pass). Asked for, the layout is refused; taken from IN, the next
+// subtype that holds the length is written; an even length is written as asked.
+TEST(Containers, AnOddLengthIsNotPaddedByAFrame) {
+  TempDir dir;
+  write_sound(dir / "odd.wav", random_signal(807, 78, 0.3f), 1, 8000, SF_FORMAT_WAV | SF_FORMAT_PCM_U8);
+  write_sound(dir / "even.wav", random_signal(808, 79, 0.3f), 1, 8000, SF_FORMAT_WAV | SF_FORMAT_PCM_U8);
+  const DirectorySnapshot before(dir.path());
+  for (const std::string subtype : {"pcm8", "ulaw", "alaw"})
+    expect_one_line_failure(halo({"filter", dir / "odd.wav", dir / "x.aiff", "--lowpass", "1k", "--subtype", subtype}), 1,
+                            "reads back 1 frame more than it writes at an odd length", before, subtype);
+  for (const auto& args : {std::vector<std::string>{"filter", dir / "odd.wav", dir / "odd.aiff", "--lowpass", "1k", "-q"},
+                           {"filter", dir / "even.wav", dir / "even.aiff", "--lowpass", "1k", "--subtype", "pcm8", "-q"}}) {
+    std::vector<std::string> command = {HALO_BINARY};
+    command.insert(command.end(), args.begin(), args.end());
+    const Result result = run(command);
+    ASSERT_EQ(result.exit_code, 0) << describe(command, result);
+  }
+  const Result check = python(dir.path(), R"(
+import soundfile as sf
+assert sf.info('odd.aiff').frames == 807, sf.info('odd.aiff').frames
+assert sf.info('odd.aiff').subtype != 'PCM_S8', sf.info('odd.aiff').subtype
+assert sf.info('even.aiff').frames == 808 and sf.info('even.aiff').subtype == 'PCM_S8', sf.info('even.aiff')
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
 // ALAC is integer PCM behind a lossless codec: rounded to the nearest as PCM is (libsndfile had
 // truncated halo's floats, 0.5 LSB of DC, and 29 of 60000 samples of a copy came back 1 LSB
 // low), dithered at 16 bits, and elsewhere written as the PCM of its width (a QA pass).
