@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audio/error.hpp"
+#include "audio/id3_text.hpp"
 #include "audio/header_length.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
@@ -270,7 +271,8 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
   }
   if (!whole) streamed_declared_frames_ = streamed_header_frames(info);
   for (int kind = SF_STR_FIRST; kind <= SF_STR_LAST; ++kind)
-    if (const char* text = sf_get_string(file_.get(), kind); text && *text) strings_.emplace_back(kind, text);
+    if (const char* text = sf_get_string(file_.get(), kind); text && *text)  // UTF-8 whatever the container
+      strings_.emplace_back(kind, format_.container == SF_FORMAT_MPEG ? utf8_from_id3(text) : std::string(text));
   if (format_.channels < 1 || format_.rate_hz < 1)
     throw Error(path + ": header says " + std::to_string(format_.channels) + " channels at " +
                 std::to_string(format_.rate_hz) + " Hz");

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "audio/error.hpp"
+#include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
 #include "audio/standard_streams.hpp"
@@ -264,7 +265,15 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
 }
 
 void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& strings) {
-  for (const auto& [kind, text] : strings) sf_set_string(file_.get(), kind, text.c_str());
+  // LAME's ID3 frames (libsndfile's MP3 writer) hold Latin-1 text: UTF-8 written into them read
+  // back as "Ã¼" for "ü", one more layer at each pass through halo (a QA pass).
+  const bool latin1 = (format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_MPEG;
+  std::size_t lost = 0;
+  for (const auto& [kind, text] : strings)
+    sf_set_string(file_.get(), kind, (latin1 ? latin1_for_id3(text, lost) : text).c_str());
+  if (lost > 0)
+    note_ = output_name(path_) + ": MP3 tags hold Latin-1 text only: " + std::to_string(lost) +
+            (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'";
 }
 
 void Writer::commit(const std::function<bool()>& stop) {
