@@ -211,13 +211,10 @@ int design_command(int argc, char** argv) {
       notice("warning: " + warning);
   if (const std::string lost = alignment_lost_warning(output, outputs.format, masks); !lost.empty())
     notice("warning: " + lost);
-  // sox's fir takes every mask for linear phase and removes M/2 frames of delay: a causal mask's
-  // (minimum phase, an impulse response) output would come that much early there (CamillaDSP
-  // and Equalizer APO convolve as is).
-  if (outputs.format == audio::ExportFormat::sox && masks.front().causal)
-    notice("warning: " + (output == "-" ? std::string("standard output") : output) + ": sox's fir removes " +
-           std::to_string(masks.front().taps.size() / 2) + " frames of delay, as for a linear-phase mask: this " +
-           (designed ? "minimum-phase mask" : "causal mask") + "'s output comes that much early there");
+  if (const std::string early =
+          sox_delay_warning(output, outputs.format, masks, designed ? "minimum-phase mask" : "causal mask");
+      !early.empty())
+    notice("warning: " + early);
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
     notice("the spec is not met: " + masks.front().provenance +

@@ -191,6 +191,14 @@ std::string alignment_lost_warning(const std::string& path, audio::ExportFormat 
          " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";
 }
 
+std::string sox_delay_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks,
+                              const std::string& what) {
+  if (format != audio::ExportFormat::sox || masks.empty() || !masks.front().causal) return {};
+  return (path == "-" ? std::string("standard output") : path) + ": sox's fir removes " +
+         std::to_string(masks.front().taps.size() / 2) + " frames of delay, as for a linear-phase mask: this " + what +
+         "'s output comes that much early there";
+}
+
 void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
                           const filters::DesignReport* report) {
   // The plot is made (pure, may throw) before any file is written.

@@ -53,6 +53,13 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
 // and ir fix's OUT (a QA pass: none had been given).
 std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks);
 
+// sox's fir takes every mask for linear phase and removes M/2 frames of delay: a causal mask's
+// (minimum phase, an impulse response) output comes that much early there (CamillaDSP and
+// Equalizer APO convolve as is). The warning that says so for the sox export, or nothing;
+// `what` names the mask ("minimum-phase mask", "causal mask").
+std::string sox_delay_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks,
+                              const std::string& what);
+
 // The spec and the report as JSON objects (the JSON export's "spec" and "measured").
 nlohmann::json spec_json(const filters::Spec& spec);
 nlohmann::json report_json(const filters::DesignReport& report);

@@ -1,6 +1,6 @@
 // halo ir inspect FILE [--plot F.svg] [--json]: what a measured impulse response holds.
 // halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]
-//                    [--minimum-phase] [--fade-out MS]: the usual repairs before it is used.
+//                    [--minimum-phase] [--fade-out MS] [--format F]: the usual repairs before it is used.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -253,7 +253,7 @@ int fix(int argc, char** argv) {
                            "pre-delay, trim silence, fade out, normalize; every channel alike (their timing and\n"
                            "balance kept).\n"
                            "  halo ir fix IN OUT [--rate HZ] [--minimum-phase] [--remove-delay] [--trim-silence]\n"
-                           "                     [--fade-out MS] [--normalize peak|energy|DB]");
+                           "                     [--fade-out MS] [--normalize peak|energy|DB] [--format F]");
   options.positional_help("IN OUT");
   options.add_options()
       ("rate", "resample to HZ (libsamplerate, best sinc; the response kept)", cxxopts::value<std::string>(), "HZ")
@@ -264,6 +264,8 @@ int fix(int argc, char** argv) {
       ("normalize", "peak (0 dBFS), energy (sum h^2 = 1) or a peak level DB in dBFS", cxxopts::value<std::string>(),
        "peak|energy|DB")
       ("in-rate", "the sample rate of a text or .f32 IN, which does not say it", cxxopts::value<std::string>(), "HZ")
+      ("format", "txt|f32|wav|json|h|camilladsp|eqapo|sox, as design's (default: from OUT's extension)",
+       cxxopts::value<std::string>(), "F")
       ("q,quiet", "print nothing")
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
@@ -281,7 +283,16 @@ int fix(int argc, char** argv) {
   const std::string& input = files[0];
   const std::string& output = files[1];
   if (output.empty() || output == "-") throw UsageError("ir fix: OUT must be a file name");
-  const audio::ExportFormat format = audio::export_format_for(output);
+  // As design's --format: Equalizer APO's config is a .txt, which the extension alone takes for
+  // a text mask (the README had promised eqapo from ir fix, which had no way to ask for it).
+  audio::ExportFormat format = audio::export_format_for(output);
+  if (parsed.count("format")) {
+    try {
+      format = audio::parse_export_format(parsed["format"].as<std::string>());
+    } catch (const audio::Error& error) {
+      throw UsageError(error.what());
+    }
+  }
   check_export_output_name(output, format);  // before any work
   audio::refuse_overwriting_input(input, output);
 
@@ -398,6 +409,8 @@ int fix(int argc, char** argv) {
   if (interrupted()) throw audio::Error("interrupted");
   audio::write_export(output, format, masks, {});
   if (const std::string lost = alignment_lost_warning(output, format, masks); !lost.empty()) notice("warning: " + lost);
+  if (const std::string early = sox_delay_warning(output, format, masks, "impulse response"); !early.empty())
+    notice("warning: " + early);
   if (!quiet) {
     for (const std::string& step : done) std::printf("%s\n", step.c_str());
     std::string written;  // every file: a config's coefficient files too
@@ -418,7 +431,7 @@ int ir_command(int argc, char** argv) {
   if (sub == "--help" || sub == "-h") {
     std::printf("halo ir inspect FILE [--plot F.svg] [--json]\n"
                 "halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]\n"
-                "                   [--minimum-phase] [--fade-out MS]\n");
+                "                   [--minimum-phase] [--fade-out MS] [--format F]\n");
     return 0;
   }
   throw UsageError(sub.empty() ? "ir needs inspect or fix (see halo ir --help)"

@@ -55,7 +55,7 @@ constexpr const char* usage =
     "  halo info FILE [--json]\n"
     "  halo ir inspect FILE [--plot FILE.svg] [--json]\n"
     "  halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]\n"
-    "                     [--minimum-phase] [--fade-out MS]\n"
+    "                     [--minimum-phase] [--fade-out MS] [--format F]\n"
     "  halo devices                                      (every audio device PortAudio finds)\n"
     "  halo play FILE (mask options) [--mask A --mask B ...] [--device NAME|INDEX] [--frames N] [--engine E] [--loop]\n"
     "                [-t raw --rate HZ --channels N --encoding S]  (for a headerless FILE)\n"
