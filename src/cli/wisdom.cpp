@@ -60,7 +60,9 @@ int wisdom_command(int argc, char** argv) {
   const std::filesystem::path file = parsed.count("file") ? std::filesystem::path(parsed["file"].as<std::string>())
                                                           : fftw::wisdom_path();
   if (file.empty())
-    throw UsageError("wisdom: nowhere to save (HALO_FFTW_WISDOM is set but empty, or there is no HOME): name a --file");
+    throw UsageError(parsed.count("file") ? "--file: an empty name: name the file to keep the wisdom in"
+                                          : "wisdom: nowhere to save (HALO_FFTW_WISDOM is set but empty, or there is no HOME): "
+                                            "name a --file");
   const bool quiet = parsed.count("quiet") > 0;
 
   // The file first (its directory made, its temporary opened), so a place that cannot be

@@ -138,11 +138,15 @@ TEST_F(StrictOptions, FileAndDataErrorsStayOne) {
       {HALO_BINARY, "filter", dir / "notsound.wav", dir / "o.wav", "--lowpass", "1k"},
       {HALO_BINARY, "filter", input, dir / "o.wav", "--mask", dir / "bad.txt"},
       {HALO_BINARY, "filter", input, dir / "o.wav", "--mask", dir / "missing.txt"},
+      // A name that is all extension: named as such (it had been told to use halo design, by
+      // halo design; a QA pass).
+      {HALO_BINARY, "design", "--lowpass", "1k", "-o", dir / ".h"},
   };
   for (const auto& args : runs) {
     const Result ran = run(args, in_directory(dir.path()));
     EXPECT_EQ(ran.exit_code, 1) << describe(args, ran);
     EXPECT_EQ(lines_of(ran.err).size(), 1u) << describe(args, ran);
+    EXPECT_EQ(ran.err.find("written by halo design"), std::string::npos) << describe(args, ran);
   }
 }
 

@@ -175,6 +175,8 @@ TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {
       {with_wisdom(dir / "w", {"wisdom", "--taps", "6abc"}), 2, "halo: --taps 6abc"},
       {with_wisdom(dir / "w", {"wisdom", "--bogus"}), 2, "bogus"},
       {with_wisdom("", {"wisdom", "-q"}), 2, "halo: wisdom: nowhere to save"},
+      // An empty --file is named, not taken for an empty HALO_FFTW_WISDOM (a QA pass).
+      {with_wisdom(dir / "w", {"wisdom", "-q", "--file", ""}), 2, "halo: --file: an empty name"},
       {with_wisdom(dir / "w", {"wisdom", "--taps", "64", "-q", "--file", "/proc/halo-wisdom"}), 1, "/proc/halo-wisdom"},
   };
   for (const Case& c : cases) {
