@@ -50,7 +50,6 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& parsed) {
 filters::MaskSet read_ir(const std::string& path, double rate_hz, const char* rate_option) {
   filters::MaskSet masks = audio::read_mask(path);
   for (filters::Mask& mask : masks) {
-    mask.causal = true;  // an impulse response starts at its first tap: ir fix's OUT says so for --mask
     if (rate_hz > 0 && mask.rate_hz > 0 && mask.rate_hz != rate_hz) {
       char says[64];
       std::snprintf(says, sizeof says, "%.10g Hz", mask.rate_hz);
@@ -240,6 +239,23 @@ void keep_frames(filters::MaskSet& masks, std::size_t first, std::size_t end) {
     mask.taps = std::vector<float>(mask.taps.begin() + static_cast<long>(first), mask.taps.begin() + static_cast<long>(end));
 }
 
+// Symmetric or antisymmetric taps (types I to IV linear phase), within float rounding of the
+// largest: a designed mask, not a measured response.
+bool linear_phase(const filters::Mask& mask) {
+  const std::vector<float>& h = mask.taps;
+  double largest = 0;
+  for (float tap : h) largest = std::max(largest, std::fabs(static_cast<double>(tap)));
+  if (h.size() < 2 || largest == 0) return false;
+  const double slack = 1e-6 * largest;
+  bool symmetric = true, antisymmetric = true;
+  for (std::size_t k = 0; k < h.size() / 2; ++k) {
+    const double a = h[k], b = h[h.size() - 1 - k];
+    symmetric = symmetric && std::fabs(a - b) <= slack;
+    antisymmetric = antisymmetric && std::fabs(a + b) <= slack;
+  }
+  return symmetric || antisymmetric;
+}
+
 double loudest_peak(const filters::MaskSet& masks) {
   double peak = 0;
   for (const filters::Mask& mask : masks)
@@ -304,6 +320,15 @@ int fix(int argc, char** argv) {
   const bool quiet = parsed.count("quiet") > 0;
 
   filters::MaskSet masks = read_ir(input, in_rate_hz, "--in-rate");
+  // An impulse response starts at its first tap, and OUT says so, so that --mask reads it back
+  // as --ir applies it. Not a linear-phase mask (symmetric taps) that IN does not say is causal,
+  // and that no step below moves in time (minimum phase, a cut before its onset or of its
+  // leading silence): that one was centred, and marking OUT causal had delayed --mask's output
+  // by (M-1)/2 frames after a mere --normalize (a QA pass).
+  const bool centred_in = std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
+                          std::all_of(masks.begin(), masks.end(), linear_phase);
+  const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay") || parsed.count("trim-silence");
+  const bool keep_centred = centred_in && !moved;
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
@@ -397,6 +422,8 @@ int fix(int argc, char** argv) {
     done.push_back(line);
   }
   if (masks.front().taps.empty()) throw audio::Error(input + ": nothing is left of the impulse response");
+  for (filters::Mask& mask : masks) mask.causal = !keep_centred;
+  if (keep_centred) done.push_back("kept centred (a linear-phase mask)");
   std::string steps;
   for (const std::string& step : done) steps += (steps.empty() ? "" : ", ") + step;
   if (!steps.empty())

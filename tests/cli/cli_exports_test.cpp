@@ -526,6 +526,26 @@ TEST(IrFix, AMinimumPhaseOutputIsCausalReadBack) {
             1e-6);
 }
 
+// ir fix of a linear-phase mask (symmetric taps, centred when read with --mask) that no step
+// moves in time keeps it centred: a mere --normalize had marked OUT causal, and filter's output
+// with it came (M-1)/2 frames late against the mask's own (a QA pass). Made minimum phase, it is
+// causal. Checked against the plain convolution of the taps each file holds.
+TEST(IrFix, ALinearPhaseMaskStaysCentred) {
+  TempDir dir;
+  const std::string lp = dir.path() + "/lp.json", scaled = dir.path() + "/scaled.txt";
+  halo_ok({"design", "--lowpass", "3k", "--taps", "101", "-o", lp, "-q"});
+  halo_ok({"ir", "fix", lp, scaled, "--normalize", "-6", "-q"});
+  EXPECT_EQ(read_bytes(scaled).find("# align causal"), std::string::npos) << read_bytes(scaled);
+  write_sound(dir.path() + "/x.wav", random_signal(4000, 79, 0.4f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  halo_ok({"filter", dir.path() + "/x.wav", dir.path() + "/y.wav", "--mask", scaled, "-q"});
+  const Sound x = read_sound(dir.path() + "/x.wav");
+  EXPECT_LE(relative_error(read_sound(dir.path() + "/y.wav").samples,
+                           expected_output(x.samples, 1, {text_taps(scaled)}, Align::same, false)),
+            1e-6);
+  halo_ok({"ir", "fix", lp, dir.path() + "/minimum.txt", "--minimum-phase", "-q"});
+  EXPECT_NE(read_bytes(dir.path() + "/minimum.txt").find("\n# align causal\n"), std::string::npos);
+}
+
 // An impulse response applies causally (--ir), and so does every mask design and ir fix make
 // of one: their files say "causal", so --mask reads them back as --ir applies the IR (design
 // --ir had written them centred, the output (M-1)/2 frames early: a QA pass).
