@@ -73,7 +73,7 @@ void finish_callback(CallbackState& state) noexcept {
 }  // namespace
 
 void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
-                  bool host_xrun) noexcept {
+                  bool host_xrun, bool continues_host_buffer) noexcept {
   state.callbacks.fetch_add(1, std::memory_order_relaxed);
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);  // vDSO: no system call
@@ -81,6 +81,7 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
   const double interval_ns = static_cast<double>(now_ns - state.last_callback_ns);
   state.last_callback_ns = now_ns;
   const bool back_to_back = interval_ns < 0.5e9 * static_cast<double>(frames) / state.rate_hz;
+  if (!continues_host_buffer) state.host_catching_up = back_to_back;
   state.recent_own_underruns <<= 1;
   // A worker that reports, once the pipeline is open (the quarter-second bound opened it before
   // the worker was placed), that it cannot preempt this thread: the lead grows from here, as it
@@ -169,11 +170,12 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
         state.finished.store(true, std::memory_order_release);
       } else {
         state.underruns.fetch_add(1, std::memory_order_relaxed);
-        // Run back to back by the host: live's ring holds a period, which such a run can empty
-        // before its worker gets the CPU. play's holds seconds: short there, its worker (or
-        // reader) was late, whatever the host's rhythm (3 of 4 had been put on the host's
-        // account on a 256-frame server, a QA pass).
-        const bool run_by_the_host = back_to_back && state.input != nullptr;
+        // Run back to back by the host: live's ring holds a period (or a run), which a buffer
+        // more can empty before its worker gets the CPU. play's holds seconds: short there, its
+        // worker (or reader) was late, whatever the host's rhythm (3 of 4 had been put on the
+        // host's account on a 256-frame server, a QA pass). Not the trampoline's slices of one
+        // buffer (continues_host_buffer).
+        const bool run_by_the_host = state.host_catching_up && state.input != nullptr;
         if (state.since_host_xrun <= 1 || run_by_the_host)
           state.host_underruns.fetch_add(1, std::memory_order_relaxed);
         else

@@ -23,7 +23,10 @@ namespace halo::realtime {
 //   underruns   the output ring held fewer frames than the device asked for (not counted
 //               once `draining` is set: the end); halo's own where the worker was late, the
 //               host's (host_underruns) where the host flagged that period, the one before or
-//               one of the next flag_delay_periods, or (live) ran two periods back to back
+//               one of the next flag_delay_periods, or (live) ran a buffer right after the one
+//               before (a server catching up); never for the trampoline's slices of one host
+//               buffer, which always come back to back, and which the lead or the worker's
+//               preemption covers
 //   overruns    halo's own: the input ring had no room for the device's input
 //   host_xruns  what the host flagged (PortAudio's statusFlags: the server or driver missed
 //               a period), whatever halo did; flagged callbacks run back to back are one
@@ -47,10 +50,10 @@ struct CallbackState {
   std::atomic<std::uint64_t> frames_out{0};        // frames taken from the ring and played
   std::atomic<std::uint64_t> underruns{0};         // callbacks that found the ring short
   // Of those, the ones in a callback the host flagged, or right after one, or (live: its ring
-  // holds a period; play's holds seconds) that came less than half a period after the one
-  // before: the server ran periods back to back (the dummy driver catching up), leaving the
-  // worker no time. They are the host's doing, and counted apart from halo's own
-  // (underruns - host_underruns).
+  // holds a period; play's holds seconds) in a host buffer that came less than half a period
+  // after the callback before: the server ran periods back to back (the dummy driver catching
+  // up), leaving the worker no time. They are the host's doing, and counted apart from halo's
+  // own (underruns - host_underruns).
   std::atomic<std::uint64_t> host_underruns{0};
   // Of those, the ones the host flagged only in one of the next flag_delay_periods callbacks:
   // PortAudio's JACK host learns of an xrun from the server's notification thread and flags
@@ -136,10 +139,18 @@ struct CallbackState {
   std::size_t slice_frames = 0;
   std::size_t input_channels = 0, output_channels = 0;
   std::int64_t last_callback_ns = 0;     // callback-only: CLOCK_MONOTONIC of the last callback
+  // callback-only: the current host buffer came less than half a period after the callback
+  // before it (a server catching up); kept for the trampoline's later slices of that buffer.
+  bool host_catching_up = false;
 };
 
+// continues_host_buffer: this callback is a later slice of the host buffer the one before
+// began (the trampoline's, session.cpp), not a buffer of the host's own: it comes back to back
+// by construction, which says nothing of the host's rhythm. Where the worker was starved, such
+// slices had come up short with the pipeline's lead spent, and 3 of 4 were put on the host's
+// account on a 256-frame server with no xrun at all (a QA pass).
 void run_callback(CallbackState& state, const float* input, float* output, std::size_t frames,
-                  bool host_xrun) noexcept;
+                  bool host_xrun, bool continues_host_buffer = false) noexcept;
 
 // Once the callback has run (thread_known): its thread's SCHED_FIFO priority, less one, into
 // engine_priority_ceiling (-1 where the thread is not real-time). Off the audio thread (the

@@ -31,7 +31,7 @@ int portaudio_callback(const void* input, void* output, unsigned long frames, co
   for (std::size_t done = 0; done < frames;) {
     const std::size_t now = std::min<std::size_t>(slice, frames - done);
     run_callback(state, in != nullptr ? in + done * state.input_channels : nullptr,
-                 out + done * state.output_channels, now, done == 0 && (flags & xrun) != 0);
+                 out + done * state.output_channels, now, done == 0 && (flags & xrun) != 0, done > 0);
     done += now;
   }
   return paContinue;

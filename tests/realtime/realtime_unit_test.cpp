@@ -1005,6 +1005,35 @@ TEST(Callback, BackToBackCallbacksAreOneXrunAndExcuseOnlyLive) {
   }
 }
 
+// live on JACK: the trampoline hands a 256-frame host buffer on as four 64-frame slices, which
+// come back to back by construction. A short ring in one of them is halo's own (the lead, or the
+// worker's preemption between slices, covers a buffer): a starved worker's gaps had gone 3 of 4
+// to the host's account on a 256-frame server with no xrun at all (a QA pass). A host buffer
+// that comes right after the one before (a server catching up) is still the host's, every
+// slice of it.
+TEST(Callback, SlicesOfOneHostBufferAreNoExcuse) {
+  FrameRing in(1, 4096), out(1, 4096);
+  CallbackState state;
+  state.input = &in;
+  state.output = &out;
+  state.rate_hz = 2560;  // a period of 64 frames is 25 ms: 15 ms apart is not back to back, at once is
+  std::vector<float> buffer(64), ones(64, 1.0f);
+  const auto host_buffer = [&](int filled_slices) {
+    for (int slice = 0; slice < 4; ++slice) {
+      if (slice < filled_slices) out.write(ones.data(), 64);
+      run_callback(state, ones.data(), buffer.data(), 64, false, slice > 0);
+    }
+  };
+  host_buffer(4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  host_buffer(2);  // on time, and the worker late for its last two slices
+  EXPECT_EQ(state.underruns.load(), 2u);
+  EXPECT_EQ(state.host_underruns.load(), 0u) << "slices of one buffer are no excuse";
+  host_buffer(0);  // at once: the server catching up
+  EXPECT_EQ(state.underruns.load(), 6u);
+  EXPECT_EQ(state.host_underruns.load(), 4u) << "a buffer right after the one before is the host's, every slice";
+}
+
 // The session's memory lock: where the system allows it, every page mapped is locked (the
 // kernel's own count, VmLck, says so); where not, it says why.
 TEST(MemoryLock, LocksEveryMappedPageOrSaysWhy) {
