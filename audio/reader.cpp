@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "audio/error.hpp"
-#include "audio/id3_text.hpp"
 #include "audio/header_length.hpp"
+#include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
 #include "audio/standard_streams.hpp"
