@@ -86,9 +86,6 @@ constexpr int scan_limit_taps = 2048;
 // The search below the dips (below_the_dips) for remez and firls, whose designs cost more and
 // whose lengths meet more nearly in order; Kaiser's, cheap, searches at every length.
 constexpr int dip_scan_limit_taps = 512;
-// ... and tries every length there up to this long (some 5 ms a design and measure at 3000
-// taps), a stride of 1/128 past it.
-constexpr int kaiser_every_length_taps = 4096;
 
 // Searches one method's lengths in [1, max_taps].
 class Search {
@@ -177,24 +174,33 @@ class Search {
   // attenuation climbs steeply with the length up to the shortest that meets, then swings a dB
   // or two either way about the goal (a 90 dB high-pass: 5491 taps met, 5801 missed by 1.3 dB,
   // 6191 met, and the bisection had stopped at 6191, a QA pass). From `meets` down, lengths a
-  // stride apart are tried while they miss by less than `dip_db`: a dip, not the steep fall
-  // below the shortest. Then the bisection again, between the first length that misses by more
-  // and the shortest that met. Returns the shortest length found to meet.
-  // The stride: every length for Kaiser up to kaiser_every_length_taps, 1/128 of `meets`
-  // otherwise. A band-pass of 60 dB over 400 Hz meets at 449-451 taps and 497, and misses by
-  // 0.01-0.7 dB at every length between: a stride of 4 from 512 had stepped over 449-451 and
-  // returned 497 (a QA pass).
+  // stride apart (1/128 of it) are tried while they miss by less than `dip_db`: a dip, not the
+  // steep fall below the shortest. Then the bisection again, between the first length that
+  // misses by more and the shortest that met. Returns the shortest length found to meet.
+  // Kaiser's lengths that meet inside a dip can be fewer than a stride: a band-pass of 60 dB
+  // over 400 Hz meets at 449-451 taps and 497 and misses by 0.01-0.7 dB between, and a stride of
+  // 4 had stepped over 449-451 (a QA pass). So between two lengths a stride apart where either
+  // meets or misses by less than `near_db`, every length is tried too, the first `fine_lengths` of
+  // them: at its goal's edge the attenuation moves a few tenths of a dB a tap. Not all of a long
+  // dip's: at 3316 taps a 60 dB low-pass missed by 0.02-0.08 dB at every length for hundreds
+  // below the answer (the window's sidelobes, not the length, set the level there), and trying
+  // each took 4 s (a review).
   int below_the_dips(int meets) {
-    constexpr double dip_db = 3;
+    constexpr double dip_db = 3, near_db = 0.5;
+    constexpr int fine_lengths = 96;
+    int fine_tried = 0;
     if (method_ != Method::kaiser && meets > dip_scan_limit_taps) return meets;
     const int step = odd_only_ ? 2 : 1;
-    const int stride = method_ == Method::kaiser && meets <= kaiser_every_length_taps
-                           ? step
-                           : std::max(step, meets / 128 / step * step);
+    const int stride = std::max(step, meets / 128 / step * step);
+    const auto near = [&](int length) { return found_.count(length) > 0 || shortfall_db_.at(length) < near_db; };
     // Below every length: -1 for odd-only searches, so that the bisection's lengths stay odd.
     int fails = odd_only_ ? -1 : 0;
-    for (int candidate = meets - stride; candidate >= 1; candidate -= stride) {
-      if (try_length(candidate)) {
+    for (int candidate = meets - stride, above = meets; candidate >= 1; above = candidate, candidate -= stride) {
+      const bool met = try_length(candidate);
+      if (method_ == Method::kaiser && stride > step && fine_tried < fine_lengths && (met || near(candidate) || near(above)))
+        for (int between = above - step; between > candidate; between -= step, ++fine_tried)
+          if (try_length(between)) meets = std::min(meets, between);
+      if (met) {
         meets = candidate;
       } else if (shortfall_db_.at(candidate) > dip_db) {
         fails = candidate;
