@@ -21,6 +21,7 @@
 #include "audio/atomic_file.hpp"
 #include "audio/json_text.hpp"
 #include "audio/error.hpp"
+#include "audio/format.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/mask_json_header.hpp"
 
@@ -291,6 +292,14 @@ std::vector<std::string> export_files(const std::string& path, ExportFormat form
 void check_export_name(const std::string& path, ExportFormat format) {
   const PathParts parts = split(path);
   const std::string& extension = parts.extension;
+  // A name that is all extension, ".h": the exports read it as a stem with none, the mask files
+  // as the extension h, so design and ir fix had told the user to name it .h, or written a text
+  // mask into ".yml" that --mask then took for a CamillaDSP configuration (a review).
+  if (extension.empty() && !parts.stem.empty() && parts.stem[0] == '.') {
+    const std::string looks_like = lower_extension(parts.stem);
+    if (looks_like == "json" || looks_like == "h" || looks_like == "hpp" || looks_like == "yml" || looks_like == "yaml")
+      throw Error(path + ": a name that is only an extension: give the file a name (mask" + parts.stem + ")");
+  }
   const auto refuse = [&](const std::string& wanted) {
     throw Error(path + ": --format " + format_name(format) + " writes " + wanted);
   };

@@ -685,15 +685,8 @@ void write_mask_into(AtomicFile& output, const std::string& path, const MaskSet&
   SoundPlan sound{};
   switch (kind) {
     case FileKind::json:
-    case FileKind::header: {
-      // design's exports go by the extension after a stem (mask_export.cpp), so a name that is
-      // all extension (".h") came here from halo design, and had been told to use halo design
-      // (a QA pass).
-      const std::string name = path.substr(path.find_last_of('/') + 1);
-      if (name.find('.', 1) == std::string::npos)
-        throw Error(path + ": a name that is only an extension: give the JSON or C header a name (mask" + name + ")");
+    case FileKind::header:
       throw Error(path + ": JSON and C headers are written by halo design --format json|h");
-    }
     case FileKind::text: bytes = text_contents(masks); break;
     case FileKind::raw_f32: bytes = raw_f32_contents(path, masks); break;
     case FileKind::sound: sound = plan_sound(path, masks); break;

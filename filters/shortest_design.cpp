@@ -326,7 +326,9 @@ Designed shortest_design(const Spec& spec, const SearchObserver& observer) {
   // weigh the bands equally, so the pass band is held to the stop band's deviation (0.017 dB at
   // 60 dB), and a --ripple that allows more gives a shorter mask (192 taps at 0.1 dB where 227
   // met 60 dB: "the shortest" had not said on what terms; a QA pass).
-  const bool as_flat = spec.ripple_db <= 0 && best->spec.method != Method::kaiser;
+  // Not where the user's own weights set the ratio (a multi-band spec's /w=: a review).
+  const bool equal_weights = std::all_of(spec.bands.begin(), spec.bands.end(), [](const BandGoal& band) { return band.weight == 1; });
+  const bool as_flat = spec.ripple_db <= 0 && best->spec.method != Method::kaiser && equal_weights;
   const std::string how = " (the shortest " + to_string(best->spec.method) + " mask meeting " + goals_text(spec) +
                           (as_flat ? ", the pass band as flat: --ripple allows a shorter one" : "") + ")";
   best->mask.provenance = mask_of({}, best->spec, how).provenance;

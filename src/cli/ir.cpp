@@ -239,6 +239,10 @@ void keep_frames(filters::MaskSet& masks, std::size_t first, std::size_t end) {
     mask.taps = std::vector<float>(mask.taps.begin() + static_cast<long>(first), mask.taps.begin() + static_cast<long>(end));
 }
 
+bool silent(const filters::Mask& mask) {
+  return std::all_of(mask.taps.begin(), mask.taps.end(), [](float tap) { return tap == 0.0f; });
+}
+
 // Symmetric or antisymmetric taps (types I to IV linear phase), within float rounding of the
 // largest: a designed mask, not a measured response.
 bool linear_phase(const filters::Mask& mask) {
@@ -321,13 +325,16 @@ int fix(int argc, char** argv) {
 
   filters::MaskSet masks = read_ir(input, in_rate_hz, "--in-rate");
   // An impulse response starts at its first tap, and OUT says so, so that --mask reads it back
-  // as --ir applies it. Not a linear-phase mask (symmetric taps) that IN does not say is causal,
-  // and that no step below moves in time (minimum phase, a cut before its onset or of its
-  // leading silence): that one was centred, and marking OUT causal had delayed --mask's output
-  // by (M-1)/2 frames after a mere --normalize (a QA pass).
-  const bool centred_in = std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
-                          std::all_of(masks.begin(), masks.end(), linear_phase);
-  const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay") || parsed.count("trim-silence");
+  // as --ir applies it. Not a linear-phase mask (symmetric taps; a silent channel beside them
+  // neither way) that IN does not say is causal, and that no step below moves in time (minimum
+  // phase, a cut before its onset; --trim-silence cuts a symmetric mask's ends alike): that one
+  // was centred, and marking OUT causal had delayed --mask's output by (M-1)/2 frames after a
+  // mere --normalize (a QA pass), or after --trim-silence (a review).
+  const bool centred_in =
+      std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
+      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return silent(m) || linear_phase(m); }) &&
+      !std::all_of(masks.begin(), masks.end(), silent);
+  const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay");
   const bool keep_centred = centred_in && !moved;
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
@@ -345,9 +352,6 @@ int fix(int argc, char** argv) {
   if (parsed.count("minimum-phase")) {
     // A silent channel (a stereo IR with one side empty) stays silent: it had failed the whole
     // file as "a mask of zeros" (a QA pass). Every channel silent is still refused.
-    const auto silent = [](const filters::Mask& mask) {
-      return std::all_of(mask.taps.begin(), mask.taps.end(), [](float tap) { return tap == 0.0f; });
-    };
     if (std::all_of(masks.begin(), masks.end(), silent))
       throw audio::Error(input + ": " + (masks.size() > 1 ? "every channel is silent: " : "") +
                          "a mask of zeros has no minimum phase");

@@ -544,6 +544,17 @@ TEST(IrFix, ALinearPhaseMaskStaysCentred) {
             1e-6);
   halo_ok({"ir", "fix", lp, dir.path() + "/minimum.txt", "--minimum-phase", "-q"});
   EXPECT_NE(read_bytes(dir.path() + "/minimum.txt").find("\n# align causal\n"), std::string::npos);
+  // --trim-silence cuts a symmetric mask's ends alike: still centred (a review: a Blackman
+  // design's zero end taps trimmed had been marked causal, the output 49 frames late).
+  const std::string blackman = dir.path() + "/bm.txt", trimmed = dir.path() + "/trimmed.txt";
+  halo_ok({"design", "--lowpass", "3k", "--taps", "101", "--window", "blackman", "-o", blackman, "-q"});
+  halo_ok({"ir", "fix", blackman, trimmed, "--trim-silence", "-q"});
+  ASSERT_LT(text_taps(trimmed).size(), 101u) << "the end taps are below -120 dB";
+  EXPECT_EQ(read_bytes(trimmed).find("# align causal"), std::string::npos) << read_bytes(trimmed);
+  halo_ok({"filter", dir.path() + "/x.wav", dir.path() + "/z.wav", "--mask", trimmed, "-q"});
+  EXPECT_LE(relative_error(read_sound(dir.path() + "/z.wav").samples,
+                           expected_output(x.samples, 1, {text_taps(trimmed)}, Align::same, false)),
+            1e-6);
 }
 
 // An impulse response applies causally (--ir), and so does every mask design and ir fix make

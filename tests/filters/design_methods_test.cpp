@@ -635,6 +635,15 @@ TEST(Shortest, AttenuationAloneSaysThePassBandIsHeldAsFlat) {
   EXPECT_LT(rippled.spec.taps, flat.spec.taps);
   EXPECT_TRUE(measure(rippled.mask, rippled.spec).met);
   EXPECT_EQ(rippled.mask.provenance.find("as flat"), std::string::npos) << rippled.mask.provenance;
+  // Not where the user's own weights set the ratio (a review: "as flat" at 10x the stop band's).
+  Spec weighted;
+  weighted.band = Band::multiband;
+  weighted.bands = parse_bands("0-3000:1, 4000-24000:0/w=10");
+  weighted.attenuation_db = 60;
+  weighted.taps = 0;
+  weighted.method = Method::remez;
+  const Designed by_weights = design_to_spec(weighted);
+  EXPECT_EQ(by_weights.mask.provenance.find("as flat"), std::string::npos) << by_weights.mask.provenance;
 }
 
 // A remez length whose optimum lies below what float taps hold fails the exchange at any length,
