@@ -496,32 +496,6 @@ std::string comment_text(std::string text) {
   return text;
 }
 
-std::string text_contents(const MaskSet& masks) {
-  std::string out;
-  for (std::size_t m = 0; m < masks.size(); ++m) {
-    out += "# ";
-    if (masks.size() > 1) out += "column " + std::to_string(m + 1) + ": ";
-    out += masks[m].provenance.empty() ? "halo mask" : comment_text(masks[m].provenance);
-    out += "\n";
-  }
-  if (masks[0].rate_hz > 0) {
-    char rate[48];
-    std::snprintf(rate, sizeof rate, "# rate %.10g Hz\n", masks[0].rate_hz);
-    out += rate;
-  }
-  if (masks[0].causal) out += "# align causal\n";  // filter aligns it so by default
-  char number[32];
-  for (std::size_t i = 0; i < masks[0].taps.size(); ++i) {
-    for (std::size_t m = 0; m < masks.size(); ++m) {
-      // %.9g: enough digits for any float to read back to the same float.
-      std::snprintf(number, sizeof number, m == 0 ? "%.9g" : " %.9g", static_cast<double>(masks[m].taps[i]));
-      out += number;
-    }
-    out += "\n";
-  }
-  return out;
-}
-
 std::string raw_f32_contents(const std::string& path, const MaskSet& masks) {
   if (masks.size() != 1) {
     throw Error(path + ": raw float32 holds one mask, " + std::to_string(masks.size()) +
@@ -607,8 +581,45 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
 
 }  // namespace
 
+std::string mask_text(const MaskSet& masks) {
+  std::string out;
+  for (std::size_t m = 0; m < masks.size(); ++m) {
+    out += "# ";
+    if (masks.size() > 1) out += "column " + std::to_string(m + 1) + ": ";
+    out += masks[m].provenance.empty() ? "halo mask" : comment_text(masks[m].provenance);
+    out += "\n";
+  }
+  if (masks[0].rate_hz > 0) {
+    char rate[48];
+    std::snprintf(rate, sizeof rate, "# rate %.10g Hz\n", masks[0].rate_hz);
+    out += rate;
+  }
+  if (masks[0].causal) out += "# align causal\n";  // filter aligns it so by default
+  char number[32];
+  for (std::size_t i = 0; i < masks[0].taps.size(); ++i) {
+    for (std::size_t m = 0; m < masks.size(); ++m) {
+      // %.9g: enough digits for any float to read back to the same float.
+      const float tap = i < masks[m].taps.size() ? masks[m].taps[i] : 0.0f;  // a shorter column ends in zeros
+      std::snprintf(number, sizeof number, m == 0 ? "%.9g" : " %.9g", static_cast<double>(tap));
+      out += number;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 MaskSet read_mask(const std::string& path) {
-  if (path == "-") return parse_mask(input_name(path), standard_input_bytes());
+  if (path == "-") {
+    // No name to say the format: JSON and C headers (design's exports, which carry the rate and
+    // the alignment) are told by their first characters; they had been read as text, "{" is
+    // not a number (a review).
+    const std::string& bytes = standard_input_bytes();
+    const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && bytes[first] == '{') return parse_json_mask(input_name(path), bytes);
+    if (first != std::string::npos && bytes.compare(first, 2, "/*") == 0)
+      return parse_header_mask(input_name(path), bytes);
+    return parse_mask(input_name(path), bytes);
+  }
   // design's CamillaDSP export is a configuration that names the coefficients' file; read as
   // text it was "lp.yml:3: "filters:" is not a number".
   if (const std::string extension = lower_extension(path); extension == "yml" || extension == "yaml")
@@ -687,7 +698,7 @@ void write_mask_into(AtomicFile& output, const std::string& path, const MaskSet&
     case FileKind::json:
     case FileKind::header:
       throw Error(path + ": JSON and C headers are written by halo design --format json|h");
-    case FileKind::text: bytes = text_contents(masks); break;
+    case FileKind::text: bytes = mask_text(masks); break;
     case FileKind::raw_f32: bytes = raw_f32_contents(path, masks); break;
     case FileKind::sound: sound = plan_sound(path, masks); break;
   }

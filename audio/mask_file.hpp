@@ -28,6 +28,12 @@ filters::MaskSet read_mask(const std::string& path);
 // message names it. Sound bytes go through libsndfile's virtual I/O, then read_mask's decoder.
 filters::MaskSet parse_mask(const std::string& name, const std::string& bytes);
 
+// The text a text mask file holds (write_mask's, below): a "# provenance" line per mask, "# rate
+// R Hz" where known, "# align causal" for a causal mask, then a row per tap, a column per mask
+// (a shorter one ending in zeros). design's standard output too, so that a mask piped into
+// --mask - keeps its rate and alignment.
+std::string mask_text(const filters::MaskSet& masks);
+
 // Writes every mask of the set (equal lengths for multi-column/multi-channel output) in the
 // format chosen by extension:
 //   text: a "# provenance" line per mask (and "# rate R Hz" when known, "# align causal" for a

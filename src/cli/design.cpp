@@ -98,7 +98,7 @@ int design_command(int argc, char** argv) {
                                           "  halo design (--lowpass F | --highpass F | --bandpass LO:HI | "
                                           "--bandstop LO:HI | --bands SPEC | --mask FILE | --ir FILE) [--rate HZ] [-o MASKFILE]\n"
                                           "MASKFILE: .txt (text), .f32 (raw float32), .json, .h, .yml (CamillaDSP) or a sound file (.wav, .flac, ...);"
-                                          " without -o (or with -o -) the coefficients go to stdout as text.");
+                                          " without -o (or with -o -) the coefficients go to stdout as a .txt holds them.");
   add_mask_options(options);
   options.add_options("Output")
       ("rate", "sample rate in Hz", cxxopts::value<std::string>()->default_value("48000"), "HZ")
@@ -197,13 +197,14 @@ int design_command(int argc, char** argv) {
     }
   } else {
     summarise(stderr);
-    // halo's own text, the taps a line (an export's one text went out with the outputs).
-    if (!audio::export_is_one_text(outputs.format))
-      for (std::size_t k = 0; k < masks.front().taps.size(); ++k) {
-        for (std::size_t c = 0; c < masks.size(); ++c)
-          std::printf(c == 0 ? "%.9g" : " %.9g", k < masks[c].taps.size() ? masks[c].taps[k] : 0.0f);
-        std::printf("\n");
-      }
+    // halo's own text, as a .txt holds it (an export's one text went out with the outputs):
+    // its "# rate" and "# align causal" lines too, which the bare taps had lost, so that
+    // `design ... | filter IN OUT --mask -` kept neither (a minimum-phase mask's output 127
+    // frames early, a 48 kHz mask on 44.1 kHz audio without a word; a review).
+    if (!audio::export_is_one_text(outputs.format)) {
+      const std::string text = audio::mask_text(masks);
+      std::fwrite(text.data(), 1, text.size(), stdout);  // a failed write is main's to report
+    }
   }
   // A warning is about the mask, not a summary: -q keeps it.
   if (designed)

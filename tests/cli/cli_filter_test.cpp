@@ -747,6 +747,34 @@ TEST(CliFilter, MaskFromStandardInput) {
   EXPECT_TRUE(before.added().empty()) << joined(before.added());
 }
 
+// `design | filter --mask -` keeps what the mask says: design's standard output carries the
+// "# rate" and "# align causal" lines a .txt holds (bare taps had lost them: a minimum-phase
+// mask's output came 127 frames early, a 48 kHz mask ran on 44.1 kHz audio without a word),
+// and a JSON or C header on standard input is read as such, told by its first characters (it
+// had been "{" is not a number; a review). Each against the plain convolution of the taps the
+// same design writes to a file.
+TEST(CliFilter, APipedDesignKeepsItsRateAndAlignment) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 3000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 173);
+  make_noise_file(dir / "in44.wav", 3000, 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 174);
+  halo_ok({"design", "--lowpass", "4k", "--taps", "63", "--minimum-phase", "-o", dir / "mp.txt", "-q"});
+  const std::vector<double> written = read_text_column(read_bytes(dir / "mp.txt"));
+  const auto ref = expected_output(in.samples, 1, {std::vector<float>(written.begin(), written.end())}, Align::causal, false);
+  for (const std::string format : {"txt", "json", "h"}) {
+    const std::string command = std::string("'") + HALO_BINARY + "' design --lowpass 4k --taps 63 --minimum-phase -q" +
+                                " --format " + format + " -o - | '" + HALO_BINARY + "' filter '" + (dir / "in.wav") +
+                                "' '" + (dir / "out.wav") + "' --mask - --quiet";
+    const Result piped = run({"/bin/sh", "-c", command});
+    ASSERT_EQ(piped.exit_code, 0) << describe({command}, piped);
+    EXPECT_LE(relative_error(read_sound(dir / "out.wav").samples, ref), tolerance) << format;
+  }
+  const std::string other_rate = std::string("'") + HALO_BINARY + "' design --lowpass 4k -q | '" + HALO_BINARY +
+                                 "' filter '" + (dir / "in44.wav") + "' '" + (dir / "out44.wav") + "' --mask -";
+  const Result warned = run({"/bin/sh", "-c", other_rate});
+  ASSERT_EQ(warned.exit_code, 0) << describe({other_rate}, warned);
+  EXPECT_NE(warned.err.find("warning: the mask was made for 48000 Hz but"), std::string::npos) << warned.err;
+}
+
 // Containers libsndfile reads only from a seekable file arrive whole through a pipe too: halo
 // copies them to a temporary first. RF64 had been read from its fmt chunk on as audio (wrong
 // samples, exit 0), SDS had looped at full CPU, HTK, XI and WVE had been refused (a QA pass);

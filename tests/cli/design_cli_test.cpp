@@ -425,7 +425,7 @@ TEST(DesignCli, WhatAUserTypesIsReadAsMeant) {
   write_bytes(dir / "bom.txt", "\xEF\xBB\xBF" "0.25\n0.5\n0.25\n");
   const Result bom = halo({"design", "--mask", dir / "bom.txt", "-q", "-o", "-"});
   ASSERT_EQ(bom.exit_code, 0) << bom.err;
-  EXPECT_EQ(bom.out, "0.25\n0.5\n0.25\n");
+  EXPECT_EQ(bom.out, "# file " + dir / "bom.txt" + "\n0.25\n0.5\n0.25\n");  // a .txt's text, its "# " line too
   ASSERT_EQ(halo({"design", "--lowpass", "3k", "-q", "--format", "camilladsp", "-o", dir / "lp.yml"}).exit_code, 0);
   const Result yml = halo({"design", "--mask", dir / "lp.yml", "-o", dir / "x.txt"});
   EXPECT_EQ(yml.exit_code, 1);
