@@ -147,7 +147,11 @@ void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double ra
                   option);
     throw audio::Error(path + line);
   }
-  for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+  try {
+    for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+  } catch (const filters::Error& error) {  // its field's name, "rate_hz", had shown (a QA pass)
+    throw audio::Error(path + ": " + error.detail());
+  }
 }
 
 void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {

@@ -12,6 +12,7 @@
 #include "audio/portaudio_device.hpp"
 #include "audio/reader.hpp"
 #include "src/engine/error.hpp"
+#include "src/engine/nonfinite.hpp"
 #include "src/engine/tap_set.hpp"
 #include "src/realtime/memory_lock.hpp"
 
@@ -76,6 +77,10 @@ struct Session::Reader {
   std::string error, warning;
   std::uint64_t frames_written = 0;
   std::uint64_t frames_resampled_in = 0;  // file frames given to the resampler, every pass of a loop
+  // Input samples that were NaN or Inf, zeroed here before the resampler (which had spread one
+  // over some 2 ms of sound, each output sample of it then counted: 200 for 2, a QA pass); the
+  // worker's own count then finds none in what comes from here. Every pass of a loop.
+  std::atomic<std::uint64_t> nonfinite{0};
 
   ~Reader() {
     stop();
@@ -124,6 +129,8 @@ struct Session::Reader {
             std::copy_n(&whole[whole_at * width], width, &in[f * width]);
         }
         const std::size_t got = whole.empty() ? file->read(in.data(), chunk) : chunk;
+        if (const std::uint64_t found = zero_nonfinite(in.data(), got * width); found > 0)
+          nonfinite.fetch_add(found, std::memory_order_relaxed);
         bool end = got < chunk;
         if (end) say_how_the_pass_ended(frames_read_total + got);
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
@@ -341,6 +348,15 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_->ring = input_.get();
     reader_->worker = worker_.get();
     reader_->ratio = rate_hz_ / file_format.rate_hz;
+    // Said with the file and both rates, where libsamplerate's own words named neither ("SRC
+    // ratio outside [1/256, 256] range", a QA pass).
+    if (reader_->ratio > 256 || reader_->ratio < 1.0 / 256) {
+      char rates[128];
+      std::snprintf(rates, sizeof rates, ": %.10g Hz cannot be resampled to the device's %.10g Hz",
+                    static_cast<double>(file_format.rate_hz), static_cast<double>(rate_hz_));
+      throw audio::Error(audio::input_name(options_.file) + rates +
+                         ": libsamplerate changes a rate by at most 256 times either way");
+    }
     if (reader_->ratio != 1.0) {
       int error = 0;
       reader_->resampler = src_new(SRC_SINC_MEDIUM_QUALITY, channels_, &error);
@@ -378,10 +394,12 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   } else {
     // A file shorter than the ring (played once) never fills it: "halo adds 8192 frames" had
     // been said of a 100-frame file.
+    // As many as the reader sends of it: the length at the device's rate rounded to the nearest
+    // (rounded up, it had said a frame more than the file, a QA pass).
     std::size_t ahead = output_->capacity_frames();
     if (!options_.loop && file_format.frames > 0)
-      ahead = std::min<std::size_t>(ahead, static_cast<std::size_t>(std::ceil(static_cast<double>(file_format.frames) *
-                                                                                rate_hz_ / file_format.rate_hz)));
+      ahead = std::min<std::size_t>(ahead, static_cast<std::size_t>(std::llround(static_cast<double>(file_format.frames) *
+                                                                                  rate_hz_ / file_format.rate_hz)));
     report_.added_latency_frames = ahead;
     report_.added_latency_note = "read ahead: the output ring";
   }
@@ -583,7 +601,8 @@ SessionReport Session::report() const {
   report.worst_us = stats_->worst_us();
   report.periods = stats_->periods();
   report.late_periods = stats_->late_periods();
-  report.nonfinite_input_samples = worker_->nonfinite_input_samples();
+  report.nonfinite_input_samples =
+      worker_->nonfinite_input_samples() + (reader_ ? reader_->nonfinite.load(std::memory_order_relaxed) : 0);
   report.over_full_scale_samples = worker_->over_full_scale_samples();
   report.realtime = worker_->realtime_note();
   report.memory_locked = memory_lock_problem_.empty() ? "yes" : "no (" + memory_lock_problem_ + ")";

@@ -639,6 +639,14 @@ TEST(IrRate, ARateMismatchIsRefusedOrResampled) {
     EXPECT_NEAR(magnitude_db(h48, hz, 48000), magnitude_db(ir.samples, hz, 96000), 0.01) << hz;
   for (double hz : {8000.0, 12000.0, 16000.0})
     EXPECT_LT(magnitude_db(h48, hz, 48000), -45) << hz;
+  // Past what libsamplerate reaches: the file and both rates, not the library's field name
+  // ("rate_hz 48000 Hz ...", a QA pass).
+  write_sound(dir.path() + "/ir100.wav", random_signal(50, 83, 0.1f), 1, 100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot again(dir.path());
+  expect_one_line_failure(halo({"filter", dir.path() + "/x.wav", dir.path() + "/z.wav", "--ir", dir.path() + "/ir100.wav",
+                                "--ir-rate", "resample"}),
+                          1, "halo: " + dir.path() + "/ir100.wav: 48000 Hz from the mask's 100 Hz: libsamplerate changes",
+                          again, "past 256 times");
 }
 
 }  // namespace

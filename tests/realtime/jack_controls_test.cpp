@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <thread>
 
@@ -499,6 +500,25 @@ TEST_F(JackControls, PlayLoopRepeatsTheFilteredFileSeamlessly) {
   EXPECT_GE(seamless, seams - static_cast<long>(flagged)) << seamless << " of " << seams << " seams\n" << played.err;
 }
 
+// The edges of resampling (a QA pass): a file rate libsamplerate cannot reach from the device's
+// (past 256 times) is one line naming the file and both rates, where libsamplerate's own words
+// named neither; and a file shorter than the output ring is held ahead by as many frames as
+// play sends of it (4097 frames at 44.1 kHz are 4459 at 48; the latency line had said 4460).
+TEST_F(JackControls, PlaySaysAnUnreachableRateAndAShortFilesLength) {
+  write_sound(dir_ / "r100.wav", random_signal(2 * 400, 81, 0.2f), 2, 100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  Process unreachable(halo_args({"play", dir_ / "r100.wav", "--lowpass", "20"}));
+  const Result refused = unreachable.wait_at_most(20);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_EQ(refused.err, "halo: " + dir_ / "r100.wav" + ": 100 Hz cannot be resampled to the device's 48000 Hz: "
+                         "libsamplerate changes a rate by at most 256 times either way\n");
+  write_sound(dir_ / "c4097.wav", random_signal(2 * 4097, 82, 0.2f), 2, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  Process short_file(halo_args({"play", dir_ / "c4097.wav", "--lowpass", "4k"}));
+  const Result played = short_file.wait_at_most(20);
+  ASSERT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_NE(played.err.find("4459 frames played"), std::string::npos) << played.err;
+  EXPECT_NE(played.err.find("halo adds 4459 frames"), std::string::npos) << played.err;
+}
+
 // A 44.1 kHz file on the 48 kHz server: resampled (libsamplerate) before the filter. The
 // resampler's bits are its own, so the recording is checked by what must hold whatever they
 // are: tones land on their frequencies at 48 kHz, at the level the mask gives them, with
@@ -517,6 +537,11 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
     x.push_back(on ? static_cast<float>(0.4 * std::cos(2 * pi * 1000 * t) + 0.3 * std::cos(2 * pi * 9000 * t)) : 0.0f);
     x.push_back(on ? static_cast<float>(0.2 * std::cos(2 * pi * 2000 * t) + 0.3 * std::cos(2 * pi * 11000 * t)) : 0.0f);
   }
+  // A NaN and an Inf in the closing silence: zeroed before the resampler, two samples counted.
+  // Given to libsamplerate, each had spread over some 2 ms of output (cutting the sound out
+  // where they fell) and been counted 100 times over (a QA pass).
+  x[2 * (lead + sounding + tail / 2)] = std::numeric_limits<float>::quiet_NaN();
+  x[2 * (lead + sounding + tail / 2 + 10) + 1] = std::numeric_limits<float>::infinity();
   write_sound(in, x, 2, file_rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   // A 4 kHz low-pass at 48 kHz: Hamming-windowed sinc, 255 taps, unit gain at DC.
   std::vector<float> h(255);
@@ -546,6 +571,7 @@ TEST_F(JackControls, PlayResamplesA44100FileFor48000) {
   const Result played = play.wait_at_most(30);
   ASSERT_EQ(played.exit_code, 0) << played.err;
   EXPECT_NE(played.err.find("resampled: 44100 -> 48000 Hz"), std::string::npos) << played.err;
+  EXPECT_NE(played.err.find("halo: 2 input samples were NaN or Inf and were filtered as 0"), std::string::npos) << played.err;
   // Everything the file holds, at the device's rate: 1.8 s, exactly (79380 frames at 44.1 kHz
   // are 86400 at 48; libsamplerate had given a frame more, which a QA pass found).
   std::smatch match;
