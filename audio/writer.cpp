@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "audio/error.hpp"
+#include "audio/header_length.hpp"
 #include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
@@ -342,9 +343,15 @@ void Writer::note_padding() {
   if (!block_codec || path_ == "-" || !output_) return;
   SF_INFO info{};
   SndfileHandle written(sf_open(path_.c_str(), SFM_READ, &info));
-  if (!written || info.frames <= static_cast<sf_count_t>(frames_out_)) return;  // GSM reads as not seekable
+  if (!written) return;  // GSM reads as not seekable
+  // The length halo itself reads back (halo info, filter), as the reader takes it: a WAV's fact
+  // chunk counts a GSM file of whole blocks exactly, where libsndfile's count adds a block (the
+  // note had said 24320 frames of a file info called 24000, a QA pass).
+  const HeaderLength length = header_length(written.get(), info, path_);
+  const sf_count_t holds = length.present >= 0 ? static_cast<sf_count_t>(length.present) : info.frames;
+  if (holds <= static_cast<sf_count_t>(frames_out_)) return;
   note_ = path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " +
-          std::to_string(info.frames) + " frames, the last " + std::to_string(info.frames - static_cast<sf_count_t>(frames_out_)) +
+          std::to_string(holds) + " frames, the last " + std::to_string(holds - static_cast<sf_count_t>(frames_out_)) +
           " of them the codec's padding";
 }
 

@@ -457,6 +457,14 @@ TEST(CliFilter, BlockCodecsSayHowMuchTheyPad) {
               std::string::npos)
         << result.err;
   }
+  // GSM of whole blocks (24000 frames, 75 of 320): its WAV's fact chunk counts the frames
+  // exactly, as halo info, filter and sox read them, so there is no padding to speak of
+  // (libsndfile's own count adds a block, and the note had named it; a QA pass).
+  make_noise_file(dir / "whole.wav", 24000, 1, 8000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 128);
+  const Result whole = halo_ok({"filter", dir / "whole.wav", dir / "gsm.wav", "--lowpass", "1k", "--subtype", "gsm610"});
+  EXPECT_EQ(whole.err.find("padding"), std::string::npos) << whole.err;
+  const Result info = halo_ok({"info", dir / "gsm.wav"});
+  EXPECT_NE(info.out.find("frames:    24000\n"), std::string::npos) << info.out;
   // PAF's 24 bits come in blocks of 10 frames: 10001 frames are held as 10010.
   make_noise_file(dir / "odd.wav", 10001, 1, 44100, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 127);
   const Result paf = halo_ok({"filter", dir / "odd.wav", dir / "out.paf", "--lowpass", "1k", "--subtype", "pcm24"});
