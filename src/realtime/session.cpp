@@ -204,12 +204,24 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   if (options_.period_frames < 1 || options_.period_frames > 8192)
     throw Error("the period must be 1 to 8192 frames");
   callback_ = std::make_unique<CallbackState>();  // first: the voices' engine threads follow its CPU
+  // play's FILE before any device: a missing or bad file is named as such (with no device, "no
+  // output device" had hidden it, a README QA pass).
+  audio::Format file_format;
+  if (!options_.live) {
+    reader_ = std::make_unique<Reader>();
+    reader_->path = options_.file;
+    reader_->loop = options_.loop;
+    reader_->raw = options_.raw;
+    reader_->file = std::make_unique<audio::Reader>(options_.file, options_.raw);
+    file_format = reader_->file->format();
+    if (file_format.frames == 0)  // before any device opens
+      throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
+  }
   portaudio_ = std::make_unique<audio::PortAudio>(options_.client_name);
   const audio::DeviceInfo out_device = portaudio_->find(options_.output_device, true);
   report_.output_device = device_label(out_device);
 
   audio::DeviceInfo in_device;
-  audio::Format file_format;
   if (options_.live) {
     if (options_.input_device.empty() && out_device.max_input_channels > 0) in_device = out_device;
     else in_device = portaudio_->find(options_.input_device, false);
@@ -231,14 +243,6 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
                          " (its default: " + std::to_string(static_cast<long>(out_device.default_rate_hz)) + " Hz)");
     report_.resampled = "no";
   } else {
-    reader_ = std::make_unique<Reader>();
-    reader_->path = options_.file;
-    reader_->loop = options_.loop;
-    reader_->raw = options_.raw;
-    reader_->file = std::make_unique<audio::Reader>(options_.file, options_.raw);
-    file_format = reader_->file->format();
-    if (file_format.frames == 0)  // before any device opens
-      throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
     channels_ = file_format.channels;
     if (channels_ <= out_device.max_output_channels) device_channels_ = channels_;
     if (channels_ == 1 && out_device.max_output_channels >= 2) device_channels_ = 2;  // mono to both sides

@@ -132,6 +132,16 @@ TEST_F(CliErrors, MissingInput) {
   expect_clean_failure({"filter", dir_ / "missing.wav", out(), "--lowpass", "1000"}, out(), "missing.wav");
 }
 
+// play's FILE is opened before any device is looked for: on a machine with no device (no JACK
+// server here, and none started), a missing FILE had been "no output device" (a README QA pass).
+TEST_F(CliErrors, PlayNamesAMissingFileBeforeLookingForADevice) {
+  const std::vector<std::string> args = {"/usr/bin/env", "JACK_NO_START_SERVER=1", "JACK_DEFAULT_SERVER=halo-no-server",
+                                         HALO_BINARY, "play", dir_ / "missing.wav", "--lowpass", "1000"};
+  const Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1) << describe(args, result);
+  EXPECT_EQ(result.err, "halo: " + dir_ / "missing.wav" + ": No such file or directory\n") << describe(args, result);
+}
+
 TEST_F(CliErrors, InputIsADirectory) {
   mkdir((dir_ / "folder.wav").c_str(), 0755);
   expect_clean_failure({"filter", dir_ / "folder.wav", out(), "--lowpass", "1000"}, out(), "folder.wav");
