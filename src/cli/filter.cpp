@@ -105,7 +105,7 @@ int filter_command(int argc, char** argv) {
   if (!arguments.align_given)
     filter.stream.alignment = centred_by_default(source, masks) ? Alignment::centred : Alignment::causal;
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
-  warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at");
+  warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at", source);
 
   FilterReport report;
   {  // the bar erases itself before the summary prints

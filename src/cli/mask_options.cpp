@@ -331,11 +331,14 @@ bool reads_standard_input(const MaskSource& source) {
   return source.kind != MaskSource::Kind::designed && source.path == "-";
 }
 
-void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at) {
+void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at,
+                          const MaskSource& source) {
   const double mask_rate_hz = masks.front().rate_hz;  // from a sound file, or a text mask's "# rate" line
+  // The file, where there is one: play's masks were each warned of in the same words (a QA pass).
+  const std::string file = source.kind == MaskSource::Kind::designed ? "" : " (" + audio::input_name(source.path) + ")";
   if (mask_rate_hz > 0 && std::fabs(mask_rate_hz - rate_hz) > 0.5)
     notice("warning: the mask was made for " + std::to_string(static_cast<long>(mask_rate_hz)) + " Hz but " +
-           audio_is_at + " " + std::to_string(static_cast<long>(rate_hz)) + " Hz");
+           audio_is_at + " " + std::to_string(static_cast<long>(rate_hz)) + " Hz" + file);
 }
 
 filters::Designed design_for(MaskSource source, double rate_hz) {

@@ -69,7 +69,9 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz);
 // rate_hz and its taps are used as they are (a text or sound mask without --mask-rate, or
 // --mask-rate keep): its frequencies are off by the ratio. `audio_is_at` names the audio:
 // "in.wav is at", "the audio is at".
-void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at);
+// The mask file is named at the end where `source` has one.
+void warn_of_another_rate(const filters::MaskSet& masks, double rate_hz, const std::string& audio_is_at,
+                          const MaskSource& source);
 
 // A designed source (Kind::designed) at rate_hz: the mask and the spec as the design resolved
 // it (method, length, window), for the report. Errors worded with flags, as masks_for's.

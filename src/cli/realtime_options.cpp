@@ -162,7 +162,7 @@ realtime::MaskSource mask_source_for(const std::vector<MaskSource>& masks) {
     entry.masks = masks_for(source, rate_hz);
     // play and live had used such a mask silently; said once a mask, not at every n/p or reload.
     if (!(*warned)[static_cast<std::size_t>(index)]) {
-      warn_of_another_rate(entry.masks, rate_hz, rate_words(source.rate_from).wanted);
+      warn_of_another_rate(entry.masks, rate_hz, rate_words(source.rate_from).wanted, source);
       (*warned)[static_cast<std::size_t>(index)] = true;
     }
     entry.label = describe_masks(entry.masks);
