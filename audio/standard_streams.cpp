@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+
 namespace halo::audio {
 namespace {
 
@@ -38,5 +41,17 @@ long long bytes_printed_to_closed_output() noexcept {
   if (!counting[1] || fstat(1, &status) != 0) return 0;
   return static_cast<long long>(status.st_size);
 }
+
+namespace {
+int first_output_error = 0;  // main thread only: design and the one-text exports print there
+}  // namespace
+
+void print_to_standard_output(const std::string& text) noexcept {
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && first_output_error == 0)
+    first_output_error = errno != 0 ? errno : EIO;
+}
+
+int standard_output_error() noexcept { return first_output_error; }
 
 }  // namespace halo::audio

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 
 namespace halo::audio {
 
@@ -15,5 +16,13 @@ bool closed_at_start(int fd) noexcept;  // 0, 1 or 2
 
 // Bytes printed to a standard output that was closed at the start (0 where it was open).
 long long bytes_printed_to_closed_output() noexcept;
+
+// Text for standard output, written at once (fwrite) and its failure's reason kept: a write
+// that fails inside stdio leaves errno to whatever runs next, and main, which reports standard
+// output's failures once at the end, had said "write failed" with no reason, even for a reader
+// that went away (`design | head`, which is no failure at all: exit 141 quietly).
+void print_to_standard_output(const std::string& text) noexcept;
+// The errno of the first such write that failed; 0 where none did.
+int standard_output_error() noexcept;
 
 }  // namespace halo::audio

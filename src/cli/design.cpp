@@ -10,6 +10,7 @@
 #include "audio/error.hpp"
 #include "audio/json_text.hpp"
 #include "audio/mask_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/same_file.hpp"
 #include "filters/design_report.hpp"
 #include "filters/response.hpp"
@@ -202,8 +203,7 @@ int design_command(int argc, char** argv) {
     // `design ... | filter IN OUT --mask -` kept neither (a minimum-phase mask's output 127
     // frames early, a 48 kHz mask on 44.1 kHz audio without a word; a review).
     if (!audio::export_is_one_text(outputs.format)) {
-      const std::string text = audio::mask_text(masks);
-      std::fwrite(text.data(), 1, text.size(), stdout);  // a failed write is main's to report
+      audio::print_to_standard_output(audio::mask_text(masks));  // a failed write is main's to report
     }
   }
   // A warning is about the mask, not a summary: -q keeps it.

@@ -14,6 +14,7 @@
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/mask_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/same_file.hpp"
 #include "src/cli/command.hpp"
 
@@ -224,7 +225,7 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
     audio::write_export(outputs.output, outputs.format, masks, notes);
   } else if (audio::export_is_one_text(outputs.format)) {
     const std::string text = audio::export_text(outputs.output, outputs.format, masks, notes);
-    std::fwrite(text.data(), 1, text.size(), stdout);  // a failed write is main's to report, as for every stdout text
+    audio::print_to_standard_output(text);  // a failed write is main's to report, as for every stdout text
   }
   if (!svg.empty()) write_text_file(outputs.plot, svg);
 }

@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
     return code;
   }
   if (reason == 0) reason = errno;
+  // The first write that failed says why best (it fails inside stdio, and errno moves on).
+  if (const int first = halo::audio::standard_output_error(); first != 0) reason = first;
   if (code != 0) return code;  // the command has said its one line already
   if (reason == EPIPE) return 128 + SIGPIPE;  // the reader went away (`| head`): quietly, as SIGPIPE would
   halo::cli::notice(std::string("standard output: write failed") + (reason != 0 ? ": " : "") +

@@ -373,6 +373,19 @@ TEST_F(CliErrors, FullDisk) {
   }
 }
 
+// design's text to a full standard output says why: its one write fails inside stdio, and the
+// reason had been lost ("standard output: write failed", a QA pass); a reader that goes away
+// (`| head`) is still no failure (Signals.SigpipeIsNoStop).
+TEST_F(CliErrors, DesignToAFullStandardOutputSaysWhy) {
+  for (const std::string format : {"txt", "json"}) {
+    RunOptions to_full;
+    to_full.stdout_path = "/dev/full";
+    const Result result = halo({"design", "--lowpass", "1k", "--taps", "4095", "--format", format, "-q", "-o", "-"}, to_full);
+    EXPECT_EQ(result.exit_code, 1) << format;
+    EXPECT_EQ(result.err, "halo: standard output: write failed: No space left on device\n") << format;
+  }
+}
+
 TEST_F(CliErrors, FullTinyFileSystem) {
   TmpfsMount tiny(dir_ / "tiny", "size=64k");
   if (!tiny.mounted()) GTEST_SKIP() << "cannot mount a 64 kB tmpfs here (" << tiny.error() << "); needs root";
