@@ -202,9 +202,8 @@ int design_command(int argc, char** argv) {
     // its "# rate" and "# align causal" lines too, which the bare taps had lost, so that
     // `design ... | filter IN OUT --mask -` kept neither (a minimum-phase mask's output 127
     // frames early, a 48 kHz mask on 44.1 kHz audio without a word; a review).
-    if (!audio::export_is_one_text(outputs.format)) {
+    if (!audio::export_is_one_text(outputs.format))
       audio::print_to_standard_output(audio::mask_text(masks));  // a failed write is main's to report
-    }
   }
   // A warning is about the mask, not a summary: -q keeps it.
   if (designed)
