@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <memory>
 
 #include "audio/portaudio_device.hpp"
+#include "audio/standard_streams.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/number_parser.hpp"
@@ -139,14 +141,14 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
   add_realtime_options(options, live);
   cxxopts::ParseResult parsed;
   try {
+    refuse_switch_values(options, argc, argv);
     parsed = options.parse(argc, argv);
   } catch (const cxxopts::exceptions::exception& error) {
     throw UsageError(option_error(live ? "live" : "play", error.what()));
   }
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help(live ? std::vector<std::string>{mask_group, "Design", "Device"}
-                                           : std::vector<std::string>{mask_group, "Design", "Device", "Raw input"})
-                           .c_str());
+    audio::print_to_standard_output(options.help(live ? std::vector<std::string>{mask_group, "Design", "Device"}
+                                           : std::vector<std::string>{mask_group, "Design", "Device", "Raw input"}) + "\n");
     return false;
   }
   arguments = parse_realtime_arguments(parsed, live);
@@ -318,6 +320,40 @@ char Keyboard::poll(int timeout_ms) {
   return key;
 }
 
+// UTF-8 characters in `text`, each taken for one column; `text` cut to `columns` of them.
+std::size_t columns_of(const std::string& text) {
+  std::size_t columns = 0;
+  for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return columns;
+}
+std::string first_columns(const std::string& text, std::size_t columns) {
+  std::size_t seen = 0;
+  for (std::size_t at = 0; at < text.size(); ++at)
+    if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80 && seen++ == columns) return text.substr(0, at);
+  return text;
+}
+
+// The status line in the terminal's width, less one column: a longer line wraps, and the next
+// redraw's "\r\033[K" clears only its last row, so an 80-column terminal had filled with
+// copies of the line's first 80 characters (a QA pass). The line is `what | core` with the
+// mask's `label` after core's first word ("mask 1/2"); the label gives way first, then `what`
+// (the file), then the figures from the last (the worst period), so the underruns stay in
+// sight. Asked at each redraw: the window may be resized.
+std::string fitted_to_terminal(const std::string& what, const std::string& label, std::string core) {
+  const std::string separator = " | ";
+  winsize size{};
+  const std::size_t mask_end = core.find(separator);
+  const std::string labelled = core.substr(0, mask_end) + " " + label + core.substr(mask_end);
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col < 2) return what + separator + labelled;
+  const std::size_t width = size.ws_col - 1u;
+  if (columns_of(what) + separator.size() + columns_of(labelled) <= width) return what + separator + labelled;
+  if (columns_of(what) + separator.size() + columns_of(core) <= width) return what + separator + core;
+  for (std::size_t last; columns_of(core) > width && (last = core.rfind(separator)) != std::string::npos;) core.resize(last);
+  const std::size_t room = width - std::min(width, columns_of(core) + separator.size());
+  if (room >= 8) return first_columns(what, room - 1) + "\u2026" + separator + core;
+  return first_columns(core, width);
+}
+
 }  // namespace halo::cli
 
 namespace halo::cli {
@@ -376,11 +412,13 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       // account (the line had shown both as "underruns").
       const unsigned long long host_short = counters.host_underruns.load();
       const unsigned long long all_short = counters.underruns.load();
-      std::fprintf(stderr, "\r\033[K%s | mask %d/%d %s | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",
-                   one_line(what).c_str(), session.mask_index() + 1, arguments.session.mask_count,
-                   one_line(session.mask_label()).c_str(),
-                   session.bypass() ? "BYPASS" : "filtered", session.gain_db(), all_short > host_short ? all_short - host_short : 0,
-                   static_cast<unsigned long long>(counters.host_xruns.load()), host_short, session.stats().worst_us() / 1e3);
+      char figures[256];
+      std::snprintf(figures, sizeof figures, " | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",
+                    session.bypass() ? "BYPASS" : "filtered", session.gain_db(), all_short > host_short ? all_short - host_short : 0,
+                    static_cast<unsigned long long>(counters.host_xruns.load()), host_short, session.stats().worst_us() / 1e3);
+      const std::string core = "mask " + std::to_string(session.mask_index() + 1) + "/" +
+                               std::to_string(arguments.session.mask_count) + figures;
+      std::fprintf(stderr, "\r\033[K%s", fitted_to_terminal(one_line(what), one_line(session.mask_label()), core).c_str());
       std::fflush(stderr);
     }
   }

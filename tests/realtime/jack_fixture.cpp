@@ -222,8 +222,11 @@ Result Live::stop() {
   return process->wait_at_most(30);  // a live that hangs is killed: exit code -1, signal 9
 }
 
-Terminal::Terminal(const std::vector<std::string>& args) {
-  child_ = forkpty(&fd_, nullptr, nullptr, nullptr);
+Terminal::Terminal(const std::vector<std::string>& args, unsigned short columns) {
+  winsize size{};
+  size.ws_row = 24;
+  size.ws_col = columns;
+  child_ = forkpty(&fd_, nullptr, nullptr, columns > 0 ? &size : nullptr);
   if (child_ < 0) throw std::runtime_error("forkpty failed");
   if (child_ == 0) {
     std::vector<char*> argv;

@@ -113,7 +113,8 @@ struct Live {
 // stops answering fails the test rather than hanging the suite.
 class Terminal {
  public:
-  explicit Terminal(const std::vector<std::string>& args);
+  // `columns`: the terminal's width, as a window of that size reports it (0: the pty's default, none).
+  explicit Terminal(const std::vector<std::string>& args, unsigned short columns = 0);
   ~Terminal();  // kills the child if it still runs
   Terminal(const Terminal&) = delete;
   Terminal& operator=(const Terminal&) = delete;
