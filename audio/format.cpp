@@ -298,6 +298,13 @@ void check_output_subtype(const std::string& path, int container, int subtype) {
               " cannot hold --subtype " + subtype_name(subtype) + "; choose another --subtype, or another container");
 }
 
+void check_output_pipe(const std::string& path, int container) {
+  struct stat status {};
+  if (path == "-" || stat(path.c_str(), &status) != 0 || !S_ISFIFO(status.st_mode)) return;
+  const int named = container != 0 ? container : container_for_extension(path);
+  if (named != 0 && !writes_to_a_pipe(named)) throw Error(path + ": a FIFO, and " + pipe_refusal(named));
+}
+
 void check_output_name(const std::string& path, int container) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
   if (path == "-") return;
@@ -309,12 +316,6 @@ void check_output_name(const std::string& path, int container) {
   struct stat status {};
   if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
     throw Error(path + ": is a directory; give OUT a file name");
-  // A FIFO OUT for a container that cannot go down a pipe: refused now, where opening the FIFO
-  // would first wait for a reader, and only then be refused. (With neither --type nor an
-  // extension the container is IN's, known later: the Writer asks again.)
-  const int named = container != 0 ? container : container_for_extension(path);
-  if (S_ISFIFO(status.st_mode) && named != 0 && !writes_to_a_pipe(named))
-    throw Error(path + ": a FIFO, and " + pipe_refusal(named));
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
   const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) &&

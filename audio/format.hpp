@@ -90,6 +90,13 @@ bool wav_may_outgrow(const Format& format);
 // (devices, FIFOs) and "-" pass. Throws audio::Error naming the path.
 void check_output_name(const std::string& path, int container);
 
+// Refuses, before any work, a FIFO OUT for a container that cannot go down a pipe (`--type
+// flac`, or a FIFO named x.wav): opening the FIFO would first wait for a reader, and only then
+// be refused. Not a usage error: like `--type flac` on standard output it depends on where OUT
+// goes (exit 1; it had been 2 here and 1 there, a QA pass). With neither --type nor an
+// extension the container is IN's, known later: the Writer asks again.
+void check_output_pipe(const std::string& path, int container);
+
 // Refuses a --subtype that OUT's container (from --type, else from the name; unknown: nothing to
 // check) holds at no rate or channel count (vorbis in a WAV, float in a FLAC): known before any
 // work. Whether it holds this input's rate and channels is output_format's to say. Throws Error.

@@ -97,6 +97,9 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   if (!file_) {
     const std::string reason = sf_strerror(nullptr);
     discard();
+    // A reader gone before the header went out (`| nosuchplayer`): quietly, as mid-stream
+    // (exit 141); it had said libsndfile cannot write AU to a pipe, and to choose AU.
+    if (path == "-" && reason.find(std::strerror(EPIPE)) != std::string::npos) throw ReaderGone();
     if (path == "-")
       throw Error("standard output: libsndfile cannot write " + container_name(format.container) +
                   " to a pipe (" + reason + "); name a file, or choose a container with --type au");

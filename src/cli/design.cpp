@@ -108,9 +108,10 @@ int design_command(int argc, char** argv) {
       ("q,quiet", "no report on the terminal")
       ("h,help", "this help");
   add_design_output_options(options);
+  refuse_switch_values(options, argc, argv);
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help({"Mask (exactly one)", "Design", "Output"}).c_str());
+    audio::print_to_standard_output(options.help({"Mask (exactly one)", "Design", "Output"}) + "\n");
     return 0;
   }
   refuse_misplaced_values(parsed);  // first: `--lowpass --taps 5` leaves a stray '5'

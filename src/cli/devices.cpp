@@ -17,7 +17,7 @@ int devices_command(int argc, char** argv) {
                   "a device by index or name (--device, --input-device).\n");
       return 0;
     }
-    throw UsageError("devices: '" + arg + "' is not an option (halo devices takes none)");
+    throw UsageError("devices takes no arguments: '" + arg + "' (see halo devices --help)");
   }
   keep_a_thread_for_signals();  // PortAudio's start-up holds the signals back from this thread
   audio::PortAudio portaudio;

@@ -6,16 +6,17 @@
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/same_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "filters/design_report.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/mask_options.hpp"
+#include "src/cli/progress_bar.hpp"
 #include "src/engine/fftw.hpp"
 #include "src/engine/fftw_wisdom.hpp"
 #include "src/engine/registry.hpp"
 #include "src/offline/filter_job.hpp"
-#include "src/cli/progress_bar.hpp"
 
 namespace halo::cli {
 namespace {
@@ -41,7 +42,13 @@ std::string sample_report(const StreamResult& stream) {
     add(samples(stream.nonfinite_output_samples, " output sample overflowed to NaN or Inf and was written as 0",
                 " output samples overflowed to NaN or Inf and were written as 0"));
   }
-  if (stream.clipped_samples > 0 || stream.nonfinite_output_samples > 0) add("lower --gain to avoid it");
+  // An overflow inside an engine can be the input's size as well as the gain's (an FFT's sums
+  // overflow from about 3.4e38 over its length): "lower --gain" alone had been the advice where
+  // no gain was given (a QA pass).
+  if (stream.nonfinite_output_samples > 0)
+    add("lower --gain or scale IN down, or take --engine cpu, whose sums overflow only where the result does");
+  else if (stream.clipped_samples > 0)
+    add("lower --gain to avoid it");
   return line;
 }
 
@@ -67,7 +74,7 @@ std::string engine_notice(const FilterReport& report) {
 int filter_command(int argc, char** argv) {
   const FilterArguments arguments = parse_filter_arguments(argc, argv);
   if (arguments.help) {
-    std::printf("%s\n", arguments.help_text.c_str());
+    audio::print_to_standard_output(arguments.help_text + "\n");
     return 0;
   }
   const std::string& input = arguments.input;
@@ -82,6 +89,7 @@ int filter_command(int argc, char** argv) {
   } catch (const audio::Error& error) {
     throw UsageError(error.what());
   }
+  audio::check_output_pipe(output, filter.container);
   // The mask's file is an input too: `--mask m.txt` with OUT m.txt would replace it.
   if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output, file_role(source));
   FilterJob job(input, output, arguments.raw);

@@ -35,7 +35,7 @@ cxxopts::Options filter_options() {
   add_mask_options(options);
   options.add_options("Filtering")
       ("engine", join(engine_names()), cxxopts::value<std::string>()->default_value("auto"), "E")
-      ("block", "threads per block for the seeds' CUDA kernels", cxxopts::value<std::string>()->default_value("256"), "N")
+      ("block", "threads per block of the textbook CUDA kernels, cuda-basic to cuda-cached", cxxopts::value<std::string>()->default_value("256"), "N")
       ("threads", "threads of the CPU FFT engine (cpu-fft), 1 to 256 (default: one per core); never changes the "
                   "result", cxxopts::value<std::string>(), "N")
       ("chunk", "frames per engine block (never changes the result; default 262144, for cpu-fft whole multiples of "
@@ -65,29 +65,15 @@ cxxopts::Options filter_options() {
   return options;
 }
 
-// Whether a word is a plain decimal number: [+-] digits [. digits], or [+-] . digits.
-bool plain_number(std::string word) {
-  // A level's own unit, as parse_db takes it ("--norm -3dB").
-  if (word.size() > 2 && (word.compare(word.size() - 2, 2, "dB") == 0 || word.compare(word.size() - 2, 2, "db") == 0))
-    word.resize(word.size() - 2);
-  std::size_t i = word.size() > 0 && (word[0] == '-' || word[0] == '+') ? 1 : 0;
-  std::size_t digits = 0, points = 0;
-  for (; i < word.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(word[i]))) ++digits;
-    else if (word[i] == '.' && points == 0) ++points;
-    else return false;
-  }
-  return digits > 0;
-}
-
 // `--norm` alone means -1 dBFS (an implicit value), so cxxopts takes `--norm -3` for --norm
 // and an option -3 ("Option '3' does not exist"), and `--norm 0` for --norm and a third file
-// name; a number in the next word is its level (`--norm=0` for a file named 0, were there one).
+// name; a number in the next word is its level (`--norm=0` for a file named 0, were there one),
+// "-1e1" and "-inf" too (the second refused as a level), which cxxopts had read as options.
 std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i] == "--") break;
-    if (words[i] == "--norm" && plain_number(words[i + 1])) {
+    if (words[i] == "--norm" && looks_like_level(words[i + 1])) {
       words[i] = "--norm=" + words[i + 1];
       words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     }
@@ -96,6 +82,7 @@ std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
 }
 
 cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
+  refuse_switch_values(options, argc, argv);
   std::vector<std::string> words = with_norm_levels_joined(argc, argv);
   std::vector<char*> pointers;
   for (std::string& word : words) pointers.push_back(word.data());

@@ -8,6 +8,7 @@
 
 #include "audio/json_text.hpp"
 #include "audio/reader.hpp"
+#include "audio/standard_streams.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
 
@@ -19,10 +20,11 @@ int info_command(int argc, char** argv) {
   options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and +-inf as null)")(
       "files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
+  refuse_switch_values(options, argc, argv);
   const auto parsed = options.parse(argc, argv);
   refuse_misplaced_values(parsed);
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help().c_str());
+    audio::print_to_standard_output(options.help() + "\n");
     return 0;
   }
   if (!parsed.count("files") || parsed["files"].as<std::vector<std::string>>().size() != 1)

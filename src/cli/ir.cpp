@@ -15,14 +15,15 @@
 #include "audio/mask_file.hpp"
 #include "audio/reader.hpp"
 #include "audio/same_file.hpp"
+#include "audio/standard_streams.hpp"
 #include "filters/error.hpp"
 #include "filters/ir_analysis.hpp"
 #include "filters/methods.hpp"
 #include "filters/resample.hpp"
 #include "filters/svg_plot.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/interrupt.hpp"
 #include "src/cli/design_outputs.hpp"
+#include "src/cli/interrupt.hpp"
 #include "src/cli/number_parser.hpp"
 
 namespace halo::cli {
@@ -150,9 +151,10 @@ int inspect(int argc, char** argv) {
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
+  refuse_switch_values(options, argc, argv);
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help().c_str());
+    audio::print_to_standard_output(options.help() + "\n");
     return 0;
   }
   refuse_repeats(parsed, {"help", "json", "files"});
@@ -290,9 +292,10 @@ int fix(int argc, char** argv) {
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
+  refuse_switch_values(options, argc, argv);
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help().c_str());
+    audio::print_to_standard_output(options.help() + "\n");
     return 0;
   }
   refuse_repeats(parsed, {"help", "files", "quiet", "minimum-phase", "remove-delay", "trim-silence"});

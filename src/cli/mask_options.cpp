@@ -185,6 +185,7 @@ MaskSource parse_mask_options(const cxxopts::ParseResult& parsed) {
         throw UsageError("--" + std::string(design_option) + " designs a mask; it does not apply to --" + chosen);
     source.kind = chosen == "mask" ? MaskSource::Kind::mask_file : MaskSource::Kind::impulse_response;
     source.path = value;
+    if (value.empty()) throw UsageError("--" + chosen + ": an empty file name (- reads standard input)");  // not ": No such file"
     if (parsed.count("ir-rate")) {
       source.ir_rate = rate_policy(parsed, "ir-rate");
       if (chosen != "ir") throw UsageError("--ir-rate applies to --ir");

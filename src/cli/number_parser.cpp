@@ -95,6 +95,33 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
                        " times: give it once");
 }
 
+void refuse_switch_values(const cxxopts::Options& options, int argc, const char* const* argv) {
+  std::set<std::string> switches;  // "--tail", "-q"
+  for (const std::string& group : options.groups())
+    for (const cxxopts::HelpOptionDetails& option : options.group_help(group).options) {
+      if (!option.is_boolean) continue;
+      for (const std::string& name : option.l) switches.insert("--" + name);
+      if (!option.s.empty()) switches.insert("-" + option.s);
+    }
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") return;
+    const std::size_t equals = word.find('=');
+    if (equals == std::string::npos || !switches.count(word.substr(0, equals))) continue;
+    const std::string name = word.substr(0, equals);
+    if (name.size() > 2 && word.substr(equals + 1) == "true") continue;  // `--tail=true`: the switch itself
+    throw UsageError(word + ": " + name + " is a switch and takes no value; leave it out to turn it off");
+  }
+}
+
+bool looks_like_level(const std::string& word) {
+  std::string number = word;
+  if (number.size() > 2 && lower(number.substr(number.size() - 2)) == "db") number.resize(number.size() - 2);
+  const std::string unsigned_part = lower(!number.empty() && (number[0] == '-' || number[0] == '+') ? number.substr(1) : number);
+  if (unsigned_part == "inf" || unsigned_part == "infinity" || unsigned_part == "nan") return true;
+  return !number.empty() && decimal_prefix(number) == number.size();
+}
+
 void refuse_misplaced_values(const cxxopts::ParseResult& parsed) {
   for (const auto& argument : parsed.arguments()) {
     bool is_switch = true;
@@ -103,9 +130,6 @@ void refuse_misplaced_values(const cxxopts::ParseResult& parsed) {
     } catch (const std::bad_cast&) {
       is_switch = false;
     }
-    if (is_switch && argument.value() != "true")
-      throw UsageError("--" + argument.key() + "=" + argument.value() + ": --" + argument.key() +
-                       " is a switch and takes no value; leave it out to turn it off");
     // "--word..." or "-x" (a letter): an option, not a value; "-3", "-1.5k" and "-" are values.
     const std::string& value = argument.value();
     const bool long_option = value.size() > 2 && value.compare(0, 2, "--") == 0 && std::isalpha(static_cast<unsigned char>(value[2]));

@@ -33,10 +33,21 @@ long long parse_count(const std::string& option, const std::string& text, long l
 // except the flags named in `repeatable` (switches, positional lists).
 void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<const char*> repeatable);
 
-// Refuses a switch given a value (`--tail=false`): cxxopts takes it, and halo, which asks only
-// whether a switch was given, had added the tail anyway (a QA pass). And an option whose value
-// is the next option (`--mask --lowpass 1k`, `--mask -q`): cxxopts takes that as the value,
-// and the message had been about a third file name, or "-q: No such file" with exit 1.
+// Refuses a switch given a value (`--tail=false`, `--tail=yes`, `-q=true`; `--tail=true` is the
+// switch itself), read from the words before cxxopts reads them: cxxopts takes `--tail=false`
+// and halo, which asks only whether a switch was given, had added the tail anyway (a QA pass);
+// `--tail=yes` came back as cxxopts's "Argument 'yes' failed to parse" naming no option, and
+// `-q=true` as "Option '=' does not exist" (a QA pass). Words after `--` are file names.
+void refuse_switch_values(const cxxopts::Options& options, int argc, const char* const* argv);
+
+// Whether a whole word is a decimal number as these parsers read one (a sign, digits, a
+// fraction, an exponent), with an optional `dB`, or a sign and inf/nan: a word that can only be
+// a level, which `--norm` (whose level is optional) takes from the next word.
+bool looks_like_level(const std::string& word);
+
+// Refuses an option whose value is the next option (`--mask --lowpass 1k`, `--mask -q`):
+// cxxopts takes that as the value, and the message had been about a third file name, or
+// "-q: No such file" with exit 1.
 void refuse_misplaced_values(const cxxopts::ParseResult& parsed);
 
 // cxxopts's own refusal (an unknown option, a missing value) as one of halo's lines:

@@ -9,6 +9,7 @@
 
 #include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
+#include "audio/standard_streams.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/number_parser.hpp"
 #include "src/engine/fft_size.hpp"
@@ -37,20 +38,24 @@ int wisdom_command(int argc, char** argv) {
   cxxopts::Options options("halo wisdom",
                            "Measure the FFTs the CPU engines run here and save FFTW's wisdom: later runs of filter, play\n"
                            "and live plan them as measured, at once. Seconds to minutes, once per machine.\n"
-                           "  halo wisdom [--taps N ...] [--patient] [--file PATH] [-q]");
+                           "  halo wisdom [--taps N[,N...]] [--patient] [--file PATH] [-q]");
   options.add_options()("h,help", "this help")(
-      "taps", "mask lengths to measure cpu-fft's FFT for (default 255 1023 4095 16383 65535); repeatable",
+      "taps", "mask lengths to measure cpu-fft's FFT for (default 255,1023,4095,16383,65535): a comma list, or repeated",
       cxxopts::value<std::vector<std::string>>())("patient", "FFTW_PATIENT: longer to measure, sometimes faster plans")(
       "file", "where to save (default: $HALO_FFTW_WISDOM, else $XDG_CACHE_HOME/halo/fftw-wisdom-float, else ~/.cache/halo/...)",
       cxxopts::value<std::string>())("q,quiet", "no line per length");
+  refuse_switch_values(options, argc, argv);
   const auto parsed = options.parse(argc, argv);
   if (parsed.count("help")) {
-    std::printf("%s\n", options.help().c_str());
+    audio::print_to_standard_output(options.help() + "\n");
     return 0;
   }
   refuse_repeats(parsed, {"taps", "quiet", "patient", "help"});
   refuse_misplaced_values(parsed);
-  if (!parsed.unmatched().empty()) throw UsageError("wisdom: '" + parsed.unmatched().front() + "' is not an option");
+  // `--taps 255 1023` leaves a stray 1023, which had been "not an option" (a QA pass).
+  if (!parsed.unmatched().empty())
+    throw UsageError("wisdom: '" + parsed.unmatched().front() +
+                     "' is a stray word; give several lengths as --taps 255,1023 or --taps 255 --taps 1023");
   std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
   if (parsed.count("taps")) {
     taps.clear();

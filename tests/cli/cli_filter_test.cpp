@@ -755,6 +755,24 @@ TEST(CliFilter, MaskFromStandardInput) {
   EXPECT_TRUE(before.added().empty()) << joined(before.added());
 }
 
+// A C header on standard input is told by its content whatever it opens with: a declaration, a
+// `//` line or `#pragma once` (only design's own `/*` comment had been, the rest read as text:
+// "static" is not a number, a QA pass). The same file by name is the reference, and the taps'
+// convolution is the truth.
+TEST(CliFilter, AnyCHeaderFromStandardInput) {
+  TempDir dir;
+  const Sound in = make_noise_file(dir / "in.wav", 2000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 173);
+  const std::vector<float> taps = {0.125f, 0.5f, 0.25f, -0.0625f, 0.1875f};
+  const std::string array = "{0.125f, 0.5f, 0.25f, -0.0625f, 0.1875f};\n";
+  for (const std::string header : {"static const float mask[5] = " + array, "// five taps\nconst float mask[5] = " + array,
+                                   "#pragma once\nstatic const float mask[5] = " + array,
+                                   "  float mask[] = " + array}) {
+    write_bytes(dir / "m.h", header);
+    halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "m.h"));
+    expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), header);
+  }
+}
+
 // `design | filter --mask -` keeps what the mask says: design's standard output carries the
 // "# rate" and "# align causal" lines a .txt holds (bare taps had lost them: a minimum-phase
 // mask's output came 127 frames early, a 48 kHz mask ran on 44.1 kHz audio without a word),

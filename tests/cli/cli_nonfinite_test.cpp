@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sndfile.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <string>
@@ -102,6 +103,42 @@ TEST(NonFinite, OverflowingResultsAreCountedNotWritten) {
     EXPECT_NE(as_pcm.err.find("clipped"), std::string::npos) << as_pcm.err;
     EXPECT_NE(as_pcm.err.find("of them NaN or Inf"), std::string::npos) << as_pcm.err;
   }
+}
+
+// Input too large for an FFT's sums, though the true result is finite: 1e35 through a 16383-tap
+// moving average (sum |h| = 1, so every output is under 1e35). cpu-fft's transform sums
+// thousands of samples near 1e35 and overflows; the line names what avoids it, and `--engine cpu`
+// gives the float64 convolution. It had advised "lower --gain" where no gain was given (a QA pass).
+TEST(NonFinite, AnFftOverflowNamesTheDirectEngine) {
+  TempDir dir;
+  std::vector<float> x = random_signal(48000, 14, 0.4f);
+  for (float& v : x) v = 1e35f * (0.5f + v);  // 0.1e35 to 0.9e35, never 0
+  write_float_wav(dir / "in.wav", x);
+  const std::size_t taps = 16383;
+  write_f32(dir / "avg.f32", std::vector<float>(taps, 1.0f / taps));
+  const Result fft = run(halo_args({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "avg.f32", "--engine", "cpu-fft", "-q"}));
+  ASSERT_EQ(fft.exit_code, 0) << fft.err;
+  EXPECT_NE(fft.err.find("NaN or Inf and were written as 0"), std::string::npos) << fft.err;
+  EXPECT_NE(fft.err.find("take --engine cpu"), std::string::npos) << fft.err;
+  const Result direct = run(halo_args({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "avg.f32", "--engine", "cpu", "-q"}));
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_EQ(direct.err, "");
+  // The float64 convolution, centred ((M-1)/2 frames): a moving average, so each output is a
+  // window's sum over M, from running sums in float64.
+  const std::vector<float> out = read_sound(dir / "out.wav").samples;
+  ASSERT_EQ(out.size(), x.size());
+  std::vector<double> running(x.size() + 1, 0.0);  // running[i]: the sum of x[0..i)
+  for (std::size_t i = 0; i < x.size(); ++i) running[i + 1] = running[i] + double{x[i]};
+  double error = 0, norm = 0;
+  const long long half = static_cast<long long>((taps - 1) / 2), length = static_cast<long long>(x.size());
+  for (long long n = 0; n < length; ++n) {
+    const long long first = std::max(0LL, n - half), last = std::min(length, n + half + 1);  // window [first, last)
+    const double expected = (running[static_cast<std::size_t>(last)] - running[static_cast<std::size_t>(first)]) / taps;
+    const double got = out[static_cast<std::size_t>(n)];
+    error += (got - expected) * (got - expected);
+    norm += expected * expected;
+  }
+  EXPECT_LE(std::sqrt(error / norm), 1e-5);
 }
 
 TEST(NonFinite, MaskWhoseWorstCaseGainOverflowsIsRefused) {

@@ -305,6 +305,27 @@ TEST(Signals, SigpipeIsNoStop) {
   EXPECT_EQ(design_head.err, "");
 }
 
+// A reader of standard output gone before halo's first write: quietly 141 as well. A help
+// longer than stdio's buffer (filter's, play's, live's) failed inside printf, whose errno was
+// gone by the end, and said "standard output: write failed", exit 1; an AU header that could
+// not go out said libsndfile cannot write AU to a pipe, and to choose AU (a QA pass).
+TEST(Signals, AReaderGoneBeforeTheFirstWriteIsNoError) {
+  TempDir dir;
+  write_sound(dir / "in.wav", random_signal(4800, 27, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  // The reader closes its end at once; halo starts after it has.
+  const auto gone_reader = [](const std::string& command) {
+    return run({"/bin/bash", "-c", "(sleep 0.3; exec " + command + ") | (exec <&-; sleep 1); exit ${PIPESTATUS[0]}"});
+  };
+  const std::string halo = std::string("'") + HALO_BINARY + "'";
+  for (const std::string& args : std::vector<std::string>{"filter --help", "play --help", "live --help", "design --help",
+                                 "filter '" + dir / "in.wav" + "' - --type au --lowpass 1k -q",
+                                 "filter '" + dir / "in.wav" + "' - --type ircam --lowpass 1k -q"}) {
+    const Result ran = gone_reader(halo + " " + args);
+    EXPECT_EQ(ran.exit_code, 141) << args << "\n" << ran.err;
+    EXPECT_EQ(ran.err, "") << args;
+  }
+}
+
 TEST(MaskLimits, DevZeroIsRefusedAtOnce) {
   TempDir dir;
   write_sound(dir / "in.wav", random_signal(4800, 22, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);

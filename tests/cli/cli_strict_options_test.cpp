@@ -4,6 +4,8 @@
 // or a frequency suffix), and a single-valued option given twice is refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,13 @@ TEST_F(StrictOptions, ASwitchGivenAValueIsRefused) {
                            {"wisdom", "--patient=false", "--file", dir / "w"}},
                           "is a switch and takes no value");
   EXPECT_FALSE(std::filesystem::exists(dir / "ir.wav"));
+  // Any other word, and a short switch with one: they had come back as cxxopts's "Argument
+  // 'yes' failed to parse" and "Option '=' does not exist", naming no switch (a QA pass).
+  expect_refused({"--lowpass", "1k", "--tail=yes"}, 2, "--tail=yes: --tail is a switch and takes no value");
+  expect_refused({"--lowpass", "1k", "-q=true"}, 2, "-q=true: -q is a switch and takes no value");
+  expect_commands_refused({{"info", input, "--json=yes"}, {"design", "--lowpass", "1k", "-q=1"},
+                           {"ir", "inspect", input, "--json=on"}, {"play", input, "--lowpass", "1k", "--loop=yes"}},
+                          "is a switch and takes no value");
   const Result with_true = run({HALO_BINARY, "filter", input, dir / "t.wav", "--lowpass", "1k", "--tail=true", "-q"});
   ASSERT_EQ(with_true.exit_code, 0) << with_true.err;
   EXPECT_EQ(read_sound(dir / "t.wav").frames, 4800u + 127u) << "the tail of a 255-tap mask, centred";
@@ -114,6 +123,29 @@ TEST_F(StrictOptions, AnOptionFollowedByAnotherHasNoValue) {
                           "needs a value");
   const Result negative = run({HALO_BINARY, "filter", input, dir / "n.wav", "--lowpass", "1k", "--gain", "-3", "-q"});
   EXPECT_EQ(negative.exit_code, 0) << negative.err;
+}
+
+// `--norm LEVEL` as its own word takes every number the parser reads: "-1e1" had been taken
+// for options (-1, -e...), "1e-1" for a third file name and "-inf" for options too (a QA pass).
+TEST_F(StrictOptions, NormTakesEveryNumberAsItsOwnWord) {
+  const Result exponent = run({HALO_BINARY, "filter", input, dir / "n.wav", "--lowpass", "1k", "--norm", "-1e1", "-q"});
+  ASSERT_EQ(exponent.exit_code, 0) << exponent.err;
+  double peak = 0;
+  for (const float sample : read_sound(dir / "n.wav").samples) peak = std::max(peak, std::fabs(double{sample}));
+  EXPECT_NEAR(20 * std::log10(peak), -10.0, 0.01) << "--norm -1e1 is -10 dBFS";
+  expect_refused({"--lowpass", "1k", "--norm", "1e-1"}, 2, "--norm 1e-1: give a peak level in dBFS");
+  expect_refused({"--lowpass", "1k", "--norm", "-inf"}, 2, "--norm -inf: not a level");
+}
+
+// Lines that name the mistake: an empty --mask had been ": No such file or directory", a second
+// length after --taps "'1023' is not an option", and devices' stray word the same (a QA pass).
+TEST_F(StrictOptions, StrayAndEmptyWordsAreNamed) {
+  expect_refused({"--mask", ""}, 2, "--mask: an empty file name");
+  expect_refused({"--ir", ""}, 2, "--ir: an empty file name");
+  expect_commands_refused({{"wisdom", "--taps", "255", "1023", "--file", dir / "w"}},
+                          "'1023' is a stray word; give several lengths as --taps 255,1023");
+  EXPECT_FALSE(std::filesystem::exists(dir / "w"));
+  expect_commands_refused({{"devices", "extra"}}, "devices takes no arguments: 'extra'");
 }
 
 TEST_F(StrictOptions, DesignMistakesExitTwoToo) {
