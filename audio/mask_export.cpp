@@ -156,7 +156,7 @@ void refuse_replacing_unnamed(const std::string& path, const std::vector<std::st
 
 std::string sox_contents(const MaskSet& masks, const ExportNotes& notes) {
   std::string out = "# " + summary(masks) + "\n";
-  out += "# for sox's fir effect: sox IN OUT fir THIS_FILE (sox removes the delay of M/2 samples)\n";
+  out += "# for sox's fir effect: sox IN OUT fir THIS_FILE (sox removes the delay of (M-1)/2 samples, rounded down)\n";
   if (!notes.spec.empty()) out += "# spec " + one_line(notes.spec) + "\n";
   if (masks.front().rate_hz > 0) {
     char rate[48];

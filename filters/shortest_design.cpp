@@ -114,8 +114,8 @@ class Search {
     int start = fit(std::min(estimated, max_taps_));
     if (start > max_taps_) start -= 2;  // odd lengths under an even cap (auto's: one below remez's)
     if (start < 1) return std::nullopt;
-    if (try_length(start)) {
-      meets = start;
+    if (const int first = try_length(start) ? start : met_below_unconverged(start); first > 0) {
+      meets = first;
       while (true) {
         const int shorter = fit(meets - std::max(step, meets / 8));
         if (shorter < 1 || shorter >= meets) break;
@@ -150,6 +150,22 @@ class Search {
   const std::string& failure() const { return failure_; }
 
  private:
+  // A remez start that does not converge says nothing of the lengths below it, and the search
+  // had gone up from there: a high-pass of 80 Hz over 40 Hz at 80 dB stalls at 5851-5951 taps,
+  // its estimate 5951, and 5953 was called the shortest where 5701 meets (a QA pass). So up to
+  // four lengths below, 1/32 apart, until one converges: the length that meets, or 0.
+  int met_below_unconverged(int start) {
+    if (shortfall_db_.at(start) < unconverged_db) return 0;
+    const int step = odd_only_ ? 2 : 1;
+    for (int i = 1; i <= 4; ++i) {
+      const int candidate = fit(start - i * std::max(step, start / 32 / step * step));
+      if (candidate < 1 || candidate >= start) return 0;
+      if (try_length(candidate)) return candidate;
+      if (shortfall_db_.at(candidate) < unconverged_db) return 0;  // measured, and missed: go up from start
+    }
+    return 0;
+  }
+
   // The search takes every length past one that meets to meet too, and that is not so: least
   // squares trades peak error for mean (firls: 35 taps met a band-stop's 0.01 dB, 39 and 41 did
   // not, 43 did), and a remez length can fail to converge. So the lengths below `length` are
@@ -179,45 +195,77 @@ class Search {
   // misses by more and the shortest that met. Returns the shortest length found to meet.
   // Kaiser's lengths that meet inside a dip can be fewer than a stride: a band-pass of 60 dB
   // over 400 Hz meets at 449-451 taps and 497 and misses by 0.01-0.7 dB between, and a stride of
-  // 4 had stepped over 449-451 (a QA pass). So between two lengths a stride apart where either
-  // meets or misses by less than `near_db`, every length is tried too, the first `fine_lengths` of
-  // them: at its goal's edge the attenuation moves a few tenths of a dB a tap. Not all of a long
-  // dip's: at 3316 taps a 60 dB low-pass missed by 0.02-0.08 dB at every length for hundreds
-  // below the answer (the window's sidelobes, not the length, set the level there), and trying
-  // each took 4 s (a review).
+  // 4 had stepped over 449-451 (a QA pass). So the gaps near the goal are tried length by length
+  // too (fine_scan).
   int below_the_dips(int meets) {
     constexpr double dip_db = 3, near_db = 0.5;
-    constexpr int fine_lengths = 96;
-    int fine_tried = 0;
     if (method_ != Method::kaiser && meets > dip_scan_limit_taps) return meets;
     const int step = odd_only_ ? 2 : 1;
     const int stride = std::max(step, meets / 128 / step * step);
     const auto near = [&](int length) { return found_.count(length) > 0 || shortfall_db_.at(length) < near_db; };
     // Below every length: -1 for odd-only searches, so that the bisection's lengths stay odd.
     int fails = odd_only_ ? -1 : 0;
-    for (int candidate = meets - stride, above = meets; candidate >= 1; above = candidate, candidate -= stride) {
-      const bool met = try_length(candidate);
-      if (method_ == Method::kaiser && stride > step && fine_tried < fine_lengths && (met || near(candidate) || near(above)))
-        for (int between = above - step; between > candidate; between -= step, ++fine_tried)
-          if (try_length(between)) meets = std::min(meets, between);
-      if (met) {
+    std::vector<int> walked = {meets};  // the lengths a stride apart, from the top down
+    for (int candidate = meets - stride; candidate >= 1; candidate -= stride) {
+      walked.push_back(candidate);
+      if (try_length(candidate)) {
         meets = candidate;
       } else if (shortfall_db_.at(candidate) > dip_db) {
         fails = candidate;
         break;
       }
     }
+    if (method_ == Method::kaiser && stride > step) meets = fine_scan(walked, meets, near);
     return bisect(fails, meets);
   }
 
+  // Kaiser's lengths between two `walked` lengths (a stride apart) where either meets or nearly
+  // does, each tried. From the lowest such gap up first, to its first length that meets: the
+  // steep climb ends in the lowest gap, so the shortest is there (a 50 dB band-pass meets first
+  // at 1412 taps, misses by under 0.05 dB at 1413-1431 and meets at 1432; spent from the top
+  // down, the budget had run out above 1412, a QA pass). Then from the top down, where a long
+  // dip's lowest gaps hold none. At most `fine_lengths` each way: at its goal's edge the
+  // attenuation moves a few tenths of a dB a tap, and a long dip is not all tried (at 3316 taps
+  // a 60 dB low-pass missed by 0.02-0.08 dB at every length for hundreds below the answer, and
+  // trying each took 4 s, a review).
+  template <typename Near>
+  int fine_scan(const std::vector<int>& walked, int meets, const Near& near) {
+    constexpr int fine_lengths = 64;
+    const int step = odd_only_ ? 2 : 1;
+    const auto worth = [&](std::size_t gap) { return near(walked[gap]) || near(walked[gap + 1]); };  // (walked[gap + 1], walked[gap])
+    int tried = 0;
+    for (std::size_t gap = walked.size() - 1; gap-- > 0 && tried < fine_lengths;) {
+      if (!worth(gap)) continue;
+      for (int between = walked[gap + 1] + step; between < walked[gap] && between < meets && tried < fine_lengths;
+           between += step, ++tried)
+        if (try_length(between)) return between;  // the lowest gap's first: none below it met
+    }
+    tried = 0;
+    for (std::size_t gap = 0; gap + 1 < walked.size() && tried < fine_lengths; ++gap) {
+      if (!worth(gap)) continue;
+      for (int between = walked[gap] - step; between > walked[gap + 1] && tried < fine_lengths; between -= step, ++tried)
+        if (try_length(between)) meets = std::min(meets, between);
+    }
+    return meets;
+  }
+
   // The shortest length between `fails` (fails, or the floor below every length) and `meets`
-  // (meets) where the lengths in between meet from some length on: halving the gap.
+  // (meets) where the lengths in between meet from some length on: halving the gap. A middle
+  // that does not design (remez that stalls) says nothing of the lengths below it, so lengths
+  // 1, 2, 4, ... steps below are tried for one that meets before the middle counts as failing:
+  // a high-pass of 80 Hz over 40 Hz at 80 dB stalls at 5851-5951 taps, and bisecting down from
+  // 6225 had stopped at 5953 where 5701 meets (a QA pass).
   int bisect(int fails, int meets) {
     const int step = odd_only_ ? 2 : 1;
     while (meets - fails > step) {
       const int middle = fails + ((meets - fails) / step / 2) * step;
-      if (try_length(middle)) {
-        meets = middle;
+      int met = try_length(middle) ? middle : 0;
+      for (int back = step; met == 0 && shortfall_db_.at(middle) >= unconverged_db && middle - back > fails; back *= 2) {
+        if (try_length(middle - back)) met = middle - back;
+        if (shortfall_db_.at(middle - back) < unconverged_db) break;  // designed: met, or missed
+      }
+      if (met > 0) {
+        meets = met;
       } else {
         fails = middle;
       }
@@ -257,7 +305,7 @@ class Search {
       shortfall_db_[taps] = met ? 0 : shortfall;
     } catch (const Error& e) {  // remez that does not converge, firls singular: this length fails
       failure_ = e.what();
-      shortfall_db_[taps] = 1e9;  // nothing measured: no dip
+      shortfall_db_[taps] = unconverged_db;  // nothing measured: no dip
     }
     if (observer_) observer_({method_, taps, met});
     return met;
@@ -270,6 +318,7 @@ class Search {
   bool odd_only_ = false;
   std::map<int, Designed> found_;  // the designs that met, by length
   std::map<int, double> shortfall_db_;  // by length tried: how far it missed (0 when it met)
+  static constexpr double unconverged_db = 1e9;  // the shortfall of a length that did not design
   std::string failure_;            // the last method error met on the way, for the message
 };
 

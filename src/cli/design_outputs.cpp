@@ -196,7 +196,7 @@ std::string sox_delay_warning(const std::string& path, audio::ExportFormat forma
                               const std::string& what) {
   if (format != audio::ExportFormat::sox || masks.empty() || !masks.front().causal) return {};
   return (path == "-" ? std::string("standard output") : path) + ": sox's fir removes " +
-         std::to_string(masks.front().taps.size() / 2) + " frames of delay, as for a linear-phase mask: this " + what +
+         std::to_string((masks.front().taps.size() - 1) / 2) + " frames of delay, as for a linear-phase mask: this " + what +
          "'s output comes that much early there";
 }
 

@@ -99,6 +99,22 @@ TEST_F(Exports, SoxFiltersWithTheSoxExportAsHaloFilterDoes) {
   const std::vector<double> centred =
       expected_output(x.samples, 1, {text_taps(path("sox_min.txt"))}, Align::same, false);
   EXPECT_LE(relative_error(read_sound(path("y_sox_min.wav")).samples, centred), 1e-6);
+
+  // An even length: sox removes (M-1)/2 rounded down, 63 of 128 taps, as halo centres one
+  // (the warning had said M/2 = 64, a QA pass); the float64 convolution 63 frames early is
+  // sox's output.
+  const Result even = halo_ok({"design", "--bandpass", "1k:4k", "--taps", "128", "--minimum-phase", "--format", "sox",
+                               "-o", path("sox_even.txt"), "-q"});
+  EXPECT_NE(even.err.find("sox's fir removes 63 frames of delay"), std::string::npos) << even.err;
+  ASSERT_EQ(run({"/usr/bin/sox", path("x.wav"), "-e", "floating-point", "-b", "32", path("y_sox_even.wav"), "fir",
+                 path("sox_even.txt")})
+                .exit_code,
+            0);
+  const std::vector<float> even_taps = text_taps(path("sox_even.txt"));
+  ASSERT_EQ(even_taps.size(), 128u);
+  const std::vector<double> full = expected_output(x.samples, 1, {even_taps}, Align::causal, true);  // all N + M - 1
+  const std::vector<double> early(full.begin() + 63, full.begin() + 63 + static_cast<std::ptrdiff_t>(x.samples.size()));
+  EXPECT_LE(relative_error(read_sound(path("y_sox_even.wav")).samples, early), 1e-6);
 }
 
 TEST_F(Exports, CamillaDspYamlHasTheDocumentedKeysAndItsRawFileHoldsTheMask) {

@@ -591,6 +591,23 @@ TEST(Shortest, LongerIsNotAlwaysBetterForLeastSquares) {
   EXPECT_LE(20 * std::log10(high / low), 0.01 + 1e-6);
 }
 
+// The shortest Kaiser band-pass for `goal`, at most `at_most` taps, meets, and no length below
+// it down to `down_to` (where the attenuation falls away) does.
+void expect_shortest_kaiser(Spec goal, int at_most, int down_to) {
+  goal.band = Band::bandpass;
+  goal.taps = 0;
+  goal.method = Method::kaiser;
+  const Designed best = design_to_spec(goal);
+  EXPECT_TRUE(measure(best.mask, best.spec).met);
+  EXPECT_LE(best.spec.taps, at_most);
+  for (int taps = best.spec.taps - 1; taps >= down_to; --taps) {
+    Spec shorter = best.spec;
+    shorter.taps = taps;
+    const Designed less = design_to_spec(shorter);
+    EXPECT_FALSE(measure(less.mask, less.spec).met) << "at " << taps << " taps";
+  }
+}
+
 // A Kaiser band-pass, 60 dB over 400 Hz at 48 kHz: 449-451 taps meet, every length from 452 to
 // 496 misses by less than a dB, 497 meets again (measured at every length; scipy's firwin with
 // kaiser_beta(60) gives 60.03 dB at 449). The search's dip scan had stepped 4 lengths at a time
@@ -598,22 +615,45 @@ TEST(Shortest, LongerIsNotAlwaysBetterForLeastSquares) {
 // attenuation falls away, meets.
 TEST(Shortest, KaiserFindsAMeetingLengthInsideADip) {
   Spec goal;
-  goal.band = Band::bandpass;
   goal.low_hz = 1000;
   goal.high_hz = 3000;
   goal.transition_hz = 400;
   goal.attenuation_db = 60;
+  expect_shortest_kaiser(goal, 451, 400);
+}
+
+// A dip's budget spent from the bottom up: this band-pass meets first at 1412 taps, misses by
+// under 0.05 dB at 1413-1431 and meets again at 1432, and a budget spent from the top of a
+// long run of near misses down had run out above 1412 (1432 was called the shortest, a QA
+// pass). Every length below the answer, down to the steep climb, misses.
+TEST(Shortest, KaiserFindsTheFirstLengthAtTheEndOfTheClimb) {
+  Spec goal;
+  goal.low_hz = 300;
+  goal.high_hz = 3400;
+  goal.transition_hz = 100;
+  goal.attenuation_db = 50;
+  goal.ripple_db = 1;
+  expect_shortest_kaiser(goal, 1412, 1380);
+}
+
+// A remez length that does not design says nothing of the lengths below it: this high-pass
+// stalls at 5851-5951 taps, and the bisection down from 6225 had taken 5879 for a miss and
+// called 5953 the shortest where 5641 meets (a QA pass). About 40 s on two cores: the designs
+// are of some 5600 taps.
+TEST(Shortest, RemezLooksBelowALengthThatDoesNotConverge) {
+  Spec goal;
+  goal.band = Band::highpass;
+  goal.low_hz = 80;
+  goal.transition_hz = 40;
+  goal.attenuation_db = 80;
   goal.taps = 0;
-  goal.method = Method::kaiser;
+  goal.method = Method::remez;
   const Designed best = design_to_spec(goal);
   EXPECT_TRUE(measure(best.mask, best.spec).met);
-  EXPECT_LE(best.spec.taps, 451);
-  for (int taps = best.spec.taps - 1; taps >= 400; --taps) {
-    Spec shorter = best.spec;
-    shorter.taps = taps;
-    const Designed less = design_to_spec(shorter);
-    EXPECT_FALSE(measure(less.mask, less.spec).met) << "at " << taps << " taps";
-  }
+  EXPECT_LE(best.spec.taps, 5701) << "5701 meets (81.2 dB)";
+  Spec shorter = best.spec;
+  shorter.taps = best.spec.taps - 2;  // odd lengths: a high-pass passes Nyquist
+  EXPECT_FALSE(measure(design_to_spec(shorter).mask, shorter).met) << "at " << shorter.taps << " taps";
 }
 
 // remez and firls given the attenuation alone hold the pass band as flat as the stop band is
