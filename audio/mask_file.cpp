@@ -613,19 +613,17 @@ MaskSet read_mask(const std::string& path) {
     // No name to say the format: JSON and C headers (design's exports, which carry the rate and
     // the alignment) are told by their first characters; they had been read as text, "{" is
     // not a number (a review).
-    // A header need not open with design's comment: a declaration ("static const float"), a
-    // `//` line or a directive ("#pragma once") is C too (they had been "static is not a
-    // number", a QA pass); a text mask's lines are numbers and `# ` comments.
+    // A header is told by its array's initializer, `= {`, whatever it opens with (only
+    // design's own `/*` comment had been, and "static const float m[3] = {...}" was "static is
+    // not a number", a QA pass); a text mask has no `=`, and its errors stay a text mask's.
     const std::string& bytes = standard_input_bytes();
     const std::size_t first = bytes.find_first_not_of(" \t\r\n");
     // A sound file ("RIFF", "fLaC", "OggS") has NUL bytes in its header; text never does.
     if (first == std::string::npos || bytes.find('\0') != std::string::npos) return parse_mask(input_name(path), bytes);
     if (bytes[first] == '{') return parse_json_mask(input_name(path), bytes);
-    const auto directive = [&](const char* word) { return bytes.compare(first, std::strlen(word), word) == 0; };
-    const unsigned char lead = static_cast<unsigned char>(bytes[first]);
-    if (bytes[first] == '/' || std::isalpha(lead) || bytes[first] == '_' || directive("#pragma") || directive("#include") ||
-        directive("#define") || directive("#if"))
-      return parse_header_mask(input_name(path), bytes);
+    for (std::size_t equals = bytes.find('='); equals != std::string::npos; equals = bytes.find('=', equals + 1))
+      if (const std::size_t after = bytes.find_first_not_of(" \t\r\n", equals + 1); after != std::string::npos && bytes[after] == '{')
+        return parse_header_mask(input_name(path), bytes);
     return parse_mask(input_name(path), bytes);
   }
   // design's CamillaDSP export is a configuration that names the coefficients' file; read as

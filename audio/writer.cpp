@@ -24,6 +24,12 @@ namespace {
 // How messages name an output: "-" is standard output.
 std::string output_name(const std::string& path) { return path == "-" ? "standard output" : path; }
 
+// Whether a failed write to standard output means its reader went away (`| head`): EPIPE, as
+// errno or in libsndfile's words, whether the header (at open) or the samples failed.
+bool reader_gone(const std::string& path, int error, const std::string& reason) {
+  return path == "-" && (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos);
+}
+
 // No NaN or Inf among `count` samples (their exponent bits all ones): a reduction with no early
 // exit, which the compiler vectorises where std::all_of's early exit kept it to one sample a
 // step (20 -> 10 ms for ten minutes of stereo on the development VM).
@@ -99,7 +105,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     discard();
     // A reader gone before the header went out (`| nosuchplayer`): quietly, as mid-stream
     // (exit 141); it had said libsndfile cannot write AU to a pipe, and to choose AU.
-    if (path == "-" && reason.find(std::strerror(EPIPE)) != std::string::npos) throw ReaderGone();
+    if (reader_gone(path, 0, reason)) throw ReaderGone();  // (errno is discard()'s by now)
     if (path == "-")
       throw Error("standard output: libsndfile cannot write " + container_name(format.container) +
                   " to a pipe (" + reason + "); name a file, or choose a container with --type au");
@@ -261,7 +267,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
     // FIFO whose reader left) say nothing (a QA pass). The system's words where it said why.
     const int code = sf_error(file_.get());
     std::string reason = error_words(file_.get());
-    if (path_ == "-" && (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos)) throw ReaderGone();
+    if (reader_gone(path_, error, reason)) throw ReaderGone();
     const bool system_said = error == EPIPE || error == ENOSPC || error == EDQUOT || error == EFBIG || error == EIO;
     if ((sink_ && sink_->error() != 0) || system_said || (code <= 0 && error != 0)) reason = std::strerror(error);
     throw Error(output_name(path_) + ": write failed: " + reason);

@@ -114,16 +114,17 @@ class Search {
     int start = fit(std::min(estimated, max_taps_));
     if (start > max_taps_) start -= 2;  // odd lengths under an even cap (auto's: one below remez's)
     if (start < 1) return std::nullopt;
-    if (const int first = try_length(start) ? start : met_below_unconverged(start); first > 0) {
+    if (const int first = met_at_or_below(start, fails); first > 0) {
       meets = first;
       while (true) {
         const int shorter = fit(meets - std::max(step, meets / 8));
         if (shorter < 1 || shorter >= meets) break;
-        if (!try_length(shorter)) {
+        const int met = met_at_or_below(shorter, fails);
+        if (met == 0) {
           fails = shorter;
           break;
         }
-        meets = shorter;
+        meets = met;
       }
     } else {
       fails = start;
@@ -134,8 +135,8 @@ class Search {
           if (const int shorter = shortest_below(start); shorter > 0) return found_.at(shorter);
           return std::nullopt;
         }
-        if (try_length(longer)) {
-          meets = longer;
+        if (const int met = met_at_or_below(longer, fails); met > 0) {
+          meets = met;
           break;
         }
         fails = longer;
@@ -150,18 +151,18 @@ class Search {
   const std::string& failure() const { return failure_; }
 
  private:
-  // A remez start that does not converge says nothing of the lengths below it, and the search
-  // had gone up from there: a high-pass of 80 Hz over 40 Hz at 80 dB stalls at 5851-5951 taps,
-  // its estimate 5951, and 5953 was called the shortest where 5701 meets (a QA pass). So up to
-  // four lengths below, 1/32 apart, until one converges: the length that meets, or 0.
-  int met_below_unconverged(int start) {
-    if (shortfall_db_.at(start) < unconverged_db) return 0;
+  // `length` if it meets; where it does not design (remez that stalls), which says nothing of
+  // the lengths below it, the first of those 1, 2, 4, ... steps below it (above `floor`) that
+  // designs, if that one meets; else 0, and `length` counts as failing. A high-pass of 80 Hz
+  // over 40 Hz at 80 dB stalls at 5851-5951 taps, and the search, taking 5879 for a miss, had
+  // called 5953 the shortest where 5641 meets (a QA pass); every place that steps or bisects
+  // asks here (a review).
+  int met_at_or_below(int length, int floor) {
+    if (try_length(length)) return length;
     const int step = odd_only_ ? 2 : 1;
-    for (int i = 1; i <= 4; ++i) {
-      const int candidate = fit(start - i * std::max(step, start / 32 / step * step));
-      if (candidate < 1 || candidate >= start) return 0;
-      if (try_length(candidate)) return candidate;
-      if (shortfall_db_.at(candidate) < unconverged_db) return 0;  // measured, and missed: go up from start
+    for (int back = step; shortfall_db_.at(length) >= unconverged_db && length - back > floor; back *= 2) {
+      if (try_length(length - back)) return length - back;
+      if (shortfall_db_.at(length - back) < unconverged_db) break;  // designed, and missed
     }
     return 0;
   }
@@ -210,8 +211,8 @@ class Search {
       walked.push_back(candidate);
       if (try_length(candidate)) {
         meets = candidate;
-      } else if (shortfall_db_.at(candidate) > dip_db) {
-        fails = candidate;
+      } else if (shortfall_db_.at(candidate) > dip_db && shortfall_db_.at(candidate) < unconverged_db) {
+        fails = candidate;  // (one that did not design tells nothing: the walk goes on)
         break;
       }
     }
@@ -242,29 +243,21 @@ class Search {
     }
     tried = 0;
     for (std::size_t gap = 0; gap + 1 < walked.size() && tried < fine_lengths; ++gap) {
-      if (!worth(gap)) continue;
-      for (int between = walked[gap] - step; between > walked[gap + 1] && tried < fine_lengths; between -= step, ++tried)
+      if (!worth(gap) || walked[gap + 1] + step >= meets) continue;  // none there could be shorter
+      for (int between = std::min(walked[gap], meets) - step; between > walked[gap + 1] && tried < fine_lengths;
+           between -= step, ++tried)
         if (try_length(between)) meets = std::min(meets, between);
     }
     return meets;
   }
 
   // The shortest length between `fails` (fails, or the floor below every length) and `meets`
-  // (meets) where the lengths in between meet from some length on: halving the gap. A middle
-  // that does not design (remez that stalls) says nothing of the lengths below it, so lengths
-  // 1, 2, 4, ... steps below are tried for one that meets before the middle counts as failing:
-  // a high-pass of 80 Hz over 40 Hz at 80 dB stalls at 5851-5951 taps, and bisecting down from
-  // 6225 had stopped at 5953 where 5701 meets (a QA pass).
+  // (meets) where the lengths in between meet from some length on: halving the gap.
   int bisect(int fails, int meets) {
     const int step = odd_only_ ? 2 : 1;
     while (meets - fails > step) {
       const int middle = fails + ((meets - fails) / step / 2) * step;
-      int met = try_length(middle) ? middle : 0;
-      for (int back = step; met == 0 && shortfall_db_.at(middle) >= unconverged_db && middle - back > fails; back *= 2) {
-        if (try_length(middle - back)) met = middle - back;
-        if (shortfall_db_.at(middle - back) < unconverged_db) break;  // designed: met, or missed
-      }
-      if (met > 0) {
+      if (const int met = met_at_or_below(middle, fails); met > 0) {
         meets = met;
       } else {
         fails = middle;

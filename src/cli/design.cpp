@@ -108,8 +108,7 @@ int design_command(int argc, char** argv) {
       ("q,quiet", "no report on the terminal")
       ("h,help", "this help");
   add_design_output_options(options);
-  refuse_switch_values(options, argc, argv);
-  const auto parsed = options.parse(argc, argv);
+  const auto parsed = parse_strictly(options, argc, argv);
   if (parsed.count("help")) {
     audio::print_to_standard_output(options.help({"Mask (exactly one)", "Design", "Output"}) + "\n");
     return 0;

@@ -24,7 +24,7 @@ namespace {
 // What happened to samples on the way, in one line like sox's clipping report; empty when
 // nothing did. Non-finite input is read as 0; non-finite results are written as 0 (float) or
 // clipped (integer output, where they are part of the clipped count).
-std::string sample_report(const StreamResult& stream) {
+std::string sample_report(const StreamResult& stream, const EngineChoice& engine) {
   const auto samples = [](std::uint64_t count, const char* one, const char* many) {
     return std::to_string(count) + (count == 1 ? one : many);
   };
@@ -44,9 +44,15 @@ std::string sample_report(const StreamResult& stream) {
   }
   // An overflow inside an engine can be the input's size as well as the gain's (an FFT's sums
   // overflow from about 3.4e38 over its length): "lower --gain" alone had been the advice where
-  // no gain was given (a QA pass).
+  // no gain was given (a QA pass). The direct engine's sums (of 64 taps at a time) overflow far
+  // later: named where an FFT engine ran (a review: not to a run already on it).
+  const auto by_fft = [](const std::string& name) {
+    return name.find("fft") != std::string::npos || name.find("partitioned") != std::string::npos;
+  };
   if (stream.nonfinite_output_samples > 0)
-    add("lower --gain or scale IN down, or take --engine cpu, whose sums overflow only where the result does");
+    add(by_fft(engine.name) || by_fft(engine.takes_over)
+            ? "lower --gain or scale IN down, or take --engine cpu, whose sums overflow far later"
+            : "lower --gain or scale IN down");
   else if (stream.clipped_samples > 0)
     add("lower --gain to avoid it");
   return line;
@@ -122,7 +128,7 @@ int filter_command(int argc, char** argv) {
     report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); }, interruption());
   }
 
-  if (const std::string line = sample_report(report.stream); !line.empty()) notice(line);
+  if (const std::string line = sample_report(report.stream, report.engine); !line.empty()) notice(line);
   if (!report.output_note.empty()) notice(report.output_note);
   const std::string damage = report.input_damage.empty() ? "" : " (" + report.input_damage + ")";
   // --accept-short. A decoder that lost sync (FLAC) cannot tell a cut end from damage inside:

@@ -82,12 +82,11 @@ std::vector<std::string> with_norm_levels_joined(int argc, char** argv) {
 }
 
 cxxopts::ParseResult parse(cxxopts::Options& options, int argc, char** argv) {
-  refuse_switch_values(options, argc, argv);
   std::vector<std::string> words = with_norm_levels_joined(argc, argv);
-  std::vector<char*> pointers;
-  for (std::string& word : words) pointers.push_back(word.data());
+  std::vector<const char*> pointers;
+  for (const std::string& word : words) pointers.push_back(word.c_str());
   try {
-    return options.parse(static_cast<int>(pointers.size()), pointers.data());
+    return parse_strictly(options, static_cast<int>(pointers.size()), pointers.data());
   } catch (const cxxopts::exceptions::exception& error) {
     throw UsageError(option_error("filter", error.what()));
   }

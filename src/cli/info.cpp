@@ -20,8 +20,7 @@ int info_command(int argc, char** argv) {
   options.add_options()("h,help", "this help")("json", "the same figures as JSON, for scripts (NaN and +-inf as null)")(
       "files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
-  refuse_switch_values(options, argc, argv);
-  const auto parsed = options.parse(argc, argv);
+  const auto parsed = parse_strictly(options, argc, argv);
   refuse_misplaced_values(parsed);
   if (parsed.count("help")) {
     audio::print_to_standard_output(options.help() + "\n");

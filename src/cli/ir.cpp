@@ -151,8 +151,7 @@ int inspect(int argc, char** argv) {
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
-  refuse_switch_values(options, argc, argv);
-  const auto parsed = options.parse(argc, argv);
+  const auto parsed = parse_strictly(options, argc, argv);
   if (parsed.count("help")) {
     audio::print_to_standard_output(options.help() + "\n");
     return 0;
@@ -292,8 +291,7 @@ int fix(int argc, char** argv) {
       ("h,help", "this help")
       ("files", "", cxxopts::value<std::vector<std::string>>());
   options.parse_positional({"files"});
-  refuse_switch_values(options, argc, argv);
-  const auto parsed = options.parse(argc, argv);
+  const auto parsed = parse_strictly(options, argc, argv);
   if (parsed.count("help")) {
     audio::print_to_standard_output(options.help() + "\n");
     return 0;

@@ -114,6 +114,11 @@ void refuse_switch_values(const cxxopts::Options& options, int argc, const char*
   }
 }
 
+cxxopts::ParseResult parse_strictly(cxxopts::Options& options, int argc, const char* const* argv) {
+  refuse_switch_values(options, argc, argv);
+  return options.parse(argc, argv);
+}
+
 bool looks_like_level(const std::string& word) {
   std::string number = word;
   if (number.size() > 2 && lower(number.substr(number.size() - 2)) == "db") number.resize(number.size() - 2);

@@ -40,6 +40,10 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
 // `-q=true` as "Option '=' does not exist" (a QA pass). Words after `--` are file names.
 void refuse_switch_values(const cxxopts::Options& options, int argc, const char* const* argv);
 
+// How every command reads its words: refuse_switch_values, then cxxopts. One call, so that a
+// command cannot parse without the check (a review).
+cxxopts::ParseResult parse_strictly(cxxopts::Options& options, int argc, const char* const* argv);
+
 // Whether a whole word is a decimal number as these parsers read one (a sign, digits, a
 // fraction, an exponent), with an optional `dB`, or a sign and inf/nan: a word that can only be
 // a level, which `--norm` (whose level is optional) takes from the next word.

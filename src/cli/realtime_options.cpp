@@ -141,8 +141,7 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
   add_realtime_options(options, live);
   cxxopts::ParseResult parsed;
   try {
-    refuse_switch_values(options, argc, argv);
-    parsed = options.parse(argc, argv);
+    parsed = parse_strictly(options, argc, argv);
   } catch (const cxxopts::exceptions::exception& error) {
     throw UsageError(option_error(live ? "live" : "play", error.what()));
   }
@@ -320,6 +319,8 @@ char Keyboard::poll(int timeout_ms) {
   return key;
 }
 
+namespace {
+
 // UTF-8 characters in `text`, each taken for one column; `text` cut to `columns` of them.
 std::size_t columns_of(const std::string& text) {
   std::size_t columns = 0;
@@ -333,26 +334,45 @@ std::string first_columns(const std::string& text, std::size_t columns) {
   return text;
 }
 
+// One of the status line's figures, and how long it stays as the line is cut: the higher, the
+// longer (the underruns longest).
+struct StatusFigure {
+  std::string text;
+  int keep;
+};
+
 // The status line in the terminal's width, less one column: a longer line wraps, and the next
 // redraw's "\r\033[K" clears only its last row, so an 80-column terminal had filled with
-// copies of the line's first 80 characters (a QA pass). The line is `what | core` with the
-// mask's `label` after core's first word ("mask 1/2"); the label gives way first, then `what`
-// (the file), then the figures from the last (the worst period), so the underruns stay in
-// sight. Asked at each redraw: the window may be resized.
-std::string fitted_to_terminal(const std::string& what, const std::string& label, std::string core) {
+// copies of the line's first 80 characters (a QA pass). The line is `what | mask label |
+// figures...`; the mask's label gives way first, then the figures that keep least, then
+// `what` (the file) is cut. Asked at each redraw: the window may be resized.
+std::string fitted_to_terminal(const std::string& what, const std::string& mask, const std::string& label,
+                               std::vector<StatusFigure> figures) {
   const std::string separator = " | ";
+  const auto core = [&](bool with_label) {
+    std::string line = mask + (with_label ? " " + label : "");
+    for (const StatusFigure& figure : figures) line += separator + figure.text;
+    return line;
+  };
   winsize size{};
-  const std::size_t mask_end = core.find(separator);
-  const std::string labelled = core.substr(0, mask_end) + " " + label + core.substr(mask_end);
-  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col < 2) return what + separator + labelled;
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col < 2) return what + separator + core(true);
   const std::size_t width = size.ws_col - 1u;
-  if (columns_of(what) + separator.size() + columns_of(labelled) <= width) return what + separator + labelled;
-  if (columns_of(what) + separator.size() + columns_of(core) <= width) return what + separator + core;
-  for (std::size_t last; columns_of(core) > width && (last = core.rfind(separator)) != std::string::npos;) core.resize(last);
-  const std::size_t room = width - std::min(width, columns_of(core) + separator.size());
-  if (room >= 8) return first_columns(what, room - 1) + "\u2026" + separator + core;
-  return first_columns(core, width);
+  for (const bool with_label : {true, false})
+    if (columns_of(what) + separator.size() + columns_of(core(with_label)) <= width) return what + separator + core(with_label);
+  while (columns_of(core(false)) > width && !figures.empty()) {
+    auto least = figures.begin();  // the last of those that keep least
+    for (auto figure = figures.begin(); figure != figures.end(); ++figure)
+      if (figure->keep <= least->keep) least = figure;
+    figures.erase(least);
+  }
+  const std::string kept = core(false);
+  const std::size_t room = width - std::min(width, columns_of(kept) + separator.size());
+  if (columns_of(what) <= room) return what + separator + kept;
+  if (room >= 8) return first_columns(what, room - 1) + "\u2026" + separator + kept;
+  return first_columns(kept, width);
 }
+
+}  // namespace
 
 }  // namespace halo::cli
 
@@ -412,13 +432,17 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       // account (the line had shown both as "underruns").
       const unsigned long long host_short = counters.host_underruns.load();
       const unsigned long long all_short = counters.underruns.load();
-      char figures[256];
-      std::snprintf(figures, sizeof figures, " | %s | gain %+d dB | underruns %llu | host xruns %llu, %llu short | worst %.2f ms",
-                    session.bypass() ? "BYPASS" : "filtered", session.gain_db(), all_short > host_short ? all_short - host_short : 0,
-                    static_cast<unsigned long long>(counters.host_xruns.load()), host_short, session.stats().worst_us() / 1e3);
-      const std::string core = "mask " + std::to_string(session.mask_index() + 1) + "/" +
-                               std::to_string(arguments.session.mask_count) + figures;
-      std::fprintf(stderr, "\r\033[K%s", fitted_to_terminal(one_line(what), one_line(session.mask_label()), core).c_str());
+      char worst[32], gain[32];
+      std::snprintf(worst, sizeof worst, "worst %.2f ms", session.stats().worst_us() / 1e3);
+      std::snprintf(gain, sizeof gain, "gain %+d dB", session.gain_db());
+      const std::vector<StatusFigure> figures = {
+          {session.bypass() ? "BYPASS" : "filtered", 2},
+          {gain, 2},
+          {"underruns " + std::to_string(all_short > host_short ? all_short - host_short : 0), 3},
+          {"host xruns " + std::to_string(counters.host_xruns.load()) + ", " + std::to_string(host_short) + " short", 1},
+          {worst, 0}};
+      const std::string mask = "mask " + std::to_string(session.mask_index() + 1) + "/" + std::to_string(arguments.session.mask_count);
+      std::fprintf(stderr, "\r\033[K%s", fitted_to_terminal(one_line(what), mask, one_line(session.mask_label()), figures).c_str());
       std::fflush(stderr);
     }
   }

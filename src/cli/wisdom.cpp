@@ -44,8 +44,7 @@ int wisdom_command(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>())("patient", "FFTW_PATIENT: longer to measure, sometimes faster plans")(
       "file", "where to save (default: $HALO_FFTW_WISDOM, else $XDG_CACHE_HOME/halo/fftw-wisdom-float, else ~/.cache/halo/...)",
       cxxopts::value<std::string>())("q,quiet", "no line per length");
-  refuse_switch_values(options, argc, argv);
-  const auto parsed = options.parse(argc, argv);
+  const auto parsed = parse_strictly(options, argc, argv);
   if (parsed.count("help")) {
     audio::print_to_standard_output(options.help() + "\n");
     return 0;
@@ -53,9 +52,14 @@ int wisdom_command(int argc, char** argv) {
   refuse_repeats(parsed, {"taps", "quiet", "patient", "help"});
   refuse_misplaced_values(parsed);
   // `--taps 255 1023` leaves a stray 1023, which had been "not an option" (a QA pass).
-  if (!parsed.unmatched().empty())
-    throw UsageError("wisdom: '" + parsed.unmatched().front() +
-                     "' is a stray word; give several lengths as --taps 255,1023 or --taps 255 --taps 1023");
+  if (!parsed.unmatched().empty()) {
+    const std::string& stray = parsed.unmatched().front();
+    const bool a_length = parsed.count("taps") > 0 && !stray.empty() &&
+                          stray.find_first_not_of("0123456789") == std::string::npos;
+    throw UsageError("wisdom: '" + stray + "' is " +
+                     (a_length ? "a stray word; give several lengths as --taps 255,1023 or --taps 255 --taps 1023"
+                               : "not an option (halo wisdom takes no file names; see halo wisdom --help)"));
+  }
   std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
   if (parsed.count("taps")) {
     taps.clear();

@@ -757,20 +757,24 @@ TEST(CliFilter, MaskFromStandardInput) {
 
 // A C header on standard input is told by its content whatever it opens with: a declaration, a
 // `//` line or `#pragma once` (only design's own `/*` comment had been, the rest read as text:
-// "static" is not a number, a QA pass). The same file by name is the reference, and the taps'
-// convolution is the truth.
+// "static" is not a number, a QA pass): each filters as its taps' float64 convolution. A text
+// mask keeps a text mask's errors (a review: "nan" had been sent to the header parser).
 TEST(CliFilter, AnyCHeaderFromStandardInput) {
   TempDir dir;
   const Sound in = make_noise_file(dir / "in.wav", 2000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 173);
   const std::vector<float> taps = {0.125f, 0.5f, 0.25f, -0.0625f, 0.1875f};
   const std::string array = "{0.125f, 0.5f, 0.25f, -0.0625f, 0.1875f};\n";
-  for (const std::string header : {"static const float mask[5] = " + array, "// five taps\nconst float mask[5] = " + array,
+  for (const std::string& header : std::vector<std::string>{"static const float mask[5] = " + array, "// five taps\nconst float mask[5] = " + array,
                                    "#pragma once\nstatic const float mask[5] = " + array,
                                    "  float mask[] = " + array}) {
     write_bytes(dir / "m.h", header);
     halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "m.h"));
     expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), header);
   }
+  write_bytes(dir / "nan.txt", "nan\n0.5\n");
+  const DirectorySnapshot before(dir.path());
+  expect_one_line_failure(halo({"filter", dir / "in.wav", dir / "bad.wav", "--mask", "-"}, in_directory(dir.path(), dir / "nan.txt")),
+                          1, "NaN or Inf coefficient", before, "a text mask's error from standard input");
 }
 
 // `design | filter --mask -` keeps what the mask says: design's standard output carries the

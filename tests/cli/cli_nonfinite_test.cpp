@@ -108,7 +108,8 @@ TEST(NonFinite, OverflowingResultsAreCountedNotWritten) {
 // Input too large for an FFT's sums, though the true result is finite: 1e35 through a 16383-tap
 // moving average (sum |h| = 1, so every output is under 1e35). cpu-fft's transform sums
 // thousands of samples near 1e35 and overflows; the line names what avoids it, and `--engine cpu`
-// gives the float64 convolution. It had advised "lower --gain" where no gain was given (a QA pass).
+// gives the float64 convolution. It had advised "lower --gain" where no gain was given (a QA
+// pass), and only that.
 TEST(NonFinite, AnFftOverflowNamesTheDirectEngine) {
   TempDir dir;
   std::vector<float> x = random_signal(48000, 14, 0.4f);
@@ -139,6 +140,14 @@ TEST(NonFinite, AnFftOverflowNamesTheDirectEngine) {
     norm += expected * expected;
   }
   EXPECT_LE(std::sqrt(error / norm), 1e-5);
+
+  // A true overflow on the direct engine is not sent to the direct engine (a review).
+  write_float_wav(dir / "huge.wav", std::vector<float>(4800, 3e38f));
+  write_f32(dir / "three.f32", {0.9f, 0.9f, 0.9f});
+  const Result huge = run(halo_args({"filter", dir / "huge.wav", dir / "out.wav", "--mask", dir / "three.f32", "--engine", "cpu", "-q"}));
+  ASSERT_EQ(huge.exit_code, 0) << huge.err;
+  EXPECT_NE(huge.err.find("lower --gain or scale IN down"), std::string::npos) << huge.err;
+  EXPECT_EQ(huge.err.find("--engine cpu"), std::string::npos) << huge.err;
 }
 
 TEST(NonFinite, MaskWhoseWorstCaseGainOverflowsIsRefused) {

@@ -145,6 +145,7 @@ TEST_F(StrictOptions, StrayAndEmptyWordsAreNamed) {
   expect_commands_refused({{"wisdom", "--taps", "255", "1023", "--file", dir / "w"}},
                           "'1023' is a stray word; give several lengths as --taps 255,1023");
   EXPECT_FALSE(std::filesystem::exists(dir / "w"));
+  expect_commands_refused({{"wisdom", "quiet"}}, "wisdom: 'quiet' is not an option");  // no --taps hint (a review)
   expect_commands_refused({{"devices", "extra"}}, "devices takes no arguments: 'extra'");
 }
 
