@@ -51,7 +51,7 @@ std::string sample_report(const StreamResult& stream, const EngineChoice& engine
   };
   if (stream.nonfinite_output_samples > 0)
     add(by_fft(engine.name) || by_fft(engine.takes_over)
-            ? "lower --gain or scale IN down, or take --engine cpu, whose sums overflow far later"
+            ? "lower --gain or scale IN down, or try --engine cpu, whose sums overflow far later"
             : "lower --gain or scale IN down");
   else if (stream.clipped_samples > 0)
     add("lower --gain to avoid it");

@@ -161,6 +161,7 @@ int inspect(int argc, char** argv) {
   const std::vector<std::string> files = positionals(parsed);
   if (files.size() > 1) throw UsageError("ir inspect takes one FILE: '" + files[1] + "' is a second file name");
   if (files.size() != 1) throw UsageError("ir inspect needs one FILE (see halo ir inspect --help)");
+  if (files[0].empty()) throw UsageError("ir inspect: an empty FILE name (- reads standard input)");  // not ": No such file"
   const std::string plot = parsed.count("plot") ? parsed["plot"].as<std::string>() : "";
   if (!plot.empty()) check_plot_name("--plot", plot);
   filters::FrequencyScale scale = filters::FrequencyScale::log;
@@ -303,6 +304,7 @@ int fix(int argc, char** argv) {
   if (files.size() != 2) throw UsageError("ir fix needs IN and OUT (see halo ir fix --help)");
   const std::string& input = files[0];
   const std::string& output = files[1];
+  if (input.empty()) throw UsageError("ir fix: an empty IN name (- reads standard input)");
   if (output.empty() || output == "-") throw UsageError("ir fix: OUT must be a file name");
   // As design's --format: Equalizer APO's config is a .txt, which the extension alone takes for
   // a text mask (the README had promised eqapo from ir fix, which had no way to ask for it).

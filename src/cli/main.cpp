@@ -61,7 +61,7 @@ constexpr const char* usage =
     "                [-t raw --rate HZ --channels N --encoding S]  (for a headerless FILE)\n"
     "  halo live (mask options) [--device D] [--input-device D] [--channels C] [--rate HZ] [--frames N] [--engine E]\n"
     "            (play and live: keys b bypass, n/p next/previous mask, +/- gain, q quit)\n"
-    "  halo wisdom [--taps N ...] [--patient] [--file PATH]  (measure the CPU engines' FFTs once; later runs use them)\n"
+    "  halo wisdom [--taps N[,N...]] [--patient] [--file PATH]  (measure the CPU engines' FFTs once; later runs use them)\n"
     "  halo --version | --help | COMMAND --help\n";
 
 std::string version_line() {

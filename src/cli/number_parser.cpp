@@ -96,16 +96,23 @@ void refuse_repeats(const cxxopts::ParseResult& parsed, std::initializer_list<co
 }
 
 void refuse_switch_values(const cxxopts::Options& options, int argc, const char* const* argv) {
-  std::set<std::string> switches;  // "--tail", "-q"
+  // "--tail", "-q"; and the options whose value is the next word ("--ir", "-o"): that word is a
+  // value, not a switch (`--ir -q=ir.wav`, a file, had been refused as -q given a value, a QA pass).
+  std::set<std::string> switches, valued;
   for (const std::string& group : options.groups())
     for (const cxxopts::HelpOptionDetails& option : options.group_help(group).options) {
-      if (!option.is_boolean) continue;
-      for (const std::string& name : option.l) switches.insert("--" + name);
-      if (!option.s.empty()) switches.insert("-" + option.s);
+      std::set<std::string>& kind = option.is_boolean ? switches : valued;
+      if (!option.is_boolean && option.has_implicit) continue;  // `--norm` alone: the next word may be an option
+      for (const std::string& name : option.l) kind.insert("--" + name);
+      if (!option.s.empty()) kind.insert("-" + option.s);
     }
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--") return;
+    if (valued.count(word)) {
+      ++i;
+      continue;
+    }
     const std::size_t equals = word.find('=');
     if (equals == std::string::npos || !switches.count(word.substr(0, equals))) continue;
     const std::string name = word.substr(0, equals);

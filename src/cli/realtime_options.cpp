@@ -1,6 +1,8 @@
 #include "src/cli/realtime_options.hpp"
 
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <sched.h>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <cwchar>
 #include <memory>
 
 #include "audio/portaudio_device.hpp"
@@ -321,17 +324,62 @@ char Keyboard::poll(int timeout_ms) {
 
 namespace {
 
-// UTF-8 characters in `text`, each taken for one column; `text` cut to `columns` of them.
+// The terminal's rules for how wide a character is: libc's wcwidth in the user's locale, or in
+// C.UTF-8 where that is not UTF-8; none (0) where neither exists, and then a byte a column.
+locale_t utf8_ctype() {
+  static const locale_t chosen = [] {
+    const locale_t user = newlocale(LC_CTYPE_MASK, "", static_cast<locale_t>(nullptr));
+    if (user != nullptr && std::strcmp(nl_langinfo_l(CODESET, user), "UTF-8") == 0) return user;
+    if (user != nullptr) freelocale(user);
+    return newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  }();
+  return chosen;
+}
+
+// Each character of `text`: its bytes and the columns a terminal gives it (2 for a CJK
+// character, 0 for a combining accent: counted as one column each, a name in Japanese had
+// still wrapped the line, and a cut had parted an accent from its letter, a QA pass).
+struct Glyph {
+  std::size_t bytes;
+  std::size_t columns;
+};
+std::vector<Glyph> glyphs_of(const std::string& text) {
+  std::vector<Glyph> glyphs;
+  const locale_t utf8 = utf8_ctype();
+  const locale_t previous = utf8 != nullptr ? uselocale(utf8) : nullptr;
+  std::mbstate_t state{};
+  for (std::size_t at = 0; at < text.size();) {
+    wchar_t wide = 0;
+    const std::size_t length = utf8 != nullptr ? std::mbrtowc(&wide, text.data() + at, text.size() - at, &state) : 1;
+    if (utf8 == nullptr || length == 0 || length > text.size() - at) {  // no locale, or not UTF-8 here: a byte
+      glyphs.push_back({1, 1});
+      state = std::mbstate_t{};
+      ++at;
+      continue;
+    }
+    const int width = wcwidth(wide);
+    glyphs.push_back({length, width < 0 ? 1u : static_cast<std::size_t>(width)});
+    at += length;
+  }
+  if (utf8 != nullptr) uselocale(previous);
+  return glyphs;
+}
+
 std::size_t columns_of(const std::string& text) {
   std::size_t columns = 0;
-  for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  for (const Glyph& glyph : glyphs_of(text)) columns += glyph.columns;
   return columns;
 }
+
+// `text` cut to at most `columns`, between characters (a combining accent stays with its letter).
 std::string first_columns(const std::string& text, std::size_t columns) {
-  std::size_t seen = 0;
-  for (std::size_t at = 0; at < text.size(); ++at)
-    if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80 && seen++ == columns) return text.substr(0, at);
-  return text;
+  std::size_t used = 0, bytes = 0;
+  for (const Glyph& glyph : glyphs_of(text)) {
+    if (used + glyph.columns > columns) break;
+    used += glyph.columns;
+    bytes += glyph.bytes;
+  }
+  return text.substr(0, bytes);
 }
 
 // One of the status line's figures, and how long it stays as the line is cut: the higher, the
@@ -344,8 +392,9 @@ struct StatusFigure {
 // The status line in the terminal's width, less one column: a longer line wraps, and the next
 // redraw's "\r\033[K" clears only its last row, so an 80-column terminal had filled with
 // copies of the line's first 80 characters (a QA pass). The line is `what | mask label |
-// figures...`; the mask's label gives way first, then the figures that keep least, then
-// `what` (the file) is cut. Asked at each redraw: the window may be resized.
+// figures...`; the mask's label gives way first, then `what` (the file), then the figures that
+// keep least: the mask's number and the underruns stay longest. Asked at each redraw: the
+// window may be resized.
 std::string fitted_to_terminal(const std::string& what, const std::string& mask, const std::string& label,
                                std::vector<StatusFigure> figures) {
   const std::string separator = " | ";
@@ -359,17 +408,16 @@ std::string fitted_to_terminal(const std::string& what, const std::string& mask,
   const std::size_t width = size.ws_col - 1u;
   for (const bool with_label : {true, false})
     if (columns_of(what) + separator.size() + columns_of(core(with_label)) <= width) return what + separator + core(with_label);
+  // The file's name, cut, while every figure fits beside it; then the figures alone.
+  if (const std::size_t all = columns_of(core(false)) + separator.size(); all + 8 <= width)
+    return first_columns(what, width - all - 1) + "\u2026" + separator + core(false);
   while (columns_of(core(false)) > width && !figures.empty()) {
     auto least = figures.begin();  // the last of those that keep least
     for (auto figure = figures.begin(); figure != figures.end(); ++figure)
       if (figure->keep <= least->keep) least = figure;
     figures.erase(least);
   }
-  const std::string kept = core(false);
-  const std::size_t room = width - std::min(width, columns_of(kept) + separator.size());
-  if (columns_of(what) <= room) return what + separator + kept;
-  if (room >= 8) return first_columns(what, room - 1) + "\u2026" + separator + kept;
-  return first_columns(kept, width);
+  return first_columns(core(false), width);
 }
 
 }  // namespace

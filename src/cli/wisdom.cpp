@@ -54,8 +54,12 @@ int wisdom_command(int argc, char** argv) {
   // `--taps 255 1023` leaves a stray 1023, which had been "not an option" (a QA pass).
   if (!parsed.unmatched().empty()) {
     const std::string& stray = parsed.unmatched().front();
-    const bool a_length = parsed.count("taps") > 0 && !stray.empty() &&
-                          stray.find_first_not_of("0123456789") == std::string::npos;
+    bool a_length = parsed.count("taps") > 0;  // a length as --taps reads one ("1023", "1k")
+    try {
+      if (a_length) parse_count("--taps", stray, 1, static_cast<long long>(ProcessSpec::max_mask_frames_limit));
+    } catch (const UsageError&) {
+      a_length = false;
+    }
     throw UsageError("wisdom: '" + stray + "' is " +
                      (a_length ? "a stray word; give several lengths as --taps 255,1023 or --taps 255 --taps 1023"
                                : "not an option (halo wisdom takes no file names; see halo wisdom --help)"));

@@ -771,6 +771,10 @@ TEST(CliFilter, AnyCHeaderFromStandardInput) {
     halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "m.h"));
     expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), header);
   }
+  // A text mask whose comment holds "= {" is still text (a QA pass: it had become a header).
+  write_bytes(dir / "t.txt", "# h = {0.125, 0.5} from octave\n0.125\n0.5\n0.25\n-0.0625\n0.1875\n");
+  halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "t.txt"));
+  expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), "t.txt");
   write_bytes(dir / "nan.txt", "nan\n0.5\n");
   const DirectorySnapshot before(dir.path());
   expect_one_line_failure(halo({"filter", dir / "in.wav", dir / "bad.wav", "--mask", "-"}, in_directory(dir.path(), dir / "nan.txt")),

@@ -106,6 +106,11 @@ TEST_F(StrictOptions, ASwitchGivenAValueIsRefused) {
   expect_commands_refused({{"info", input, "--json=yes"}, {"design", "--lowpass", "1k", "-q=1"},
                            {"ir", "inspect", input, "--json=on"}, {"play", input, "--lowpass", "1k", "--loop=yes"}},
                           "is a switch and takes no value");
+  // A value that looks like a switch given one is a value: a file named "-q=half.txt" after
+  // --mask (refused as -q given a value, a QA pass).
+  write_mask_text(dir / "-q=half.txt", {{0.5f}});
+  const Result named = run({HALO_BINARY, "filter", input, dir / "h.wav", "--mask", "-q=half.txt", "-q"}, in_directory(dir.path()));
+  ASSERT_EQ(named.exit_code, 0) << named.err;
   const Result with_true = run({HALO_BINARY, "filter", input, dir / "t.wav", "--lowpass", "1k", "--tail=true", "-q"});
   ASSERT_EQ(with_true.exit_code, 0) << with_true.err;
   EXPECT_EQ(read_sound(dir / "t.wav").frames, 4800u + 127u) << "the tail of a 255-tap mask, centred";
@@ -146,6 +151,8 @@ TEST_F(StrictOptions, StrayAndEmptyWordsAreNamed) {
                           "'1023' is a stray word; give several lengths as --taps 255,1023");
   EXPECT_FALSE(std::filesystem::exists(dir / "w"));
   expect_commands_refused({{"wisdom", "quiet"}}, "wisdom: 'quiet' is not an option");  // no --taps hint (a review)
+  expect_commands_refused({{"wisdom", "--taps", "255", "1k", "--file", dir / "w"}}, "'1k' is a stray word");
+  expect_commands_refused({{"ir", "inspect", ""}, {"ir", "fix", "", dir / "f.txt"}}, "an empty");
   expect_commands_refused({{"devices", "extra"}}, "devices takes no arguments: 'extra'");
 }
 

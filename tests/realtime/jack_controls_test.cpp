@@ -3,11 +3,13 @@
 // and keeping the old mask when the new file is bad), play --loop running seamlessly on, a
 // 44.1 kHz file resampled for the 48 kHz server, and the keys (b, n, p, +, -, q) pressed on a
 // pseudo-terminal.
+#include <locale.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <complex>
 #include <cstdio>
+#include <cwchar>
 #include <fstream>
 #include <limits>
 #include <regex>
@@ -777,12 +779,37 @@ TEST_F(JackControls, ArrowAndFunctionKeysAreNoCommands) {
 // of its first 80 (a QA pass). Every redraw is at most a column narrower than the terminal,
 // and the names give way first: the mask's number and the underruns stay in sight.
 TEST_F(JackControls, TheStatusLineFitsTheTerminal) {
-  const std::string in = dir_ / "a-recording-with-a-rather-long-name-of-the-session.wav";
+  // Columns as a terminal counts them: libc's wcwidth in C.UTF-8 (2 for a CJK character).
+  const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  ASSERT_NE(utf8, nullptr);
+  const auto columns_of = [&](const std::string& line) {
+    const locale_t previous = uselocale(utf8);
+    std::mbstate_t state{};
+    std::size_t columns = 0;
+    for (std::size_t at = 0; at < line.size();) {
+      wchar_t wide = 0;
+      const std::size_t length = std::mbrtowc(&wide, line.data() + at, line.size() - at, &state);
+      if (length == 0 || length > line.size() - at) {
+        state = std::mbstate_t{};
+        ++columns, ++at;
+        continue;
+      }
+      columns += static_cast<std::size_t>(std::max(0, wcwidth(wide)));
+      at += length;
+    }
+    uselocale(previous);
+    return columns;
+  };
   const std::string mask = dir_ / "a-mask-with-a-long-name-too.txt";
-  write_sound(in, random_signal(2 * rate, 65, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   write_mask_text(mask, {random_signal(31, 66, 0.1f)});
-  // 80 columns, and 40, where the figures themselves give way (the underruns last, a review).
-  for (const unsigned short columns : {80, 40}) {
+  // A long name at 80 columns and 40, where the figures themselves give way (the underruns
+  // last, a review), and a Japanese one, two columns a character (it had still wrapped).
+  for (const auto& [name, columns] : std::vector<std::pair<std::string, unsigned short>>{
+           {"a-recording-with-a-rather-long-name-of-the-session.wav", 80},
+           {"a-recording-with-a-rather-long-name-of-the-session.wav", 40},
+           {"\u97f3\u697d\u30d5\u30a1\u30a4\u30eb\u306e\u540d\u524d\u304c\u3068\u3066\u3082\u9577\u3044\u3067\u3059.wav", 120}}) {
+    const std::string in = dir_ / name;
+    write_sound(in, random_signal(2 * rate, 65, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
     Terminal play(halo_args({"play", in, "--mask", mask, "--loop"}), columns);
     ASSERT_TRUE(play.wait_for("| underruns 0")) << "the status line";
     ASSERT_TRUE(play.press('q'));
@@ -795,13 +822,12 @@ TEST_F(JackControls, TheStatusLineFitsTheTerminal) {
       const std::string line = output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
       if (line.find("| underruns ") == std::string::npos) continue;  // a clear before a notice or the summary
       ++redraws;
-      std::size_t seen = 0;
-      for (const char c : line) seen += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-      EXPECT_LE(seen, columns - 1u) << line;
+      EXPECT_LE(columns_of(line), columns - 1u) << line;
       EXPECT_NE(line.find("mask 1/1"), std::string::npos) << line;
     }
     EXPECT_GE(redraws, 1u) << output;
   }
+  freelocale(utf8);
 }
 
 // A reload's notice on live's terminal comes on a line of its own: the status line is cleared
