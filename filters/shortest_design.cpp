@@ -152,15 +152,19 @@ class Search {
 
  private:
   // `length` if it meets; where it does not design (remez that stalls), which says nothing of
-  // the lengths below it, the first of those 1, 2, 4, ... steps below it (above `floor`) that
-  // designs, if that one meets; else 0, and `length` counts as failing. A high-pass of 80 Hz
-  // over 40 Hz at 80 dB stalls at 5851-5951 taps, and the search, taking 5879 for a miss, had
-  // called 5953 the shortest where 5641 meets (a QA pass); every place that steps or bisects
-  // asks here (a review).
+  // the lengths below it, the first of those 1/64, 2/64, 4/64, ... of it below (above `floor`)
+  // that designs, if that one meets; else 0, and `length` counts as failing. A high-pass of 80
+  // Hz over 40 Hz at 80 dB stalls at 5851-5951 taps, and the search, taking 5879 for a miss,
+  // had called 5953 the shortest where 5641 meets (a QA pass); every place that steps or
+  // bisects asks here (a review). At most `backoffs_left_` such designs a search: where no
+  // length designs (a multi-band spec with unequal transitions), each is seconds, and a search
+  // that had failed in 43 s had run past 300 s (a QA pass).
   int met_at_or_below(int length, int floor) {
     if (try_length(length)) return length;
     const int step = odd_only_ ? 2 : 1;
-    for (int back = step; shortfall_db_.at(length) >= unconverged_db && length - back > floor; back *= 2) {
+    for (int back = std::max(step, length / 64 / step * step);
+         backoffs_left_ > 0 && shortfall_db_.at(length) >= unconverged_db && length - back > floor; back *= 2) {
+      --backoffs_left_;
       if (try_length(length - back)) return length - back;
       if (shortfall_db_.at(length - back) < unconverged_db) break;  // designed, and missed
     }
@@ -312,6 +316,7 @@ class Search {
   std::map<int, Designed> found_;  // the designs that met, by length
   std::map<int, double> shortfall_db_;  // by length tried: how far it missed (0 when it met)
   static constexpr double unconverged_db = 1e9;  // the shortfall of a length that did not design
+  int backoffs_left_ = 4;          // met_at_or_below's designs below a length that did not design
   std::string failure_;            // the last method error met on the way, for the message
 };
 
