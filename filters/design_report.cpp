@@ -180,9 +180,21 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
   report.spec_given = edges_given && (spec.attenuation_db > 0 || spec.ripple_db > 0);
   report.met = !report.spec_given || (!(spec.ripple_db > 0 && report.squeezed_pass_bands > 0) &&
                !(spec.attenuation_db > 0 && report.squeezed_stop_bands > 0));
+  // A pass band at its gain, give or take the deviation the spec allows there: the ripple's, or
+  // with --attenuation alone the stop band's (Kaiser's design and remez's equal weights give
+  // the pass band that). Peak to peak alone had let a mask scaled down everywhere meet a spec:
+  // one tap of 0.0062 "met" 30 dB, its pass band 44 dB below its gain (a QA pass).
+  double allowed = std::pow(10.0, -spec.attenuation_db / 20);
+  if (spec.ripple_db > 0) allowed = (std::pow(10.0, spec.ripple_db / 20) - 1) / (std::pow(10.0, spec.ripple_db / 20) + 1);
   for (const BandMeasure& band : report.spec_given ? report.bands : std::vector<BandMeasure>{}) {
     if (band.gain > 0 && spec.ripple_db > 0 && !(band.ripple_db <= spec.ripple_db)) report.met = false;
     if (band.gain == 0 && spec.attenuation_db > 0 && !(band.attenuation_db >= spec.attenuation_db)) report.met = false;
+    if (band.gain > 0) {
+      const double below = band.max_gain < band.gain ? db(band.gain / band.max_gain) : 0;  // +inf for a band at 0
+      const double above = band.min_gain > band.gain ? db(band.min_gain / band.gain) : 0;
+      report.pass_band_off_db = std::max({report.pass_band_off_db, below, above});
+      if (!(band.max_gain >= band.gain * (1 - allowed) && band.min_gain <= band.gain * (1 + allowed))) report.met = false;
+    }
   }
   return report;
 }
@@ -210,6 +222,10 @@ std::string judged_goals(const DesignReport& r) {
       ++digits;
     std::snprintf(text, sizeof text, "%sripple <= %g dB (%s)", goals.empty() ? "" : ", ", r.target_ripple_db,
                   figure(r.ripple_db, digits).c_str());
+    goals += text;
+  }
+  if (!r.met && r.pass_band_off_db > 0) {  // said where it may be what failed
+    std::snprintf(text, sizeof text, "%spass band at its gain (%.3g dB off)", goals.empty() ? "" : ", ", r.pass_band_off_db);
     goals += text;
   }
   return goals;

@@ -62,6 +62,10 @@ struct DesignReport {
   // A target given (attenuation or ripple) and band edges to judge it at (a transition, or a
   // multi-band spec): without edges the bands lie at a guard halo chose, and nothing is judged.
   bool spec_given = false;
+  // How far the pass band furthest from its gain lies from it (dB, 0 where every pass band's
+  // gain lies between its lowest and highest |H|): judged where a spec is, against the deviation
+  // the spec allows there.
+  double pass_band_off_db = 0;
   bool met = true;             // every judged target met (true when none was judged; false
                                // when a band with a target was squeezed out)
   std::size_t grid_points = 0; // the dense response's size over [0, rate/2]

@@ -177,5 +177,48 @@ TEST(ReportBands, ALobePeakBetweenGridPointsIsMeasured) {
   EXPECT_NEAR(r.attenuation_db, attenuation, 0.005);
 }
 
+// A pass band is judged at its gain: a mask scaled down everywhere had met any attenuation, its
+// ripple (peak to peak inside the band) 0: one tap of 0.0062 "met" 30 dB as a low-pass (a QA
+// pass). Its |H| is 0.0062 at every frequency (the plain response says so), 44 dB below the
+// pass band's gain; and the shortest firls mask for a spec whose search had returned that one
+// tap has its pass band within 1 +- 10^(-30/20) of 1 by the plain response.
+TEST(ReportBands, APassBandFarFromItsGainIsNotMet) {
+  Spec spec;
+  spec.band = Band::lowpass;
+  spec.low_hz = 500;
+  spec.transition_hz = 200;
+  spec.attenuation_db = 30;
+  spec.rate_hz = 48000;
+  spec.taps = 1;
+  Mask quiet;
+  quiet.taps = {0.0062f};
+  quiet.rate_hz = 48000;
+  EXPECT_NEAR(plain_magnitude(quiet.taps, 100, 48000), 0.0062, 1e-9);
+  const DesignReport report = measure(quiet, spec);
+  EXPECT_GE(report.attenuation_db, 30) << "its stop band alone would pass";
+  EXPECT_FALSE(report.met);
+  EXPECT_NEAR(report.pass_band_off_db, -20 * std::log10(0.0062), 0.01);
+  EXPECT_NE(judged_goals(report).find("pass band at its gain"), std::string::npos) << judged_goals(report);
+
+  Spec bands;
+  bands.band = Band::multiband;
+  bands.bands = parse_bands("0-1000:1, 8000-24000:0/w=10");
+  bands.attenuation_db = 30;
+  bands.rate_hz = 48000;
+  bands.taps = 0;
+  bands.method = Method::firls;
+  const Designed shortest = design_to_spec(bands);
+  EXPECT_GT(shortest.mask.taps.size(), 1u);
+  const double allowed = std::pow(10.0, -30.0 / 20);
+  double low = INFINITY, high = 0;
+  for (double hz = 0; hz <= 1000; hz += 5) {
+    const double m = plain_magnitude(shortest.mask.taps, hz, 48000);
+    low = std::min(low, m);
+    high = std::max(high, m);
+  }
+  EXPECT_GE(high, 1 - allowed);
+  EXPECT_LE(low, 1 + allowed);
+}
+
 }  // namespace
 }  // namespace halo::filters
