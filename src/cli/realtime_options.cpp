@@ -325,7 +325,7 @@ char Keyboard::poll(int timeout_ms) {
 namespace {
 
 // The terminal's rules for how wide a character is: libc's wcwidth in the user's locale, or in
-// C.UTF-8 where that is not UTF-8; none (0) where neither exists, and then a byte a column.
+// C.UTF-8 where that is not UTF-8; null where neither exists, and then a byte a column.
 locale_t utf8_ctype() {
   static const locale_t chosen = [] {
     const locale_t user = newlocale(LC_CTYPE_MASK, "", static_cast<locale_t>(nullptr));
