@@ -608,41 +608,20 @@ std::string mask_text(const MaskSet& masks) {
   return out;
 }
 
-namespace {
-
-// Whether C text holds an array's initializer, `= {`, outside the lines that open with `#` (a
-// text mask's comments, and a header's directives): "# h = {0.25, 0.5, 0.25}" in a text mask's
-// comment had made standard input a header (a QA pass).
-bool has_array_initializer(const std::string& bytes) {
-  for (std::size_t line = 0; line < bytes.size();) {
-    const std::size_t end = std::min(bytes.find('\n', line), bytes.size());
-    const std::size_t first = bytes.find_first_not_of(" \t\r", line);
-    if (first < end && bytes[first] != '#')
-      for (std::size_t equals = bytes.find('=', line); equals < end; equals = bytes.find('=', equals + 1)) {
-        const std::size_t after = bytes.find_first_not_of(" \t\r\n", equals + 1);
-        if (after != std::string::npos && bytes[after] == '{') return true;
-      }
-    line = end + 1;
-  }
-  return false;
-}
-
-}  // namespace
-
 MaskSet read_mask(const std::string& path) {
   if (path == "-") {
     // No name to say the format: JSON and C headers (design's exports, which carry the rate and
     // the alignment) are told by their first characters; they had been read as text, "{" is
     // not a number (a review).
-    // A header is told by its array's initializer, `= {`, whatever it opens with (only
+    // A header is told by the array parse_header_mask reads, whatever it opens with (only
     // design's own `/*` comment had been, and "static const float m[3] = {...}" was "static is
-    // not a number", a QA pass); a text mask has no `=`, and its errors stay a text mask's.
+    // not a number", a QA pass); a text mask's errors stay a text mask's.
     const std::string& bytes = standard_input_bytes();
     const std::size_t first = bytes.find_first_not_of(" \t\r\n");
     // A sound file ("RIFF", "fLaC", "OggS") has NUL bytes in its header; text never does.
     if (first == std::string::npos || bytes.find('\0') != std::string::npos) return parse_mask(input_name(path), bytes);
     if (bytes[first] == '{') return parse_json_mask(input_name(path), bytes);
-    if (has_array_initializer(bytes)) return parse_header_mask(input_name(path), bytes);
+    if (holds_header_array(bytes)) return parse_header_mask(input_name(path), bytes);
     return parse_mask(input_name(path), bytes);
   }
   // design's CamillaDSP export is a configuration that names the coefficients' file; read as

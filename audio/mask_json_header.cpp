@@ -269,24 +269,42 @@ std::string array_name(const std::string& text, std::size_t float_at) {
   return text.substr(begin, end - begin);
 }
 
-}  // namespace
-
-MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
-  const std::string text = without_comments(raw);
-  // The array: the first `float` declaration with an initialiser.
+// The array in `text` (comments removed): the first `float` declaration with an initialiser,
+// where its `float` and its `=` are; npos for both where there is none.
+struct ArrayAt {
+  std::size_t float_at = std::string::npos;
   std::size_t equals = std::string::npos;
-  std::string name;  // the array's: its constants are NAME_rate_hz and NAME_causal
+};
+ArrayAt float_array(const std::string& text) {
   for (std::size_t at = text.find("float"); at != std::string::npos; at = text.find("float", at + 5)) {
     const std::size_t semicolon = text.find(';', at);
     const std::size_t eq = text.find('=', at);
     const std::size_t brace = text.find('{', at);
-    if (eq != std::string::npos && brace != std::string::npos && eq < brace && (semicolon == std::string::npos || brace < semicolon)) {
-      equals = eq;
-      name = array_name(text, at);
-      break;
-    }
+    if (eq != std::string::npos && brace != std::string::npos && eq < brace && (semicolon == std::string::npos || brace < semicolon))
+      return {at, eq};
   }
+  return {};
+}
+
+}  // namespace
+
+bool holds_header_array(const std::string& raw) {
+  std::string text = without_comments(raw);
+  for (std::size_t line = 0; line < text.size();) {
+    const std::size_t end = std::min(text.find('\n', line), text.size());
+    const std::size_t first = text.find_first_not_of(" \t\r", line);
+    if (first < end && text[first] == '#') std::fill(text.begin() + static_cast<std::ptrdiff_t>(first), text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    line = end + 1;
+  }
+  return float_array(text).equals != std::string::npos;
+}
+
+MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
+  const std::string text = without_comments(raw);
+  const ArrayAt array = float_array(text);
+  const std::size_t equals = array.equals;
   if (equals == std::string::npos) throw Error(path + ": no `float NAME[] = {...}` array");
+  const std::string name = array_name(text, array.float_at);  // its constants are NAME_rate_hz and NAME_causal
 
   MaskSet masks;
   std::vector<float> current;

@@ -27,6 +27,12 @@ std::string header_contents(const filters::MaskSet& masks, const std::string& na
 filters::MaskSet parse_json_mask(const std::string& path, const std::string& text);
 filters::MaskSet parse_header_mask(const std::string& path, const std::string& text);
 
+// Whether `text` holds the array parse_header_mask reads, outside comments and the lines that
+// open with `#` (a header's directives, a text mask's comments: "# h = {0.25, 0.5}" in a text
+// mask had made standard input a header, a QA pass). How standard input, which has no name to
+// say its format, is told for a C header.
+bool holds_header_array(const std::string& text);
+
 // A C identifier made from a file name's stem: other characters become '_', a leading digit or
 // a C/C++ keyword gets a prefix; "mask" when nothing is left.
 std::string c_identifier(const std::string& stem);
