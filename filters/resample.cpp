@@ -24,10 +24,15 @@ Mask resample(const Mask& mask, double new_rate_hz) {
     throw Error(Field::rate_hz, text);
   }
   const std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
-  std::vector<float> out(frames + 1, 0.0f);
+  // libsamplerate gives floor(input x ratio) frames, so the mask's last frame at the new rate
+  // (and a mask shorter than a frame there, all of it: one tap of 48 kHz at 8 kHz had come out
+  // silent, a QA pass) needs input past the mask's end: zeros, which the mask is made of there.
+  std::vector<float> in(mask.taps);
+  in.resize(in.size() + static_cast<std::size_t>(std::ceil(1 / ratio)) + 1, 0.0f);
+  std::vector<float> out(frames + 2, 0.0f);
   SRC_DATA data{};
-  data.data_in = mask.taps.data();
-  data.input_frames = static_cast<long>(mask.taps.size());
+  data.data_in = in.data();
+  data.input_frames = static_cast<long>(in.size());
   data.data_out = out.data();
   data.output_frames = static_cast<long>(out.size());
   data.src_ratio = ratio;
