@@ -153,9 +153,16 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   } else {
     std::string pattern = temporary_pattern(target_);
     fd_ = mkostemp(pattern.data(), O_CLOEXEC);
-    if (fd_ < 0)  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
+    if (fd_ < 0) {  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
+      const int error = errno;
+      struct stat folder {};
+      const bool is_folder = stat(directory_of(target_).c_str(), &folder) == 0 && S_ISDIR(folder.st_mode);
+      // ... but a folder that is there and creates no file (/proc) is no missing folder (a QA pass).
+      errno = error;
       throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " +
-                  (errno == ENOENT ? std::string("no such folder") : reason()));
+                  (error != ENOENT ? reason() : is_folder ? std::string("its file system makes no new files there")
+                                                          : std::string("no such folder")));
+    }
     temporary_ = pattern;
     slot_ = register_temporary(temporary_);
   }

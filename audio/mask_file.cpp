@@ -32,6 +32,7 @@
 #include "audio/reader.hpp"
 #include "audio/sndfile_log.hpp"
 #include "audio/sndfile_handle.hpp"
+#include "audio/standard_streams.hpp"
 
 namespace halo::audio {
 
@@ -191,6 +192,8 @@ std::string read_bytes(const std::string& path, std::size_t limit_bytes, Content
 const std::string& standard_input_bytes() {
   static const std::string bytes = [] {
     const std::string name = input_name("-");
+    // (As an IN of -: it had read the stand-in's nothing, "no coefficients", a QA pass.)
+    if (closed_at_start(STDIN_FILENO)) throw Error(name + ": closed when halo started (<&-); pipe it in, or name the file");
     if (::isatty(STDIN_FILENO) == 1)
       throw Error(name + " is a terminal: pipe the mask in (halo design ... | halo filter IN OUT --mask -)");
     const int fd = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);

@@ -121,7 +121,7 @@ std::string json_contents(const MaskSet& masks, const nlohmann::json& spec, cons
   // A mask read from text with no rate has none (0): left out, as the readers take its absence,
   // rather than a "rate_hz": 0 that reads as a rate.
   if (masks.front().rate_hz > 0) document["rate_hz"] = masks.front().rate_hz;
-  document["provenance"] = masks.front().provenance;
+  document["provenance"] = filters::mask_set_source(masks);  // the set's, not its first channel's
   // "causal": the mask starts at its first tap (a minimum-phase design), and filter aligns it so.
   document["align"] = masks.front().causal ? "causal" : "same";
   document["taps"] = masks.front().taps.size();

@@ -28,4 +28,10 @@ class UsageError : public std::runtime_error {
 // Prints one line to stderr as "halo: <line>".
 void notice(const std::string& line);
 
+// For a command that prints a report beside the files it writes (design -o, ir fix, ir inspect
+// --plot): a standard output closed at the start (`>&-`) is refused before anything is written,
+// so that the exit 1 main gives a report printed nowhere never follows a file already replaced
+// (a QA pass). `why` ends the line: what the command prints there, and how to do without it.
+void refuse_closed_report_output(const std::string& why);
+
 }  // namespace halo::cli

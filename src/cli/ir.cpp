@@ -177,6 +177,7 @@ int inspect(int argc, char** argv) {
   const double rate_hz =
       parsed.count(rate_option) ? parse_rate_hz(std::string("--") + rate_option, parsed[rate_option].as<std::string>()) : 0;
 
+  if (!plot.empty()) refuse_closed_report_output("ir inspect prints its figures there");  // before the plot is written
   const filters::MaskSet masks = read_ir(files.front(), rate_hz, "--rate");
   std::vector<filters::IrAnalysis> analyses;
   for (const filters::Mask& mask : masks) analyses.push_back(filters::analyse_ir(mask));
@@ -325,6 +326,7 @@ int fix(int argc, char** argv) {
   if (parsed.count("fade-out") && !(fade_ms > 0)) throw UsageError("--fade-out: give a length in ms above 0");
   const Normalize normalize = parse_normalize(parsed);
   const bool quiet = parsed.count("quiet") > 0;
+  if (!quiet) refuse_closed_report_output("ir fix prints what it did there: give -q");
 
   filters::MaskSet masks = read_ir(input, in_rate_hz, "--in-rate");
   // An impulse response starts at its first tap, and OUT says so, so that --mask reads it back

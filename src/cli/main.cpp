@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <unistd.h>
 
 #include "audio/error.hpp"
 #include "audio/standard_streams.hpp"
@@ -37,6 +38,11 @@ std::string one_line(const std::string& text) {
 }
 
 void notice(const std::string& line) { std::fprintf(stderr, "halo: %s\n", one_line(line).c_str()); }
+
+void refuse_closed_report_output(const std::string& why) {
+  if (halo::audio::closed_at_start(STDOUT_FILENO))
+    throw std::runtime_error("standard output: closed when halo started (>&-), and " + why);
+}
 
 }  // namespace halo::cli
 

@@ -98,6 +98,15 @@ TEST(Messages, TwoChannelImpulseResponseIsDescribedAsSuch) {
   EXPECT_EQ(resampled.err.find(" ch 1"), std::string::npos) << resampled.err;
   EXPECT_NE(resampled.err.find("ir.wav, resampled from 48000 to 44100 Hz: 2 masks, one per channel"), std::string::npos)
       << resampled.err;
+  // After ir fix's steps, which follow the first channel's word in brackets (" ch 1 (removed ...)"),
+  // the exports' headers had kept it, and a JSON's provenance was the first channel's alone.
+  ASSERT_EQ(halo({"ir", "fix", dir / "ir.wav", dir / "fixed.h", "--normalize", "-3", "-q"}).exit_code, 0);
+  ASSERT_EQ(halo({"ir", "fix", dir / "ir.wav", dir / "fixed.json", "--normalize", "-3", "-q"}).exit_code, 0);
+  const std::string header = read_bytes(dir / "fixed.h"), json = read_bytes(dir / "fixed.json");
+  EXPECT_EQ(header.find(" ch 1"), std::string::npos) << header.substr(0, 200);
+  EXPECT_NE(header.find("ir.wav (scaled by"), std::string::npos) << header.substr(0, 200);
+  EXPECT_EQ(json.find(" ch 1"), std::string::npos) << json.substr(0, 200);
+  EXPECT_NE(json.find("ir.wav (scaled by"), std::string::npos) << json.substr(0, 200);
 }
 
 // A mask of another channel count than the audio: the error names both files (it had named the

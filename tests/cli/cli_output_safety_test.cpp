@@ -185,6 +185,23 @@ TEST_F(OutputSafety, ClosedStandardStreamsAreNamedOnlyWhereNeeded) {
   expect_refused("$HALO filter - piped.wav --mask half.txt <&-", 1,
                  "standard input: closed when halo started (<&-); name IN instead", before);
   expect_refused("$HALO info in.wav >&-", 1, "bytes printed there went nowhere", before);
+
+  // A command that prints a report beside the file it writes refuses a closed output before it
+  // writes: design -o and ir fix had replaced the file and then exited 1 for the report printed
+  // nowhere (a QA pass). With -q nothing is printed, and nothing needs it.
+  std::ofstream(at("kept.txt")) << "kept";
+  const std::vector<std::string> with_kept = list_directory(work_.path());
+  expect_refused("$HALO design --lowpass 1k -o kept.txt >&-", 1, "design prints its report there: give -q", with_kept);
+  expect_refused("$HALO ir fix in.wav kept.txt >&-", 1, "ir fix prints what it did there: give -q", with_kept);
+  expect_refused("$HALO ir inspect in.wav --plot plot.svg >&-", 1, "ir inspect prints its figures there", with_kept);
+  EXPECT_EQ(read_bytes(at("kept.txt")), "kept");
+  const Result quietly = sh("$HALO ir fix in.wav kept.txt -q >&-");
+  EXPECT_EQ(quietly.exit_code, 0) << quietly.err;
+  EXPECT_NE(read_bytes(at("kept.txt")), "kept");
+  // A mask or IR from a closed standard input is named so (it had said "no coefficients").
+  for (const std::string command : {"filter in.wav out2.wav --mask - <&-", "ir fix - fixed.wav <&-", "ir inspect - <&-"})
+    expect_refused("$HALO " + command, 1, "standard input: closed when halo started (<&-); pipe it in, or name the file",
+                   with_kept);
 }
 
 TEST_F(OutputSafety, DeviceNodeAndFifoAreWrittenThroughNotReplaced) {
@@ -508,6 +525,10 @@ TEST_F(OutputSafety, AMissingFolderIsWordedAlikeByEveryWriter) {
   expect_refused("$HALO design --lowpass 1k --plot no/such/p.svg", 1, "--plot no/such/p.svg: " + says, before);
   expect_refused("$HALO design --lowpass 1k --report no/such/r.json", 1, "--report no/such/r.json: " + says, before);
   expect_refused("$HALO ir fix in.wav no/such/ir.wav", 1, "no/such/ir.wav: " + says, before);
+  // A folder that is there but makes no files (procfs answers ENOENT too) is not called missing.
+  const std::string proc = "cannot create a file in /proc: its file system makes no new files there";
+  expect_refused("$HALO filter in.wav /proc/out.wav --mask half.txt", 1, "/proc/out.wav: " + proc, before);
+  expect_refused("$HALO ir fix in.wav /proc/ir.wav", 1, "/proc/ir.wav: " + proc, before);
 }
 
 // --report naming a file design writes already (-o m.json --report m.json) had written the
