@@ -226,6 +226,13 @@ TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   const std::string six = read_bytes(dir / "six.wav");
   EXPECT_EQ(u16(six, 20), 0xFFFEu);
   EXPECT_EQ(u16(six, 40), 0x3Fu);
+  // Eight: FLAC's 7.1 (FL FR FC LFE BL BR SL SR), 0x63F, as sox writes it (libsndfile's own 0xFF
+  // had called the side pair front-of-centre, a QA pass).
+  write_sound(dir / "eight.flac", random_signal(8000, 78, 0.3f), 8, 48000, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
+  ASSERT_EQ(halo({"filter", dir / "eight.flac", dir / "eight.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
+  const std::string eight = read_bytes(dir / "eight.wav");
+  EXPECT_EQ(u16(eight, 20), 0xFFFEu);
+  EXPECT_EQ(u16(eight, 40), 0x63Fu);
   ASSERT_EQ(halo({"filter", dir / "plain.wav", dir / "two.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
   EXPECT_EQ(u16(read_bytes(dir / "two.wav"), 20), 1u) << "WAVE_FORMAT_PCM";
 }
