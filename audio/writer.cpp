@@ -214,7 +214,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
     const bool fine_steps = !scale_.integer || scale_.full_scale >= 8388608.0;
     const double rounding_slack = fine_steps ? scale_.full_scale * 0x1p-19 : 0.0;
     const double top = fine_steps ? scale_.full_scale : scale_.highest;
-    std::uint64_t clipped = 0;
+    std::uint64_t clipped = 0, held = 0;
     for (std::size_t i = 0; i < samples; ++i) {
       double value = static_cast<double>(interleaved[i]) * scale;
       if (!std::isfinite(value)) {  // NaN or Inf is never written: 0, or Inf clipped to full scale
@@ -236,14 +236,18 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
       } else if (dither_ && value != 0.0) {
         // Digital silence (exactly 0, as every engine gives for a silent stretch) stays silent:
         // dither there would turn it into noise at -90 dBFS (pcm16) with nothing to decorrelate.
-        // The dither may carry a sample that fits one LSB past the end: held there, not counted.
+        // The dither may carry a sample that fits one LSB past the end: held there, and counted
+        // apart from the clipped (it had gone unsaid; sox says "dither clipped", a QA pass).
         const int channel = static_cast<int>(i % static_cast<std::size_t>(format_.channels));
         const std::uint64_t frame = frames_out_ + i / static_cast<std::size_t>(format_.channels);
-        value = std::clamp(std::nearbyint(value + tpdf_dither(frame, channel)), scale_.lowest, scale_.highest);
+        const double dithered = std::nearbyint(value + tpdf_dither(frame, channel));
+        held += dithered > scale_.highest || dithered < scale_.lowest;
+        value = std::clamp(dithered, scale_.lowest, scale_.highest);
       }
       converted_[i] = value;
     }
     clipped_samples_ += clipped;
+    dither_held_samples_ += held;
     if (scale_.integer) {
       // Rounded to whole numbers in output units (to nearest, ties to even, as libsndfile's own
       // conversion did), written as ints at 32-bit full scale (a shift: exact), the path every

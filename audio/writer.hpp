@@ -54,6 +54,9 @@ class Writer {
   void commit(const std::function<bool()>& stop = {});
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }
+  // Samples that fit but that the dither carried past full scale, held there: not counted as
+  // clipped (nothing of the signal was lost), but said, as sox says "dither clipped".
+  std::uint64_t dither_held_samples() const { return dither_held_samples_; }
   // After commit() with norm_peak: the gain --norm applied (linear; 1 where the output was
   // silent, with nothing to scale: norm_found_silence()).
   double norm_gain() const { return norm_gain_; }
@@ -88,6 +91,7 @@ class Writer {
   std::vector<int> converted_int_;  // integer subtypes: the same chunk at 32-bit full scale, as written
   std::size_t max_chunk_frames_;
   std::uint64_t clipped_samples_ = 0;
+  std::uint64_t dither_held_samples_ = 0;  // see dither_held_samples()
   double norm_gain_ = 1;             // what commit()'s --norm pass scaled by
   bool norm_found_silence_ = false;  // that pass found no sample above 0
   std::uint64_t nonfinite_samples_ = 0;

@@ -55,6 +55,10 @@ std::string sample_report(const StreamResult& stream, const EngineChoice& engine
             : "lower --gain or scale IN down");
   else if (stream.clipped_samples > 0)
     add("lower --gain to avoid it");
+  // Last: no sample was lost, and nothing needs lowering unless the edge's noise matters.
+  if (stream.dither_held_samples > 0)
+    add("the dither carried " + samples(stream.dither_held_samples, " sample", " samples") +
+        " past full scale, held there (--no-dither rounds them plainly)");
   return line;
 }
 

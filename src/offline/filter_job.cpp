@@ -120,6 +120,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.
   report.stream.clipped_samples = writer.clipped_samples();
+  report.stream.dither_held_samples = writer.dither_held_samples();
   report.stream.nonfinite_output_samples = writer.nonfinite_samples();
   report.output.container = writer.container();  // RF64 where a WAV outgrew 4 GiB
   report.output_note = writer.note();

@@ -300,6 +300,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
   writer_thread.join();
   failure.rethrow_if_any();
   result.clipped_samples = writer.clipped_samples();
+  result.dither_held_samples = writer.dither_held_samples();
   result.nonfinite_output_samples = writer.nonfinite_samples();
   result.timings.wall_s = seconds_since(wall_start);
   return result;

@@ -65,6 +65,7 @@ struct StreamResult {
   std::int64_t declared_frames = -1;  // what the input's header declares; -1 when unknown (a pipe)
   std::uint64_t frames_out = 0;
   std::uint64_t clipped_samples = 0;           // the writer's (NaN counts as clipped in integer output)
+  std::uint64_t dither_held_samples = 0;       // the writer's: carried past full scale by the dither alone
   std::uint64_t nonfinite_input_samples = 0;   // NaN or Inf read, fed to the engine as 0
   std::uint64_t nonfinite_output_samples = 0;  // NaN or Inf results, written as 0 (or clipped)
   StreamTimings timings;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,32 @@ for k in range(10):
     assert abs(e[sel].mean()) < 0.03 and abs(e[sel].var() - 0.25) < 0.03, (k, e[sel].mean(), e[sel].var())
 assert abs(np.corrcoef(e, x.ravel())[0, 1]) < 0.02
 )");
+}
+
+// The dither carries a sample that fits one LSB past full scale now and then: held there, and
+// said, apart from the clipped (it had gone unsaid; sox says "dither clipped N samples", a QA
+// pass). At exactly +32767 and -32768 LSB, TPDF dither of +-1 LSB rounds past the edge where it
+// is at least 1/2 towards it: one sample in eight, by the triangle's tail, (1/2)^2 / 2.
+TEST_F(DitherNormRaw, SamplesTheDitherCarriesPastFullScaleAreSaid) {
+  check("x = np.concatenate([np.full(10000, 32767 / 32768), np.full(10000, -1.0)])\n"
+        "sf.write('edge.wav', x.astype(np.float32), 48000, subtype='FLOAT')\n"
+        "sf.write('inside.wav', (x * 32765 / 32768).astype(np.float32), 48000, subtype='FLOAT')\n"
+        "open('unit.txt', 'w').write('1\\n')\n");
+  const Result edge = halo({"filter", "edge.wav", "edge16.wav", "--mask", "unit.txt", "--subtype", "pcm16", "-q"});
+  ASSERT_EQ(edge.exit_code, 0) << last;
+  std::smatch said;
+  ASSERT_TRUE(std::regex_search(edge.err, said, std::regex("the dither carried (\\d+) samples past full scale, held there")))
+      << edge.err;
+  EXPECT_EQ(edge.err.find("clipped"), std::string::npos) << edge.err;  // nothing of the signal was lost
+  const double held = std::stod(said[1]), expected = 20000.0 / 8, sigma = std::sqrt(20000.0 / 8 * 7 / 8);
+  EXPECT_NEAR(held, expected, 5 * sigma) << edge.err;
+  // Not without dither, nor for samples 2 LSB inside the edge, which the dither never carries past.
+  const Result plain = halo({"filter", "edge.wav", "plain16.wav", "--mask", "unit.txt", "--subtype", "pcm16", "--no-dither", "-q"});
+  EXPECT_EQ(plain.err.find("dither"), std::string::npos) << plain.err;
+  const Result inside = halo({"filter", "inside.wav", "inside16.wav", "--mask", "unit.txt", "--subtype", "pcm16", "-q"});
+  EXPECT_EQ(inside.err.find("dither"), std::string::npos) << inside.err;
+  check("y, _ = sf.read('edge16.wav', dtype='int16')\n"
+        "assert set(np.unique(y[:10000])) <= {32766, 32767} and set(np.unique(y[10000:])) <= {-32768, -32767}\n");
 }
 
 // Digital silence stays digital silence: a silent pcm16 file comes out silent (it came out as
