@@ -230,6 +230,16 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
     mask.provenance = provenance;
     masks.push_back(std::move(mask));
   }
+  // "taps" and "channels", as json_contents writes them, say what the lists hold; a file where
+  // they disagree (a hand edit) is refused, not read as the lists alone (a QA pass).
+  if (document.is_object())
+    for (const auto& [field, holds] : {std::pair<const char*, std::size_t>{"taps", masks.front().taps.size()},
+                                       {"channels", masks.size()}})
+      if (document.contains(field) &&
+          (!document[field].is_number() || document[field].get<double>() != static_cast<double>(holds)))
+        throw Error(path + ": \"" + field + "\" says " + document[field].dump() + ", the coefficients are " +
+                    (std::string(field) == "taps" ? std::to_string(holds) + " a channel"
+                                                   : std::to_string(holds) + (holds == 1 ? " channel" : " channels")));
   for (Mask& mask : masks) {
     mask.rate_hz = rate_hz;
     mask.causal = causal;
@@ -284,6 +294,30 @@ ArrayAt float_array(const std::string& text) {
       return {at, eq};
   }
   return {};
+}
+
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+// The sizes between NAME and `=` of the array at `array` (`[5]`, `[2][300]`), in order; 0 for
+// an empty `[]` or one that is not a whole number written out (a macro, `2 * N`).
+std::vector<std::size_t> declared_sizes(const std::string& text, ArrayAt array, const std::string& name) {
+  std::vector<std::size_t> sizes;
+  const std::size_t after_name = text.find(name, array.float_at + 5) + name.size();
+  for (std::size_t open = text.find('[', after_name); open != std::string::npos && open < array.equals;
+       open = text.find('[', open + 1)) {
+    const std::size_t close = text.find(']', open);
+    if (close == std::string::npos || close > array.equals) break;
+    const std::string inside = text.substr(open + 1, close - open - 1);
+    const std::size_t first = inside.find_first_not_of(" \t"), last = inside.find_last_not_of(" \t");
+    const std::string digits = first == std::string::npos ? "" : inside.substr(first, last - first + 1);
+    const bool whole = !digits.empty() && digits.size() < 10 && digits.find_first_not_of("0123456789") == std::string::npos;
+    sizes.push_back(whole ? std::stoul(digits) : 0);
+  }
+  return sizes;
 }
 
 }  // namespace
@@ -358,6 +392,30 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   }
   if (depth != 0) throw Error(path + ": the coefficient list is not closed");
   if (masks.empty()) throw Error(path + ": no coefficients");
+  // What the compiler reads: `float h[5] = {4 values}` is 5 taps, the last 0, and halo had read 4,
+  // centring the mask a frame early, without a word (a QA pass). A size declared, or a NAME_taps
+  // or NAME_channels constant, that the lists do not fill is refused: a hand edit gone wrong.
+  const std::vector<std::size_t> declared = name.empty() ? std::vector<std::size_t>{} : declared_sizes(text, array, name);
+  const std::size_t taps = masks.front().taps.size(), lists = masks.size();
+  const auto count = [](std::size_t n) { return std::to_string(n); };
+  if (!nested && declared.size() == 1 && declared[0] > 0 && declared[0] != taps)
+    throw Error(path + ": " + name + "[" + count(declared[0]) + "] declares " + count(declared[0]) +
+                " coefficients, the list holds " + count(taps));
+  if (nested && declared.size() == 2) {
+    const std::string declaration = name + "[" + (declared[0] > 0 ? count(declared[0]) : "") + "][" +
+                                    (declared[1] > 0 ? count(declared[1]) : "") + "]";
+    if (declared[0] > 0 && declared[0] != lists)
+      throw Error(path + ": " + declaration + " declares " + count(declared[0]) + " lists, there are " + count(lists));
+    if (declared[1] > 0 && declared[1] != taps)
+      throw Error(path + ": " + declaration + " declares " + count(declared[1]) + " coefficients a list, the lists hold " +
+                  count(taps));
+  }
+  for (const auto& [constant, holds] : {std::pair<std::string, std::size_t>{"_taps", taps}, {"_channels", lists}}) {
+    const double says = name.empty() ? NAN : header_constant(text, name + constant);
+    if (std::isfinite(says) && says != static_cast<double>(holds) && (nested || constant == "_taps"))
+      throw Error(path + ": " + name + constant + " = " + number_text(says) + ", the list" + (nested ? "s hold " : " holds ") +
+                  count(holds) + (constant == "_taps" ? " coefficients" + std::string(nested ? " each" : "") : " lists"));
+  }
 
   // NAME_rate_hz = R; and NAME_causal = 1; as header_contents writes them.
   const double rate = name.empty() ? NAN : header_constant(text, name + "_rate_hz");

@@ -294,6 +294,39 @@ TEST_F(Exports, AMaskWithoutARateGivenOneByRateCarriesIt) {
   EXPECT_NE(read_bytes(path("r.txt")).find("# rate 44100 Hz"), std::string::npos) << read_bytes(path("r.txt"));
 }
 
+// A header or JSON whose declared sizes its lists do not fill is refused: `float h[5] = {four}`
+// is five taps to a compiler, the last 0, and halo had read four, centring the mask a frame
+// early; JSON's "taps" and "channels" had been ignored (a QA pass). Sizes that agree, an empty
+// `[]` and a size that is not a number written out (a macro) read as before.
+TEST_F(Exports, DeclaredSizesThatTheListsDoNotFillAreRefused) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"short.h", "static const float h1[5] = { 0.1f, 0.2f, 0.3f, 0.4f };\n"},
+      {"taps.h", "static const unsigned h1_taps = 5;\nstatic const float h1[] = { 0.1f, 0.2f, 0.3f, 0.4f };\n"},
+      {"lists.h", "static const float h[3][2] = { {0.1f, 0.2f}, {0.3f, 0.4f} };\n"},
+      {"wide.h", "static const float h[2][3] = { {0.1f, 0.2f}, {0.3f, 0.4f} };\n"},
+      {"channels.h", "static const unsigned h_channels = 3;\nstatic const float h[][2] = { {0.1f, 0.2f}, {0.3f, 0.4f} };\n"},
+      {"taps.json", R"({"format": "halo-mask", "version": 1, "taps": 4, "coefficients": [0.25, 0.5, 0.25]})"},
+      {"channels.json", R"({"format": "halo-mask", "version": 1, "channels": 2, "coefficients": [0.25, 0.5, 0.25]})"}};
+  const std::vector<std::string> says = {"h1[5] declares 5 coefficients, the list holds 4",
+                                         "h1_taps = 5, the list holds 4 coefficients",
+                                         "h[3][2] declares 3 lists, there are 2",
+                                         "h[2][3] declares 3 coefficients a list, the lists hold 2",
+                                         "h_channels = 3, the lists hold 2 lists",
+                                         "\"taps\" says 4, the coefficients are 3 a channel",
+                                         "\"channels\" says 2, the coefficients are 1 channel"};
+  for (const auto& [name, text] : refused) write_bytes(path(name), text);
+  write_sound(path("in.wav"), random_signal(1000, 79, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const DirectorySnapshot before(dir.path());
+  for (std::size_t i = 0; i < refused.size(); ++i)
+    expect_one_line_failure(halo({"filter", path("in.wav"), path("out.wav"), "--mask", path(refused[i].first)}), 1,
+                            refused[i].first + ": " + says[i], before, refused[i].first);
+  for (const std::string text : {"static const unsigned h_taps = 2;\nstatic const float h[2][2] = { {0.1f, 0.2f}, {0.3f, 0.4f} };\n",
+                                 "#define N 2\nstatic const float h[][N] = { {0.1f, 0.2f}, {0.3f, 0.4f} };\n"}) {
+    write_bytes(path("fine.h"), text);
+    halo_ok({"filter", path("in.wav"), path("out.wav"), "--mask", path("fine.h"), "-q"});
+  }
+}
+
 TEST_F(Exports, BadMaskFilesAndNamesAreOneLineAndWriteNothing) {
   write_bytes(path("nan.json"), "{\"coefficients\": [0.5, NaN]}");
   write_bytes(path("nan.h"), "static const float m[] = {0.5f, nanf};\n");
