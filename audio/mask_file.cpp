@@ -222,7 +222,8 @@ std::string excerpt(const std::string& token) {
   return out;
 }
 
-// "# rate 44100 Hz" (as write_mask writes it) -> 44100; 0 for any other line.
+// "# rate 44100 Hz" (as write_mask writes it), or "# rate 44100" as a hand may write it (it had
+// been taken for no rate, without a word: a QA pass) -> 44100; 0 for any other line.
 double rate_comment(const std::string& line) {
   const std::size_t hash = line.find('#');
   if (hash == std::string::npos) return 0;
@@ -232,8 +233,8 @@ double rate_comment(const std::string& line) {
   char* end = nullptr;
   const double rate = std::strtod(text + 4, &end);
   if (end == text + 4 || !std::isfinite(rate) || rate <= 0) return 0;
-  while (*end == ' ' || *end == '\t') ++end;
-  return std::strncmp(end, "Hz", 2) == 0 ? rate : 0;
+  while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
+  return std::strncmp(end, "Hz", 2) == 0 || *end == '\0' ? rate : 0;
 }
 
 // "# align causal" (as write_mask writes it for a mask that starts at its first tap).

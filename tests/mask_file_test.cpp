@@ -95,6 +95,20 @@ class MaskFile : public testing::Test {
 
 // ---------------------------------------------------------------- round trips
 
+// A rate line as a hand writes it, "# rate 44100" without its unit, is the rate too (it had
+// been taken for no rate, and the mask used at any audio's rate without a word: a QA pass);
+// a line that says something else is a comment.
+TEST_F(MaskFile, ARateLineWithoutItsUnitIsTheRate) {
+  for (const std::string& line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  "}) {
+    std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
+    EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 44100.0) << line;
+  }
+  for (const std::string& line : {"# rate 44100 samples", "# rate of decay 3", "# rated 44100 Hz"}) {
+    std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
+    EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 0.0) << line;
+  }
+}
+
 TEST_F(MaskFile, TextRoundTripIsExact) {
   const Mask mask = mask_of(random_taps(301, 1), 44100, "lowpass 1000 Hz, 301 taps, hann window, 44100 Hz");
   write_mask(path("m.txt"), {mask});
