@@ -83,6 +83,9 @@ class Engine {
  private:
   ProcessSpec spec_;
   std::size_t mask_frames_ = 0;
+  // What process() multiplies the output by: 1, or 2^-e for taps set_taps gave the engine
+  // multiplied by 2^e (taps far below any audible level; see Engine::set_taps).
+  float output_scale_ = 1;
   bool prepared_ = false;
   char failure_[256] = {};
 };

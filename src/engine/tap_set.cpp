@@ -50,4 +50,19 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
   return set;
 }
 
+float TapSet::peak() const {
+  float peak = 0;
+  for (const auto& taps : distinct_)
+    for (float tap : taps)
+      if (std::fabs(tap) >= FLT_MIN) peak = std::max(peak, std::fabs(tap));
+  return peak;
+}
+
+TapSet TapSet::scaled_by_power_of_two(int exponent) const {
+  TapSet set = *this;
+  for (auto& taps : set.distinct_)
+    for (float& tap : taps) tap = std::fabs(tap) >= FLT_MIN ? std::ldexp(tap, exponent) : 0.0f;
+  return set;
+}
+
 }  // namespace halo

@@ -32,6 +32,12 @@ class TapSet {
   std::size_t mask_of(int channel) const { return mask_of_channel_[channel]; }
   const std::vector<float>& taps_of(int channel) const { return distinct_[mask_of_channel_[channel]]; }
 
+  // The largest |tap| of every mask, subnormal taps counted as 0 (every engine reads them so).
+  float peak() const;
+  // The same set with every tap multiplied by 2^exponent, exactly; subnormal taps 0, as every
+  // engine reads them, so that scaling never brings one into play.
+  TapSet scaled_by_power_of_two(int exponent) const;
+
  private:
   std::vector<std::vector<float>> distinct_;
   std::vector<std::size_t> mask_of_channel_;
