@@ -62,6 +62,8 @@ void Engine::prepare(const ProcessSpec& spec) {
   validate(spec);
   prepared_ = false;
   mask_frames_ = 0;
+  output_scale_ = 1;
+  previous_scale_frames_ = 0;
   do_prepare(spec);
   spec_ = spec;
   prepared_ = true;
@@ -81,17 +83,22 @@ void Engine::set_taps(const TapSet& taps) {
   // nothing like the convolution; a QA pass). Such taps go to the engine scaled up by a power of
   // two, which is exact, and process() scales its output back down, exactly unless a sample
   // falls below FLT_MIN, where every engine flushes it anyway. Taps at audible levels are given
-  // as they are: no engine's output changes by a bit.
+  // as they are: no engine's output changes by a bit. Scaled up only as far as -240 dB, not to
+  // full scale: an engine's sums then overflow no sooner than at that level (a review: taps
+  // brought to 1 had overflowed the direct engine's sums for inputs of 3e38).
   const float peak = taps.peak();
-  constexpr float tiny_peak = 0x1p-40f;  // -240 dB
-  if (peak > 0 && peak < tiny_peak) {
-    const int exponent = -std::ilogb(peak);  // the largest tap to [1, 2)
-    do_set_taps(taps.scaled_by_power_of_two(exponent));
-    output_scale_ = std::ldexp(1.0f, -exponent);  // at least 2^-126: a normal float
-  } else {
-    do_set_taps(taps);
-    output_scale_ = 1;
+  constexpr int tiny_exponent = -40;  // -240 dB
+  const int exponent = peak > 0 && std::ilogb(peak) < tiny_exponent ? tiny_exponent - std::ilogb(peak) : 0;
+  const float scale = std::ldexp(1.0f, -exponent);  // at least 2^-86: a normal float
+  do_set_taps(exponent != 0 ? taps.scaled_by_power_of_two(exponent) : taps);
+  // The frames still in flight when the scale changes mid-stream were computed with the taps
+  // before, at their scale: an engine with latency L gives them as its next L frames (a review:
+  // a switch from -600 dB taps to audible ones had come out at +18 dBFS for 900 frames).
+  if (scale != output_scale_ && mask_frames_ > 0) {
+    previous_scale_ = output_scale_;
+    previous_scale_frames_ = latency_frames();
   }
+  output_scale_ = scale;
   mask_frames_ = taps.mask_frames();
 }
 
@@ -103,13 +110,20 @@ Status Engine::process(const float* in, float* out, std::size_t frames) noexcept
   if (frames == 0) return Status::ok;
   const FlushDenormals flush;
   const Status status = do_process(in, out, frames);
-  if (status == Status::ok && output_scale_ != 1)
-    for (std::size_t i = 0; i < frames * static_cast<std::size_t>(spec_.channels); ++i) out[i] *= output_scale_;
+  if (status != Status::ok) return status;
+  const std::size_t channels = static_cast<std::size_t>(spec_.channels);
+  std::size_t frame = 0;
+  for (; frame < frames && previous_scale_frames_ > 0; ++frame, --previous_scale_frames_)
+    if (previous_scale_ != 1)
+      for (std::size_t c = 0; c < channels; ++c) out[frame * channels + c] *= previous_scale_;
+  if (output_scale_ != 1)
+    for (std::size_t i = frame * channels; i < frames * channels; ++i) out[i] *= output_scale_;
   return status;
 }
 
 void Engine::reset() {
   if (prepared_) do_reset();
+  previous_scale_frames_ = 0;  // nothing in flight
 }
 
 Status Engine::fail(const char* format, ...) noexcept {

@@ -86,6 +86,10 @@ class Engine {
   // What process() multiplies the output by: 1, or 2^-e for taps set_taps gave the engine
   // multiplied by 2^e (taps far below any audible level; see Engine::set_taps).
   float output_scale_ = 1;
+  // After set_taps changed that scale mid-stream: the scale before, for the next
+  // previous_scale_frames_ output frames (the engine's latency), which the taps before made.
+  float previous_scale_ = 1;
+  std::size_t previous_scale_frames_ = 0;
   bool prepared_ = false;
   char failure_[256] = {};
 };

@@ -216,5 +216,25 @@ TEST(CpuDirectEngine, FailedPrepareLeavesTheEngineUnprepared) {
   EXPECT_STRNE(engine.failure(), "");
 }
 
+// Taps far below any audible level go to the engine scaled up by a power of two (Engine::set_taps);
+// only as far as -240 dB, so that its sums overflow no sooner than the taps' own level lets
+// them: four taps of 1.9e-35 on inputs of 3e38 are outputs near 2e4, which taps brought to
+// full scale had overflowed to Inf (a review).
+TEST(CpuDirectEngine, TinyTapsOverflowNoSoonerThanTheirOwnLevel) {
+  const std::vector<float> h(4, 1.9e-35f);
+  const int channels = 1;
+  std::vector<float> in(64);
+  for (std::size_t n = 0; n < in.size(); ++n) in[n] = (n % 3 == 0 ? -3e38f : 3e38f) * (1.0f - 0.01f * static_cast<float>(n % 7));
+  CpuDirectEngine engine;
+  prepare_with(engine, {mask_of(h)}, channels, 64);
+  std::vector<float> out(in.size(), nan);
+  ASSERT_EQ(engine.process(in.data(), out.data(), in.size()), Status::ok);
+  const auto ref = reference_output(in, channels, {mask_of(h)}, in.size());
+  for (std::size_t n = 0; n < in.size(); ++n) {
+    ASSERT_TRUE(std::isfinite(out[n])) << "frame " << n;
+    EXPECT_NEAR(out[n], ref[n], 1e-6 * std::fabs(ref[n]) + 1e-3) << "frame " << n;
+  }
+}
+
 }  // namespace
 }  // namespace halo

@@ -382,6 +382,53 @@ TEST_P(EngineContract, TapsFarBelowAnyAudibleLevelKeepTheirFigures) {
   }
 }
 
+// A switch mid-stream between such taps and audible ones: the frames still in flight (the
+// engine's latency) were made by the taps before and keep their scale, so no frame comes out
+// far above both masks' outputs (from -600 dB taps to audible ones the in-flight frames of
+// cpu-fft had come out at +18 dBFS, a review); before t the first taps' output, from t +
+// latency the new taps', each bit for bit a fresh engine's.
+TEST_P(EngineContract, ASwitchBetweenTinyAndAudibleTapsKeepsEachScale) {
+  const int channels = 2;
+  const std::size_t taps = 255, frames = 6000;
+  filters::MaskSet audible = {mask_of(random_taps(taps, 9301))}, tiny = {mask_of(random_taps(taps, 9302))};
+  for (float& tap : tiny[0].taps) tap = std::ldexp(tap, -100);
+  const auto in = random_signal(frames * channels, 9303);
+  const ProcessSpec spec{channels, 64, taps, 48000};
+  const auto sizes = random_chunks(taps, 64, 9304);
+  for (const bool up : {true, false}) {
+    const filters::MaskSet& a = up ? tiny : audible;
+    const filters::MaskSet& b = up ? audible : tiny;
+    const std::string context = entry_->name + (up ? ": tiny, then audible taps" : ": audible, then tiny taps");
+    READY_OR_SKIP(engine, a, spec);
+    const std::size_t latency = engine->latency_frames(), t = 2000;
+    std::vector<float> padded = in;
+    padded.resize((frames + taps + latency) * channels, 0.0f);
+    const std::size_t total = padded.size() / channels;
+    std::vector<float> out(padded.size(), nan);
+    process_frames(*engine, padded, out, channels, 0, t, sizes);
+    engine->set_taps(TapSet::from_masks(b, channels));
+    process_frames(*engine, padded, out, channels, t, total, sizes);
+    READY_OR_SKIP(fresh_a, a, spec);
+    const auto with_a = run_in_chunks(*fresh_a, padded, channels, sizes);
+    READY_OR_SKIP(fresh_b, b, spec);
+    const auto with_b = run_in_chunks(*fresh_b, padded, channels, sizes);
+    const auto frames_of = [&](const std::vector<float>& v, std::size_t from, std::size_t to) {
+      return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(from * channels),
+                                v.begin() + static_cast<std::ptrdiff_t>(to * channels));
+    };
+    const auto peak = [](const std::vector<float>& v) {
+      float p = 0;
+      for (float x : v) p = std::max(p, std::fabs(x));
+      return p;
+    };
+    EXPECT_TRUE(same_bits(frames_of(out, 0, t), frames_of(with_a, 0, t))) << context << ": before the switch";
+    EXPECT_TRUE(same_bits(frames_of(out, t + latency, total), frames_of(with_b, t + latency, total)))
+        << context << ": from t + latency on";
+    EXPECT_LE(peak(frames_of(out, t, t + latency)), 2 * std::max(peak(with_a), peak(with_b)))
+        << context << ": the frames in flight (latency " << latency << ")";
+  }
+}
+
 // ---------------------------------------------------------------- no allocation in process
 
 TEST_P(EngineContract, ProcessNeverAllocates) {
