@@ -153,10 +153,13 @@ Format output_format(const Format& input, const std::string& output_path, int su
     wavex.channels = output.channels;
     wavex.format = SF_FORMAT_WAVEX | (subtype != 0 ? subtype : SF_FORMAT_PCM_16);
     if (sf_format_check(&wavex) != 0) output.container = SF_FORMAT_WAVEX;
-    // Eight channels are 7.1 as FLAC and Vorbis define it (FL FR FC LFE BL BR SL SR): mask 0x63F,
+    // Eight channels of FLAC are 7.1 as FLAC defines it (FL FR FC LFE BL BR SL SR): mask 0x63F,
     // as sox writes. libsndfile's own mask for eight, 0xFF, calls the sides front-of-centre (a QA
-    // pass). Its masks for the other counts are sox's too.
-    if (output.container == SF_FORMAT_WAVEX && output.channels == 8 && output.channel_map.empty())
+    // pass). Its masks for the other counts are sox's too. Not for other inputs, whose order is
+    // not this one (Vorbis's eight are FL FC FR SL SR BL BR LFE, which no mask of WAV's fixed
+    // order says without moving channels) or is not known (AIFF, raw): a review.
+    if (output.container == SF_FORMAT_WAVEX && output.channels == 8 && output.channel_map.empty() &&
+        input.container == SF_FORMAT_FLAC)
       output.channel_map = {SF_CHANNEL_MAP_LEFT,      SF_CHANNEL_MAP_RIGHT,      SF_CHANNEL_MAP_CENTER,
                             SF_CHANNEL_MAP_LFE,       SF_CHANNEL_MAP_REAR_LEFT,  SF_CHANNEL_MAP_REAR_RIGHT,
                             SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT};

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -262,9 +263,17 @@ double header_constant(const std::string& text, const std::string& identifier) {
     const std::size_t semicolon = text.find(';', eq);
     if (semicolon == std::string::npos) return NAN;
     const std::string value = text.substr(eq + 1, semicolon - eq - 1);
+    // One number and nothing else but its suffix: `2 * 2` or `N + 1` is an expression, and an
+    // octal `0200` is 128 to a compiler; neither is read (a review: `2 * 2` had been read as 2).
+    const std::size_t first = value.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || (value[first] == '0' && first + 1 < value.size() && std::isdigit(static_cast<unsigned char>(value[first + 1]))))
+      return NAN;
     char* stop = nullptr;
     const double number = std::strtod(value.c_str(), &stop);
-    return stop == value.c_str() ? NAN : number;
+    if (stop == value.c_str()) return NAN;
+    while (*stop != '\0' && std::strchr("uUlLfF", *stop) != nullptr) ++stop;
+    while (*stop == ' ' || *stop == '\t' || *stop == '\r' || *stop == '\n') ++stop;
+    return *stop == '\0' ? number : NAN;
   }
   return NAN;
 }
@@ -314,7 +323,9 @@ std::vector<std::size_t> declared_sizes(const std::string& text, ArrayAt array, 
     const std::string inside = text.substr(open + 1, close - open - 1);
     const std::size_t first = inside.find_first_not_of(" \t"), last = inside.find_last_not_of(" \t");
     const std::string digits = first == std::string::npos ? "" : inside.substr(first, last - first + 1);
-    const bool whole = !digits.empty() && digits.size() < 10 && digits.find_first_not_of("0123456789") == std::string::npos;
+    // (Not an octal 010, which is 8 to a compiler.)
+    const bool whole = !digits.empty() && digits.size() < 10 && digits.find_first_not_of("0123456789") == std::string::npos &&
+                       (digits[0] != '0' || digits.size() == 1);
     sizes.push_back(whole ? std::stoul(digits) : 0);
   }
   return sizes;
@@ -396,8 +407,24 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   // centring the mask a frame early, without a word (a QA pass). A size declared, or a NAME_taps
   // or NAME_channels constant, that the lists do not fill is refused: a hand edit gone wrong.
   const std::vector<std::size_t> declared = name.empty() ? std::vector<std::size_t>{} : declared_sizes(text, array, name);
-  const std::size_t taps = masks.front().taps.size(), lists = masks.size();
   const auto count = [](std::size_t n) { return std::to_string(n); };
+  // `float h[2][3] = {six values}` is two masks of three to a compiler (braces may be left
+  // out); halo had read one of six (a review).
+  if (!nested && declared.size() == 2 && declared[0] > 0 && declared[1] > 0) {
+    const std::vector<float> flat = masks.front().taps;
+    if (declared[0] * declared[1] != flat.size())
+      throw Error(path + ": " + name + "[" + count(declared[0]) + "][" + count(declared[1]) + "] declares " +
+                  count(declared[0] * declared[1]) + " coefficients, the list holds " + count(flat.size()));
+    masks.clear();
+    for (std::size_t m = 0; m < declared[0]; ++m) {
+      Mask mask;
+      mask.taps.assign(flat.begin() + static_cast<std::ptrdiff_t>(m * declared[1]),
+                       flat.begin() + static_cast<std::ptrdiff_t>((m + 1) * declared[1]));
+      masks.push_back(std::move(mask));
+    }
+    nested = true;
+  }
+  const std::size_t taps = masks.front().taps.size(), lists = masks.size();
   if (!nested && declared.size() == 1 && declared[0] > 0 && declared[0] != taps)
     throw Error(path + ": " + name + "[" + count(declared[0]) + "] declares " + count(declared[0]) +
                 " coefficients, the list holds " + count(taps));

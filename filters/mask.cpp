@@ -8,9 +8,10 @@ std::string mask_set_source(const MaskSet& masks) {
   if (masks.size() == 1) return source;
   // "file ir.wav ch 1", "file m.txt column 1", "file ir.wav ch 1, resampled from 48000 to 44100 Hz":
   // "file ir.wav ch 1 (removed 5 frames of pre-delay)": the first channel's word goes, wherever
-  // it stands (after a resampling's note, and before ir fix's steps, it had stayed).
+  // it stands (after a resampling's note, and before ir fix's steps, it had stayed); the last
+  // such word, which the reader added after the name ("room ch 1 a.wav ch 1": a review).
   for (const std::string word : {" ch 1", " column 1"})
-    if (const auto at = source.find(word); at != std::string::npos && (at + word.size() == source.size() ||
+    if (const auto at = source.rfind(word); at != std::string::npos && (at + word.size() == source.size() ||
                                                                        source[at + word.size()] == ',' ||
                                                                        source[at + word.size()] == ' '))
       source.erase(at, word.size());

@@ -120,7 +120,6 @@ int design_command(int argc, char** argv) {
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");
-  if (output != "-" && !parsed.count("quiet")) refuse_closed_report_output("design prints its report there: give -q");
   const DesignOutputs outputs = parse_design_outputs(parsed, output);  // every name checked before any design work
   const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
   if (parsed.count("report")) {
@@ -143,6 +142,11 @@ int design_command(int argc, char** argv) {
   source.rate_from = MaskSource::RateFrom::option;
   const bool designed = source.kind == MaskSource::Kind::designed;
   if (!designed && parsed.count("report")) throw UsageError("--report measures a designed mask against its spec");
+  // After the command line's own mistakes (exit 2), before any file is written: without -o the
+  // mask itself goes there, so -q does not help (--plot and --report had been written, then
+  // exit 1 for the mask printed nowhere, a review).
+  if (output == "-") refuse_closed_report_output("design writes the mask there: give -o FILE");
+  else if (!parsed.count("quiet")) refuse_closed_report_output("design prints its report there: give -q");
   filters::MaskSet masks;
   filters::Spec spec = source.spec;  // designed: as the design resolved it (method, length)
   if (designed) {

@@ -8,6 +8,7 @@
 #include <sndfile.h>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,11 @@ TEST(Messages, TwoChannelImpulseResponseIsDescribedAsSuch) {
   EXPECT_NE(header.find("ir.wav (scaled by"), std::string::npos) << header.substr(0, 200);
   EXPECT_EQ(json.find(" ch 1"), std::string::npos) << json.substr(0, 200);
   EXPECT_NE(json.find("ir.wav (scaled by"), std::string::npos) << json.substr(0, 200);
+  // The channel's word after the name goes, not one inside the name (a review).
+  std::filesystem::copy_file(dir / "ir.wav", dir / "room ch 1 a.wav");
+  ASSERT_EQ(halo({"ir", "fix", dir / "room ch 1 a.wav", dir / "room.json", "--normalize", "-3", "-q"}).exit_code, 0);
+  const std::string room = read_bytes(dir / "room.json");
+  EXPECT_NE(room.find("room ch 1 a.wav (scaled by"), std::string::npos) << room.substr(0, 200);
 }
 
 // A mask of another channel count than the audio: the error names both files (it had named the

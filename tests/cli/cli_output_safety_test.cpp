@@ -194,6 +194,10 @@ TEST_F(OutputSafety, ClosedStandardStreamsAreNamedOnlyWhereNeeded) {
   expect_refused("$HALO design --lowpass 1k -o kept.txt >&-", 1, "design prints its report there: give -q", with_kept);
   expect_refused("$HALO ir fix in.wav kept.txt >&-", 1, "ir fix prints what it did there: give -q", with_kept);
   expect_refused("$HALO ir inspect in.wav --plot plot.svg >&-", 1, "ir inspect prints its figures there", with_kept);
+  // Without -o the mask itself goes there: refused before --plot is written, -q or not (a
+  // review); and a mistake in the command line is still exit 2, said first.
+  expect_refused("$HALO design --lowpass 1k --plot plot.svg -q >&-", 1, "design writes the mask there: give -o FILE", with_kept);
+  expect_refused("$HALO design --lowpass 1k --taps 0 -o kept.txt >&-", 2, "--taps 0", with_kept);
   EXPECT_EQ(read_bytes(at("kept.txt")), "kept");
   const Result quietly = sh("$HALO ir fix in.wav kept.txt -q >&-");
   EXPECT_EQ(quietly.exit_code, 0) << quietly.err;
