@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "audio/atomic_file.hpp"
+#include "audio/c_header_reader.hpp"
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/header_length.hpp"
@@ -125,8 +126,12 @@ std::string too_large(const std::string& path, std::size_t limit_bytes) {
          std::to_string(max_mask_taps) + " taps";
 }
 
-// A text mask with a NUL byte is a binary file read as text: say so instead of quoting it.
+// A text mask with a NUL byte is a binary file read as text: say so instead of quoting it. A
+// .txt is text whatever it holds, so a sound file named .txt is not called one libsndfile
+// cannot read (it had been, a QA pass).
 std::string binary_as_text(const std::string& path) {
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".txt") == 0)
+    return path + ": a binary file named .txt, which halo reads as a text mask: name it for what it holds (.wav, .f32, ...)";
   return path + ": a binary file, not a text mask nor a sound file libsndfile reads (raw float32 masks are "
                 "named .f32)";
 }
@@ -304,7 +309,9 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   // "\xEF\xBB\xBF0.25 is not a number", a QA pass).
   std::size_t start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
+    // Lines end in \n, \r\n or a lone \r (classic Mac OS: its lines had been read as one row of
+    // columns, a gain per channel, a QA pass).
+    std::size_t end = text.find_first_of("\r\n", start);
     if (end == std::string::npos) end = text.size();
     ++line_number;
     const std::string where = line_prefix(path, line_number);
@@ -312,7 +319,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
     if (const double rate = rate_comment(line); rate > 0) rate_hz = rate;
     if (causal_comment(line)) causal = true;
     const std::vector<double> values = parse_text_line(line, where);
-    start = end + 1;
+    start = end + (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n' ? 2 : 1);
     if (values.empty()) continue;
     if (columns.empty()) {
       columns.resize(values.size());
@@ -323,6 +330,10 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
                   std::to_string(columns.size()));
     }
     for (std::size_t c = 0; c < values.size(); ++c) columns[c].push_back(static_cast<float>(values[c]));
+    // As every other reader: design had written a mask past the limit that halo then refused
+    // to read, and filter had refused it without naming the file (a QA pass).
+    if (columns.front().size() > max_mask_taps)
+      throw Error(path + ": more than " + std::to_string(max_mask_taps) + " taps, the most a mask holds");
   }
   if (columns.empty()) throw Error(path + ": no coefficients");
 
@@ -621,10 +632,12 @@ MaskSet read_mask(const std::string& path) {
     // design's own `/*` comment had been, and "static const float m[3] = {...}" was "static is
     // not a number", a QA pass); a text mask's errors stay a text mask's.
     const std::string& bytes = standard_input_bytes();
-    const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+    // (After a UTF-8 byte-order mark, and a bare list too: both had been read as text, "[0.5"
+    // is not a number, a QA pass.)
+    const std::size_t first = bytes.find_first_not_of(" \t\r\n", bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0);
     // A sound file ("RIFF", "fLaC", "OggS") has NUL bytes in its header; text never does.
     if (first == std::string::npos || bytes.find('\0') != std::string::npos) return parse_mask(input_name(path), bytes);
-    if (bytes[first] == '{') return parse_json_mask(input_name(path), bytes);
+    if (bytes[first] == '{' || bytes[first] == '[') return parse_json_mask(input_name(path), bytes);
     if (holds_header_array(bytes)) return parse_header_mask(input_name(path), bytes);
     return parse_mask(input_name(path), bytes);
   }

@@ -1,5 +1,5 @@
-// JSON (nlohmann-json) and C-header mask files: writing with exact float round trips, reading
-// with a message that names the file, and the line for a header.
+// JSON (nlohmann-json) and C-header mask files: writing with exact float round trips, and JSON
+// read back with a message that names the file (headers: c_header_reader.cpp).
 #include "audio/mask_json_header.hpp"
 
 #include <algorithm>
@@ -70,27 +70,6 @@ std::string float_literal(float value) {
   return text + "f";
 }
 
-// The header without its comments (kept as spaces and newlines, so that line numbers stay).
-std::string without_comments(const std::string& text) {
-  std::string out = text;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (out.compare(i, 2, "/*") == 0) {
-      const std::size_t end = out.find("*/", i + 2);
-      const std::size_t stop = end == std::string::npos ? out.size() : end + 2;
-      for (std::size_t j = i; j < stop; ++j)
-        if (out[j] != '\n') out[j] = ' ';
-      i = stop - 1;
-    } else if (out.compare(i, 2, "//") == 0) {
-      for (; i < out.size() && out[i] != '\n'; ++i) out[i] = ' ';
-    }
-  }
-  return out;
-}
-
-int line_at(const std::string& text, std::size_t offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
-}
-
 }  // namespace
 
 std::string c_identifier(const std::string& stem) {
@@ -103,11 +82,19 @@ std::string c_identifier(const std::string& stem) {
     name += kept;
   }
   if (name.empty()) return "mask";
-  static const char* const keywords[] = {"auto", "break", "case", "char", "const", "continue", "default", "do",
-                                         "double", "else", "enum", "extern", "float", "for", "goto", "if", "int",
-                                         "long", "register", "return", "short", "signed", "sizeof", "static",
-                                         "struct", "switch", "typedef", "union", "unsigned", "void", "volatile",
-                                         "while", "class", "new", "delete", "this", "template", "namespace"};
+  // C11's and C++20's keywords, C++'s alternative tokens, and main, which a program defines
+  // (inline.h, bool.h and main.h had made headers no compiler took, a QA pass).
+  static const char* const keywords[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+      "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "const_cast", "consteval", "constexpr", "constinit", "co_await",
+      "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+      "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+      "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+      "main"};
   const bool keyword = std::find_if(std::begin(keywords), std::end(keywords),
                                     [&](const char* k) { return name == k; }) != std::end(keywords);
   if (keyword || std::isdigit(static_cast<unsigned char>(name[0]))) name = "mask_" + name;
@@ -236,222 +223,19 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
   if (document.is_object())
     for (const auto& [field, holds] : {std::pair<const char*, std::size_t>{"taps", masks.front().taps.size()},
                                        {"channels", masks.size()}})
-      if (document.contains(field) &&
-          (!document[field].is_number() || document[field].get<double>() != static_cast<double>(holds)))
-        throw Error(path + ": \"" + field + "\" says " + document[field].dump() + ", the coefficients are " +
-                    (std::string(field) == "taps" ? std::to_string(holds) + " a channel"
-                                                   : std::to_string(holds) + (holds == 1 ? " channel" : " channels")));
+      if (document.contains(field)) {
+        // Not the value itself, which may be anything (a list nested 70000 deep had crashed its
+        // printing, a QA pass): the number it says, or that it is none.
+        const nlohmann::json& value = document[field];
+        if (!value.is_number()) throw Error(path + ": \"" + field + "\" is not a number");
+        if (value.get<double>() != static_cast<double>(holds))
+          throw Error(path + ": \"" + field + "\" says " + value.dump() + ", the coefficients are " +
+                      (std::string(field) == "taps" ? std::to_string(holds) + " a channel"
+                                                     : std::to_string(holds) + (holds == 1 ? " channel" : " channels")));
+      }
   for (Mask& mask : masks) {
     mask.rate_hz = rate_hz;
     mask.causal = causal;
-  }
-  return masks;
-}
-
-namespace {
-
-bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// The value of `IDENTIFIER = VALUE;` in a header's text (comments removed), the identifier
-// whole (`x_causal` is not found inside `x_causal_rate_hz`); NaN where there is none.
-double header_constant(const std::string& text, const std::string& identifier) {
-  for (std::size_t at = text.find(identifier); at != std::string::npos; at = text.find(identifier, at + 1)) {
-    const std::size_t end = at + identifier.size();
-    if ((at > 0 && identifier_char(text[at - 1])) || (end < text.size() && identifier_char(text[end]))) continue;
-    const std::size_t eq = text.find_first_not_of(" \t\r\n", end);
-    if (eq == std::string::npos || text[eq] != '=') continue;
-    const std::size_t semicolon = text.find(';', eq);
-    if (semicolon == std::string::npos) return NAN;
-    const std::string value = text.substr(eq + 1, semicolon - eq - 1);
-    // One number and nothing else but its suffix: `2 * 2` or `N + 1` is an expression, and an
-    // octal `0200` is 128 to a compiler; neither is read (a review: `2 * 2` had been read as 2).
-    const std::size_t first = value.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos || (value[first] == '0' && first + 1 < value.size() && std::isdigit(static_cast<unsigned char>(value[first + 1]))))
-      return NAN;
-    char* stop = nullptr;
-    const double number = std::strtod(value.c_str(), &stop);
-    if (stop == value.c_str()) return NAN;
-    while (*stop != '\0' && std::strchr("uUlLfF", *stop) != nullptr) ++stop;
-    while (*stop == ' ' || *stop == '\t' || *stop == '\r' || *stop == '\n') ++stop;
-    return *stop == '\0' ? number : NAN;
-  }
-  return NAN;
-}
-
-// NAME of the `float NAME[...] = {` at `float_at` (the array parse_header_mask reads); empty
-// where it is not one identifier.
-std::string array_name(const std::string& text, std::size_t float_at) {
-  std::size_t begin = text.find_first_not_of(" \t\r\n", float_at + 5);
-  if (begin == std::string::npos) return "";
-  std::size_t end = begin;
-  while (end < text.size() && identifier_char(text[end])) ++end;
-  return text.substr(begin, end - begin);
-}
-
-// The array in `text` (comments removed): the first `float` declaration with an initialiser,
-// where its `float` and its `=` are; npos for both where there is none.
-struct ArrayAt {
-  std::size_t float_at = std::string::npos;
-  std::size_t equals = std::string::npos;
-};
-ArrayAt float_array(const std::string& text) {
-  for (std::size_t at = text.find("float"); at != std::string::npos; at = text.find("float", at + 5)) {
-    const std::size_t semicolon = text.find(';', at);
-    const std::size_t eq = text.find('=', at);
-    const std::size_t brace = text.find('{', at);
-    if (eq != std::string::npos && brace != std::string::npos && eq < brace && (semicolon == std::string::npos || brace < semicolon))
-      return {at, eq};
-  }
-  return {};
-}
-
-std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", value);
-  return text;
-}
-
-// The sizes between NAME and `=` of the array at `array` (`[5]`, `[2][300]`), in order; 0 for
-// an empty `[]` or one that is not a whole number written out (a macro, `2 * N`).
-std::vector<std::size_t> declared_sizes(const std::string& text, ArrayAt array, const std::string& name) {
-  std::vector<std::size_t> sizes;
-  const std::size_t after_name = text.find(name, array.float_at + 5) + name.size();
-  for (std::size_t open = text.find('[', after_name); open != std::string::npos && open < array.equals;
-       open = text.find('[', open + 1)) {
-    const std::size_t close = text.find(']', open);
-    if (close == std::string::npos || close > array.equals) break;
-    const std::string inside = text.substr(open + 1, close - open - 1);
-    const std::size_t first = inside.find_first_not_of(" \t"), last = inside.find_last_not_of(" \t");
-    const std::string digits = first == std::string::npos ? "" : inside.substr(first, last - first + 1);
-    // (Not an octal 010, which is 8 to a compiler.)
-    const bool whole = !digits.empty() && digits.size() < 10 && digits.find_first_not_of("0123456789") == std::string::npos &&
-                       (digits[0] != '0' || digits.size() == 1);
-    sizes.push_back(whole ? std::stoul(digits) : 0);
-  }
-  return sizes;
-}
-
-}  // namespace
-
-bool holds_header_array(const std::string& raw) {
-  std::string text = without_comments(raw);
-  for (std::size_t line = 0; line < text.size();) {
-    const std::size_t end = std::min(text.find('\n', line), text.size());
-    const std::size_t first = text.find_first_not_of(" \t\r", line);
-    if (first < end && text[first] == '#') std::fill(text.begin() + static_cast<std::ptrdiff_t>(first), text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
-    line = end + 1;
-  }
-  return float_array(text).equals != std::string::npos;
-}
-
-MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
-  const std::string text = without_comments(raw);
-  const ArrayAt array = float_array(text);
-  const std::size_t equals = array.equals;
-  if (equals == std::string::npos) throw Error(path + ": no `float NAME[] = {...}` array");
-  const std::string name = array_name(text, array.float_at);  // its constants are NAME_rate_hz and NAME_causal
-
-  MaskSet masks;
-  std::vector<float> current;
-  int depth = 0;
-  bool nested = false;
-  std::size_t i = text.find('{', equals);
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    // Counting lines is linear in the offset: only for a message.
-    const auto where = [&] { return path + ":" + std::to_string(line_at(raw, i)) + ": "; };
-    if (c == '{') {
-      if (++depth > 2) throw Error(where() + "braces nested more than two deep");
-      if (depth == 2 && !current.empty()) throw Error(where() + "a number outside the inner lists");
-      if (depth == 2) nested = true;
-      current.clear();
-    } else if (c == '}') {
-      if (depth == 2 || !nested) {
-        if (current.empty()) throw Error(where() + "an empty list");
-        if (!masks.empty() && current.size() != masks.front().taps.size())
-          throw Error(where() + std::to_string(current.size()) + " coefficients, the first list has " +
-                      std::to_string(masks.front().taps.size()));
-        Mask mask;
-        mask.taps = current;
-        masks.push_back(std::move(mask));
-        current.clear();
-      }
-      if (--depth == 0) break;
-    } else if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-      continue;
-    } else {
-      if (depth == 1 && nested) throw Error(where() + "a number outside the inner lists");
-      std::size_t end = i;
-      while (end < text.size() && text[end] != ',' && text[end] != '}' && text[end] != '{' &&
-             !std::isspace(static_cast<unsigned char>(text[end])))
-        ++end;
-      std::string token = text.substr(i, end - i);
-      if (!token.empty() && (token.back() == 'f' || token.back() == 'F')) token.pop_back();
-      char* stop = nullptr;
-      const double value = token.empty() ? 0 : std::strtod(token.c_str(), &stop);
-      // strtod reads "nan", "inf" and hex; a C initialiser has none of them as a mask holds it.
-      const bool number = !token.empty() && stop == token.c_str() + token.size() &&
-                          token.find_first_of("xXnN") == std::string::npos && token.find("inf") == std::string::npos &&
-                          token.find("INF") == std::string::npos;
-      if (!number) throw Error(where() + "\"" + text.substr(i, std::min<std::size_t>(end - i, 24)) + "\" is not a number");
-      if (!std::isfinite(value) || std::fabs(value) > FLT_MAX) current.push_back(checked_float(value, where()));
-      else current.push_back(static_cast<float>(value));
-      if (current.size() > max_mask_taps)
-        throw Error(path + ": more than " + std::to_string(max_mask_taps) + " taps, the most a mask holds");
-      i = end - 1;
-    }
-  }
-  if (depth != 0) throw Error(path + ": the coefficient list is not closed");
-  if (masks.empty()) throw Error(path + ": no coefficients");
-  // What the compiler reads: `float h[5] = {4 values}` is 5 taps, the last 0, and halo had read 4,
-  // centring the mask a frame early, without a word (a QA pass). A size declared, or a NAME_taps
-  // or NAME_channels constant, that the lists do not fill is refused: a hand edit gone wrong.
-  const std::vector<std::size_t> declared = name.empty() ? std::vector<std::size_t>{} : declared_sizes(text, array, name);
-  const auto count = [](std::size_t n) { return std::to_string(n); };
-  // `float h[2][3] = {six values}` is two masks of three to a compiler (braces may be left
-  // out); halo had read one of six (a review).
-  if (!nested && declared.size() == 2 && declared[0] > 0 && declared[1] > 0) {
-    const std::vector<float> flat = masks.front().taps;
-    if (declared[0] * declared[1] != flat.size())
-      throw Error(path + ": " + name + "[" + count(declared[0]) + "][" + count(declared[1]) + "] declares " +
-                  count(declared[0] * declared[1]) + " coefficients, the list holds " + count(flat.size()));
-    masks.clear();
-    for (std::size_t m = 0; m < declared[0]; ++m) {
-      Mask mask;
-      mask.taps.assign(flat.begin() + static_cast<std::ptrdiff_t>(m * declared[1]),
-                       flat.begin() + static_cast<std::ptrdiff_t>((m + 1) * declared[1]));
-      masks.push_back(std::move(mask));
-    }
-    nested = true;
-  }
-  const std::size_t taps = masks.front().taps.size(), lists = masks.size();
-  if (!nested && declared.size() == 1 && declared[0] > 0 && declared[0] != taps)
-    throw Error(path + ": " + name + "[" + count(declared[0]) + "] declares " + count(declared[0]) +
-                " coefficients, the list holds " + count(taps));
-  if (nested && declared.size() == 2) {
-    const std::string declaration = name + "[" + (declared[0] > 0 ? count(declared[0]) : "") + "][" +
-                                    (declared[1] > 0 ? count(declared[1]) : "") + "]";
-    if (declared[0] > 0 && declared[0] != lists)
-      throw Error(path + ": " + declaration + " declares " + count(declared[0]) + " lists, there are " + count(lists));
-    if (declared[1] > 0 && declared[1] != taps)
-      throw Error(path + ": " + declaration + " declares " + count(declared[1]) + " coefficients a list, the lists hold " +
-                  count(taps));
-  }
-  for (const auto& [constant, holds] : {std::pair<std::string, std::size_t>{"_taps", taps}, {"_channels", lists}}) {
-    const double says = name.empty() ? NAN : header_constant(text, name + constant);
-    if (std::isfinite(says) && says != static_cast<double>(holds) && (nested || constant == "_taps"))
-      throw Error(path + ": " + name + constant + " = " + number_text(says) + ", the list" + (nested ? "s hold " : " holds ") +
-                  count(holds) + (constant == "_taps" ? " coefficients" + std::string(nested ? " each" : "") : " lists"));
-  }
-
-  // NAME_rate_hz = R; and NAME_causal = 1; as header_contents writes them.
-  const double rate = name.empty() ? NAN : header_constant(text, name + "_rate_hz");
-  const double rate_hz = std::isfinite(rate) && rate > 0 ? rate : 0;
-  const bool causal = !name.empty() && header_constant(text, name + "_causal") == 1;
-  for (std::size_t m = 0; m < masks.size(); ++m) {
-    masks[m].rate_hz = rate_hz;
-    masks[m].causal = causal;
-    masks[m].provenance = "file " + path + (masks.size() > 1 ? " ch " + std::to_string(m + 1) : "");
   }
   return masks;
 }

@@ -95,6 +95,32 @@ class MaskFile : public testing::Test {
 
 // ---------------------------------------------------------------- round trips
 
+// Lines that end in a lone \r (classic Mac OS) are lines: a column of taps, not one row of
+// gains per channel (a QA pass); and a text mask past 2^24 taps is refused naming the file,
+// as every other reader refuses one (design had written one halo then refused to read).
+TEST_F(MaskFile, TextLinesEndInAnyOfTheirThreeWaysAndHoldAtMost2To24Taps) {
+  std::ofstream(path("cr.txt"), std::ios::binary) << "# rate 44100 Hz\r0.5\r0.25\r\n0.125\r";
+  const MaskSet cr = read_mask(path("cr.txt"));
+  ASSERT_EQ(cr.size(), 1u);
+  EXPECT_EQ(cr[0].taps, (std::vector<float>{0.5f, 0.25f, 0.125f}));
+  EXPECT_EQ(cr[0].rate_hz, 44100.0);
+  std::string big = "1\n";
+  for (std::size_t i = 0; i < (std::size_t{1} << 24); ++i) big += "0\n";
+  std::ofstream(path("big.txt"), std::ios::binary) << big;
+  expect_read_error(path("big.txt"), {"big.txt: more than 16777216 taps, the most a mask holds"});
+  // A sound file named .txt is read as text, and said to be one (not "a file libsndfile cannot read").
+  std::ofstream(path("sound.txt"), std::ios::binary) << std::string("RIFF\x24\0\0\0WAVEfmt ", 16);
+  expect_read_error(path("sound.txt"), {"sound.txt: a binary file named .txt, which halo reads as a text mask"});
+}
+
+// JSON's "taps" that is no number is said so, whatever it is: a list nested 70000 deep had
+// crashed halo as it printed it into the message (a QA pass).
+TEST_F(MaskFile, AJsonTapsThatIsNoNumberIsSaidSo) {
+  const std::size_t depth = 70000;
+  std::ofstream(path("deep.json")) << "{\"coefficients\": [1], \"taps\": " << std::string(depth, '[') << std::string(depth, ']') << "}";
+  expect_read_error(path("deep.json"), {"deep.json: \"taps\" is not a number"});
+}
+
 // A rate line as a hand writes it, "# rate 44100" without its unit, is the rate too (it had
 // been taken for no rate, and the mask used at any audio's rate without a word: a QA pass);
 // a line that says something else is a comment.

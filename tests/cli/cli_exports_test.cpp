@@ -197,7 +197,9 @@ TEST_F(Exports, TheCHeaderCompilesAndItsArrayEqualsTheMask) {
 // of reserved names, so the expected names are written out here).
 TEST_F(Exports, AHeaderNamedAnyhowGivesAnIdentifierOfTheProgram) {
   const std::vector<std::pair<std::string, std::string>> names = {
-      {"\xC3\xBCn\xC3\xAF.h", "n_"}, {"__lp.h", "lp"}, {"2x.h", "mask_2x"}, {"for.h", "mask_for"}, {"a--b.h", "a_b"}};
+      {"\xC3\xBCn\xC3\xAF.h", "n_"}, {"__lp.h", "lp"}, {"2x.h", "mask_2x"}, {"for.h", "mask_for"}, {"a--b.h", "a_b"},
+      {"inline.h", "mask_inline"}, {"restrict.h", "mask_restrict"}, {"bool.h", "mask_bool"}, {"true.h", "mask_true"},
+      {"constexpr.h", "mask_constexpr"}, {"and.h", "mask_and"}, {"main.h", "mask_main"}};
   for (const auto& [file, identifier] : names) {
     halo_ok({"design", "--lowpass", "3000", "--taps", "11", "-o", path(file)});
     write_bytes(path("use.cpp"), "#include \"" + file + "\"\nint main() { return sizeof " + identifier +
@@ -205,6 +207,12 @@ TEST_F(Exports, AHeaderNamedAnyhowGivesAnIdentifierOfTheProgram) {
     const Result compile = run({"/usr/bin/c++", "-std=c++17", "-Wall", "-Werror", "-o", path("use"), path("use.cpp")});
     ASSERT_EQ(compile.exit_code, 0) << file << ": " << compile.err;
     EXPECT_EQ(run({path("use")}).exit_code, 0) << file;
+    // And as C (C11), which has keywords C++ has not (restrict).
+    write_bytes(path("use.c"), "#include \"" + file + "\"\nint main(void) { return sizeof " + identifier +
+                                   " / sizeof " + identifier + "[0] == 11 ? 0 : 1; }\n");
+    const Result c = run({"/usr/bin/cc", "-std=c11", "-Wall", "-Werror", "-o", path("use_c"), path("use.c")});
+    ASSERT_EQ(c.exit_code, 0) << file << ": " << c.err;
+    EXPECT_EQ(run({path("use_c")}).exit_code, 0) << file;
   }
 }
 

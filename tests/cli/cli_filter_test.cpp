@@ -771,6 +771,14 @@ TEST(CliFilter, AnyCHeaderFromStandardInput) {
     halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "m.h"));
     expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), header);
   }
+  // A bare JSON list, and JSON after a UTF-8 byte-order mark, are JSON on standard input as in a
+  // .json file (both had been read as text: "[0.125" is not a number, a QA pass).
+  for (const std::string& json : {std::string("[0.125, 0.5, 0.25, -0.0625, 0.1875]\n"),
+                                  std::string("\xEF\xBB\xBF{\"coefficients\": [0.125, 0.5, 0.25, -0.0625, 0.1875]}")}) {
+    write_bytes(dir / "m.json", json);
+    halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "m.json"));
+    expect_matches(read_sound(dir / "out.wav"), expected_output(in.samples, 1, {taps}, Align::same, false), json);
+  }
   // A text mask whose comment holds "= {" is still text (a QA pass: it had become a header).
   write_bytes(dir / "t.txt", "# h = {0.125, 0.5} from octave\n0.125\n0.5\n0.25\n-0.0625\n0.1875\n");
   halo_ok({"filter", dir / "in.wav", dir / "out.wav", "--mask", "-", "--quiet"}, in_directory(dir.path(), dir / "t.txt"));

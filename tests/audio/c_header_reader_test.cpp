@@ -1,0 +1,122 @@
+// audio::parse_header_mask against the C++ compiler itself: each header is compiled into a tiny
+// program that prints the array `h` as the compiler laid it out (every float in %a, exact, and
+// how many rows it has), and halo must read exactly those taps, one mask per row of a 2-D
+// array, or refuse the header in one line. The headers are the QA pass's (2026-11-27), where
+// halo had read other taps than the compiler without a word: east const (its rate and
+// alignment lost), a flat list under [][M], an octal coefficient, braced scalars, a float
+// literal a double falls between, `#if 0` and a backslash-continued comment hiding an old
+// array; and what it must refuse: several arrays, three sizes, sizes a list does not fill
+// (the compiler pads with zeros) or that are expressions.
+#include "audio/c_header_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "audio/error.hpp"
+#include "support/temp_dir.hpp"
+
+namespace halo::audio {
+namespace {
+
+struct Compiled {
+  std::vector<float> values;  // the array's floats in memory order
+  std::size_t rows = 0;       // sizeof(h) / sizeof(h[0]): the floats for a 1-D array, C for [C][M]
+};
+
+// What /usr/bin/c++ makes of `header`'s array h.
+Compiled compile(const test::TempDir& dir, const std::string& header) {
+  std::ofstream(dir / "h.h") << header;
+  std::ofstream(dir / "main.cpp") << "#include <cstdio>\n#include \"h.h\"\n"
+                                     "int main() {\n"
+                                     "  const float* p = reinterpret_cast<const float*>(&h);\n"
+                                     "  const unsigned long n = sizeof(h) / sizeof(float);\n"
+                                     "  std::printf(\"%lu %lu\\n\", n, (unsigned long)(sizeof(h) / sizeof(h[0])));\n"
+                                     "  for (unsigned long i = 0; i < n; ++i) std::printf(\"%a\\n\", (double)p[i]);\n"
+                                     "}\n";
+  const std::string command = "/usr/bin/c++ -std=c++17 -w -o '" + (dir / "main") + "' '" + (dir / "main.cpp") + "' && '" +
+                              (dir / "main") + "' > '" + (dir / "out.txt") + "'";
+  Compiled compiled;
+  if (std::system(command.c_str()) != 0) {
+    ADD_FAILURE() << "the compiler refused:\n" << header;
+    return compiled;
+  }
+  std::ifstream out(dir / "out.txt");
+  std::size_t n = 0;
+  out >> n >> compiled.rows;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string value;
+    out >> value;
+    compiled.values.push_back(std::strtof(value.c_str(), nullptr));
+  }
+  return compiled;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(CHeaderReader, ReadsWhatTheCompilerReads) {
+  const test::TempDir dir;
+  const std::vector<std::string> headers = {
+      "static const float h[5] = {0.5f, 0.25f, 0.125f, -1.0f, 2e-3f};\n",
+      "static const double h_rate_hz = 44100;\nstatic const int h_causal = 1;\nfloat const h[3] = {0.5f, 0.25f, 0.125f};\n",
+      "static const float h[][3] = {0.5f, 0.25f, 0.125f, 1.0f, -1.0f, 0.5f};\n",
+      "static const float h[2][3] = {{0.5f, 0.25f, 0.125f}, {1.0f, -1.0f, 0.5f}};\n",
+      "static const float h[] = {0.5f, 010, 0.25f, 0x10, 1u};\n",
+      "static const float h[] = {{0.5f}, {0.25f}};\n",
+      "static const float h[] = {0.25f, 1.00000005960464477550f, 1.00000005960464477550, 0x1.8p-3f};\n",
+      "#if 0\nstatic const float h[] = {9, 9, 9};\n#else\nstatic const float h[] = {0.5f, 0.25f, 0.125f};\n#endif\n",
+      "#if 1\nstatic const float h[] = {0.5f, 0.25f};\n#else\nstatic const float h[] = {9, 9, 9};\n#endif\n",
+      "// an old one: \\\nstatic const float h[] = {9, 9, 9};\nstatic const float h[] = {0.5f, 0.25f};\n",
+      "#define N 4\n#define C 2\nstatic const float h[C][N] = {{1, 2, 3, 4}, {5, 6, 7, 8}};\n",
+      "static const float h[0x4] = {0.5f, 0.25f, 0.125f, 1.0f};\n",
+      "static const unsigned h_taps = 2 * 1;\nstatic const float h[2] = {0.5f, -0.5f};\n  /* \"//\" */ const char* s = \"// not a comment\";\n"};
+  for (const std::string& header : headers) {
+    const Compiled compiled = compile(dir, header);
+    if (compiled.values.empty()) continue;
+    const filters::MaskSet masks = parse_header_mask("h.h", header);
+    const std::size_t count = compiled.rows == compiled.values.size() ? 1 : compiled.rows;
+    ASSERT_EQ(masks.size(), count) << header;
+    std::vector<float> read;
+    for (const filters::Mask& mask : masks) read.insert(read.end(), mask.taps.begin(), mask.taps.end());
+    EXPECT_EQ(read, compiled.values) << header;
+  }
+  // The constants of an east-const array are its own (its name had been taken for `const`).
+  const filters::MaskSet east = parse_header_mask("h.h", headers[1]);
+  EXPECT_EQ(east.front().rate_hz, 44100);
+  EXPECT_TRUE(east.front().causal);
+}
+
+TEST(CHeaderReader, RefusesWhatItCannotReadAsTheCompilerDoes) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"static const float window[3] = {0.1f, 0.2f, 0.3f};\nstatic const float h[3] = {0.5f, 0.25f, 0.125f};\n",
+       "h.h: 2 float arrays (window, h): halo reads a header of one, the mask"},
+      {"static const float h[1][2][3] = {0.5f, 0.25f, 0.125f, 1.0f, -1.0f, 0.5f};\n", "h has 3 sizes"},
+      {"#define N 5\nstatic const float h[N] = {0.5f, 0.25f, 0.125f, 1.0f};\n", "h[5] declares 5 coefficients, the list holds 4"},
+      {"static const float h[0x4] = {0.5f, 0.25f, 0.125f};\n", "h[4] declares 4 coefficients, the list holds 3"},
+      {"static const float h[2+2] = {0.5f, 0.25f, 0.125f, 1.0f};\n", "h[2+2]: halo cannot tell this size"},
+      {"static const float h[TAPS] = {0.5f, 0.25f};\n", "h[TAPS]: halo cannot tell this size"},
+      {"static const float h[][4] = {0.5f, 0.25f, 0.125f, 1.0f, 2.0f};\n", "h[][4] declares lists of 4 coefficients, the list holds 5"},
+      {"static const float h[] = {{0.5f, 0.1f}, {0.25f, 0.2f}};\n", "h[] has one size, and its list holds lists"},
+      {"static const float h = {0.5f};\n", "is not an array"}};
+  for (const auto& [header, says] : refused) {
+    try {
+      parse_header_mask("h.h", header);
+      ADD_FAILURE() << "read, not refused:\n" << header;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what() << "\n" << header;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace halo::audio
