@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "filters/error.hpp"
 #include "filters/resample.hpp"
 
 namespace halo::filters {
@@ -65,6 +66,18 @@ TEST(Resample, ZerosAfterTheEndChangeNoFrame) {
       for (std::size_t i = 0; i < a.taps.size(); ++i)
         EXPECT_NEAR(a.taps[i], b.taps[i], 1e-6) << length << " taps, " << from << " -> " << to << " Hz, frame " << i;
     }
+  }
+}
+
+// A mask that would grow past 2^24 taps is refused before the work, saying both lengths.
+TEST(Resample, AMaskThatWouldPass2To24TapsIsRefusedFirst) {
+  try {
+    resample(mask_of(std::vector<float>(70000, 0.25f), 187.5), 48000);
+    ADD_FAILURE() << "resampled";
+  } catch (const Error& e) {
+    EXPECT_NE(e.detail().find("70000 taps at 187.5 Hz are 17920000 at 48000 Hz, more than the 16777216 a mask holds"),
+              std::string::npos)
+        << e.detail();
   }
 }
 
