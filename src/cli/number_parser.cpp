@@ -77,6 +77,14 @@ double parse_rate_hz(const std::string& option, const std::string& text) {
   return hz;
 }
 
+long long parse_whole_rate_hz(const std::string& option, const std::string& text, long long min, long long max) {
+  const double hz = parse_with(option, text, "a sample rate in Hz", {{"hz", 1.0}, {"k", 1000.0}, {"khz", 1000.0}});
+  if (hz != std::floor(hz)) throw UsageError(option + " " + text + ": not a whole number of Hz");
+  if (hz < static_cast<double>(min) || hz > static_cast<double>(max))
+    throw UsageError(option + " " + text + ": give " + std::to_string(min) + " to " + std::to_string(max) + " Hz");
+  return static_cast<long long>(hz);
+}
+
 long long parse_count(const std::string& option, const std::string& text, long long min, long long max,
                       const std::string& out_of_range) {
   const double value = parse_with(option, text, "a whole number", {{"k", 1000.0}});

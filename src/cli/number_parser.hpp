@@ -20,6 +20,11 @@ double parse_hz(const std::string& option, const std::string& text);
 // designs and libsamplerate take it): "--rate 2e7: give a sample rate above 0 Hz, up to 10 MHz".
 double parse_rate_hz(const std::string& option, const std::string& text);
 
+// A sample rate that is a whole number of Hz (a raw stream's, a device's), as parse_hz reads
+// it ("48000", "48k", "48kHz", "44.1k"), in [min, max]: there the Hz and kHz every other
+// frequency takes had been "not a whole number" (a QA pass).
+long long parse_whole_rate_hz(const std::string& option, const std::string& text, long long min, long long max);
+
 // A level in dB, with an optional `dB` suffix ("60", "60dB", "-3 dB" as one word: "-3dB"), as
 // the frequencies take `Hz` and `k`: "--attenuation 60dB" had been "not a number".
 double parse_db(const std::string& option, const std::string& text);

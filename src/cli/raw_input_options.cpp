@@ -33,7 +33,7 @@ audio::RawInput parse_raw_input(const cxxopts::ParseResult& parsed) {
   if (type != "raw") throw UsageError("-t " + type + ": only raw (a headerless input); other inputs say what they are");
   for (const char* name : {"rate", "channels", "encoding"})
     if (!parsed.count(name)) throw UsageError("-t raw needs --rate, --channels and --encoding (--" + std::string(name) + " is missing)");
-  raw.rate_hz = static_cast<int>(parse_count("--rate", parsed["rate"].as<std::string>(), 1, 10000000));
+  raw.rate_hz = static_cast<int>(parse_whole_rate_hz("--rate", parsed["rate"].as<std::string>(), 1, 10000000));
   raw.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 1024));
   const std::string encoding = parsed["encoding"].as<std::string>();
   try {

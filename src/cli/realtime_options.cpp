@@ -118,7 +118,7 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
     if (parsed.count("channels"))
       session.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 64));
     if (parsed.count("rate"))
-      session.rate_hz = static_cast<double>(parse_count("--rate", parsed["rate"].as<std::string>(), 1000, 768000));
+      session.rate_hz = static_cast<double>(parse_whole_rate_hz("--rate", parsed["rate"].as<std::string>(), 1000, 768000));
   } else {
     session.client_name = "halo-play";
     const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};

@@ -288,6 +288,17 @@ TEST_F(DitherNormRaw, RawInputReadsAsTheWavOfTheSameSamples) {
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   ASSERT_EQ(halo({"filter", "in.f32raw", "f.wav", "--mask", "unit.txt", "-t", "raw", "--rate", "22050", "--channels", "3",
                   "--encoding", "float", "-q"}).exit_code, 0) << last;
+  // The rate as every frequency is written, Hz, k or kHz (they had been "not a whole number",
+  // a QA pass); a fraction of a Hz is none.
+  for (const std::string rate : {"44.1kHz", "44100Hz", "44.1k"}) {
+    ASSERT_EQ(halo({"filter", "in.raw", "k.wav", "--mask", "unit.txt", "--subtype", "float", "-q", "-t", "raw", "--rate", rate,
+                    "--channels", "2", "--encoding", "pcm16"}).exit_code, 0) << last;
+    check("u, r = sf.read('k.wav', dtype='float64')\nassert r == 44100, r\n");
+  }
+  const Result fraction = halo({"filter", "in.raw", "k.wav", "--mask", "unit.txt", "-q", "-t", "raw", "--rate", "44.1005k",
+                                "--channels", "2", "--encoding", "pcm16"});
+  EXPECT_EQ(fraction.exit_code, 2) << last;
+  EXPECT_NE(fraction.err.find("--rate 44.1005k: not a whole number of Hz"), std::string::npos) << fraction.err;
   check(R"(
 a, ra = sf.read('raw.wav', dtype='float64')
 b, rb = sf.read('wav.wav', dtype='float64')
