@@ -118,7 +118,7 @@ int open_for_reading(const std::string& path) {
 // How large a mask may be, checked while reading so that `--mask /dev/zero` or an endless
 // FIFO is refused early: 2^24 taps (the engines' limit), so 64 MiB as .f32 and 256 MiB of
 // text (16 bytes a tap).
-constexpr std::size_t max_mask_taps = std::size_t{1} << 24;
+using filters::max_mask_taps;
 constexpr std::size_t max_text_bytes = std::size_t{256} << 20;
 
 std::string too_large(const std::string& path, std::size_t limit_bytes) {
@@ -637,8 +637,9 @@ MaskSet read_mask(const std::string& path) {
     const std::size_t first = bytes.find_first_not_of(" \t\r\n", bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0);
     // A sound file ("RIFF", "fLaC", "OggS") has NUL bytes in its header; text never does.
     if (first == std::string::npos || bytes.find('\0') != std::string::npos) return parse_mask(input_name(path), bytes);
-    if (bytes[first] == '{' || bytes[first] == '[') return parse_json_mask(input_name(path), bytes);
-    if (holds_header_array(bytes)) return parse_header_mask(input_name(path), bytes);
+    if (bytes[first] == '{') return parse_json_mask(input_name(path), bytes);
+    if (holds_header_array(bytes)) return parse_header_mask(input_name(path), bytes);  // before `[`: [[maybe_unused]]
+    if (bytes[first] == '[') return parse_json_mask(input_name(path), bytes);
     return parse_mask(input_name(path), bytes);
   }
   // design's CamillaDSP export is a configuration that names the coefficients' file; read as

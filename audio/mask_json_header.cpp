@@ -23,7 +23,7 @@ using filters::MaskSet;
 
 namespace {
 
-constexpr std::size_t max_mask_taps = std::size_t{1} << 24;  // as mask_file.cpp
+using filters::max_mask_taps;
 
 // The double whose shortest decimal reads back to `value`: nlohmann-json writes a double with
 // the fewest digits that give the same double, so this one prints as "0.1", not as the 17
@@ -82,8 +82,9 @@ std::string c_identifier(const std::string& stem) {
     name += kept;
   }
   if (name.empty()) return "mask";
-  // C11's and C++20's keywords, C++'s alternative tokens, and main, which a program defines
-  // (inline.h, bool.h and main.h had made headers no compiler took, a QA pass).
+  // C11's and C++20's keywords, C++'s alternative tokens, main, which a program defines, and
+  // the standard headers' macros (inline.h, bool.h and main.h had made headers no compiler
+  // took, a QA pass; errno.h after <errno.h>, a review).
   static const char* const keywords[] = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
       "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
@@ -94,7 +95,8 @@ std::string c_identifier(const std::string& stem) {
       "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
       "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
       "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
-      "main"};
+      "main", "errno", "stdin", "stdout", "stderr", "assert", "complex", "imaginary", "I", "NULL", "EOF",
+      "INFINITY", "NAN"};
   const bool keyword = std::find_if(std::begin(keywords), std::end(keywords),
                                     [&](const char* k) { return name == k; }) != std::end(keywords);
   if (keyword || std::isdigit(static_cast<unsigned char>(name[0]))) name = "mask_" + name;

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct Mask {
   // text or halo's JSON and C header carry it ("# align causal"), so a design read back keeps it.
   bool causal = false;
 };
+
+// The most taps a mask holds (2^24, 6 minutes at 48 kHz): every reader refuses more, naming the
+// file, and resampling refuses to make more.
+constexpr std::size_t max_mask_taps = std::size_t{1} << 24;
 
 // One mask for every channel, or one per channel (a multi-channel impulse response).
 using MaskSet = std::vector<Mask>;

@@ -26,11 +26,10 @@ Mask resample(const Mask& mask, double new_rate_hz) {
   const std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
   // Said before the work, with both lengths: 70000 taps at 187.5 Hz had been resampled for 11 s
   // into a mask no engine takes, then refused without a word of the file (a QA pass).
-  constexpr std::size_t max_taps = std::size_t{1} << 24;
-  if (frames > max_taps) {
+  if (frames > max_mask_taps) {
     char text[200];
     std::snprintf(text, sizeof text, "%zu taps at %.10g Hz are %zu at %.10g Hz, more than the %zu a mask holds",
-                  mask.taps.size(), mask.rate_hz, frames, new_rate_hz, max_taps);
+                  mask.taps.size(), mask.rate_hz, frames, new_rate_hz, max_mask_taps);
     throw Error(Field::rate_hz, text);
   }
   // libsamplerate gives floor(input x ratio) frames, so the mask's last frame at the new rate
