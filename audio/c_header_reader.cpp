@@ -363,20 +363,20 @@ Array array_of(const std::string& path, const Prepared& header, Declaration decl
     const std::string inside = trimmed(text.substr(at + 1, close - at - 1));
     std::optional<long long> size = inside.empty() ? std::optional<long long>(0) : integer_literal(inside);
     if (!size && header.uncertain_defines.count(inside))
-      throw Error(where(at) + array.name + "[" + inside + "]: " + inside +
+      throw Error(where(at) + array.name + "[" + excerpt(inside) + "]: " + excerpt(inside) +
                   " is defined under a condition halo cannot evaluate, or twice; write the size as a number");
     if (!size && header.defines.count(inside)) size = header.defines.at(inside);
     if (!size || *size < 0)
-      throw Error(where(at) + array.name + "[" + inside + "]: halo cannot tell this size; write it as a number, or []");
+      throw Error(where(at) + array.name + "[" + excerpt(inside) + "]: halo cannot tell this size; write it as a number, or []");
     if (static_cast<unsigned long long>(*size) > max_mask_taps)
-      throw Error(where(at) + array.name + "[" + inside + "]: more than the " + std::to_string(max_mask_taps) +
+      throw Error(where(at) + array.name + "[" + excerpt(inside) + "]: more than the " + std::to_string(max_mask_taps) +
                   " taps a mask holds");
     array.sizes.push_back(static_cast<std::size_t>(*size));
     at = text.find_first_not_of(" \t\r\n", close + 1);
     if (at == std::string::npos) break;
   }
   if (array.sizes.size() > 2)
-    throw Error(where(open) + array.name + " has " + std::to_string(array.sizes.size()) +
+    throw Error(where(open) + excerpt(array.name) + " has " + std::to_string(array.sizes.size()) +
                 " sizes: halo reads one mask, NAME[M], or one per channel, NAME[C][M]");
   if (array.sizes.size() == 2 && array.sizes[1] == 0)
     throw Error(where(open) + array.name + "[" + (array.sizes[0] ? std::to_string(array.sizes[0]) : "") +
@@ -403,7 +403,7 @@ Constant header_constant(const Prepared& header, const std::string& identifier) 
     const std::size_t end = at + identifier.size();
     if ((at > 0 && identifier_char(text[at - 1])) || (end < text.size() && identifier_char(text[end]))) continue;
     const std::size_t eq = text.find_first_not_of(" \t\r\n", end);
-    if (eq == std::string::npos || (text[eq] != '=' && text[eq] != '{')) continue;
+    if (eq == std::string::npos || (text[eq] != '=' && text[eq] != '{') || text.compare(eq, 2, "==") == 0) continue;
     const std::size_t stop = text.find(text[eq] == '=' ? ';' : '}', eq);
     if (stop == std::string::npos) return {Constant::Kind::unreadable, NAN, trimmed(text.substr(eq + 1))};
     std::string value = trimmed(text.substr(eq + 1, stop - eq - 1));
@@ -425,10 +425,10 @@ Constant header_constant(const Prepared& header, const std::string& identifier) 
 double constant_value(const std::string& path, const Prepared& header, const std::string& identifier) {
   const Constant constant = header_constant(header, identifier);
   if (constant.kind == Constant::Kind::unreadable)
-    throw Error(path + ": " + identifier + " = " + constant.text.substr(0, 40) +
+    throw Error(path + ": " + identifier + " = " + excerpt(constant.text, 40) +
                 ": halo cannot read this value; write it as a number");
   if (constant.kind == Constant::Kind::conflicting)
-    throw Error(path + ": " + identifier + " is given twice (" + constant.text.substr(0, 60) +
+    throw Error(path + ": " + identifier + " is given twice (" + excerpt(constant.text, 60) +
                 "), under conditions halo cannot evaluate: keep one");
   return constant.value;
 }
@@ -481,7 +481,7 @@ MaskSet initialiser_lists(const std::string& path, const Prepared& header, std::
     } else {
       if (item_ends) {
         const std::string next = text.substr(i, 24);
-        throw Error(where() + "a comma is missing before \"" + next.substr(0, next.find_first_of(",} \t\r\n")) +
+        throw Error(where() + "a comma is missing before \"" + excerpt(next.substr(0, next.find_first_of(",} \t\r\n"))) +
                     "\" (two numbers with none between are one expression to a compiler)");
       }
       if (depth == 1 && nested) throw Error(where() + "a number outside the inner lists");
@@ -498,7 +498,7 @@ MaskSet initialiser_lists(const std::string& path, const Prepared& header, std::
         ++end;
       const std::string token = sign + text.substr(start, end - start);
       const std::optional<double> value = c_number(token);
-      if (!value) throw Error(where() + "\"" + token.substr(0, 24) + "\" is not a number");
+      if (!value) throw Error(where() + "\"" + excerpt(token) + "\" is not a number");
       // (A double within half a step of FLT_MAX rounds to it, as the conversion does.)
       if (!std::isfinite(static_cast<float>(*value))) throw Error(where() + "a coefficient does not fit in a float");
       current.push_back(static_cast<float>(*value));
@@ -566,7 +566,7 @@ std::string what_else(const std::string& text) {
     const std::size_t start = text.find_last_of(";}", open) == std::string::npos ? 0 : text.find_last_of(";}", open) + 1;
     std::string declaration = trimmed(text.substr(start, eq - start));
     std::replace_if(declaration.begin(), declaration.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }, ' ');
-    return ": the array here is `" + declaration.substr(0, 80) + "`, and halo reads float arrays (change its type to float)";
+    return ": the array here is `" + excerpt(declaration, 80) + "`, and halo reads float arrays (change its type to float)";
   }
   return "";
 }
@@ -597,7 +597,7 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   const std::size_t end = list_end(header.text, header.text.find('{', declaration.equals));
   for (const auto& [at, keyword] : header.directives)
     if (at > declaration.equals && at < end)
-      throw Error(path + ":" + std::to_string(line_at(header.lines, at)) + ": " + keyword +
+      throw Error(path + ":" + std::to_string(line_at(header.lines, at)) + ": " + excerpt(keyword) +
                   " inside the list: halo cannot tell what the compiler reads there");
   bool braced = false;  // the initialiser's lists are inner lists
   MaskSet read = initialiser_lists(path, header, declaration.equals, braced);

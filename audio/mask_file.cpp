@@ -208,24 +208,6 @@ const std::string& standard_input_bytes() {
   return bytes;
 }
 
-// A token as a message may quote it: at most 24 characters, bytes that are not printable
-// ASCII as \xNN, so that a binary file never reaches the terminal raw.
-std::string excerpt(const std::string& token) {
-  constexpr std::size_t shown = 24;
-  std::string out;
-  for (std::size_t i = 0; i < token.size() && i < shown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(token[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02X", c);
-      out += escaped;
-    }
-  }
-  if (token.size() > shown) out += "...";
-  return out;
-}
 
 // "# rate 44100 Hz" (as write_mask writes it), or "# rate 44100" as a hand may write it (it had
 // been taken for no rate, without a word: a QA pass) -> 44100; 0 for any other line.

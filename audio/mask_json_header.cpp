@@ -175,7 +175,9 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
     std::string reason = error.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." without the tag.
     if (const std::size_t bracket = reason.find("] "); bracket != std::string::npos) reason = reason.substr(bracket + 2);
-    throw Error(path + ": not JSON (" + reason + ")");
+    // nlohmann-json quotes the last byte it read as it is: a DEL or an escape sequence there
+    // would reach the terminal (the fuzzer's find).
+    throw Error(path + ": not JSON (" + excerpt(reason, 200) + ")");
   }
   double rate_hz = 0;
   std::string provenance = "file " + path;

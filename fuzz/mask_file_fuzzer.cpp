@@ -1,5 +1,6 @@
-// libFuzzer target: the mask-file parsers. Every input is parsed three times, as a text mask, as
-// raw float32 and as a sound file (audio::parse_mask, the code read_mask runs on a file's bytes).
+// libFuzzer target: the mask-file parsers. Every input is parsed five times, as a text mask, as
+// raw float32, as a sound file, as JSON and as a C header (audio::parse_mask, the code read_mask
+// runs on a file's bytes; the header reader follows a compiler's reading, and much can go wrong).
 // Bad bytes must give an audio::Error; any other exception, a sanitizer report, or a mask that
 // breaks what audio/mask_file.hpp promises (at least one mask, none empty, every tap finite,
 // per-channel masks of one length) is a finding.
@@ -18,7 +19,7 @@ using halo::fuzz::check_one_clean_line;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
-  for (const char* name : {"fuzz.txt", "fuzz.f32", "fuzz.wav"}) {
+  for (const char* name : {"fuzz.txt", "fuzz.f32", "fuzz.wav", "fuzz.json", "fuzz.h"}) {
     try {
       const halo::filters::MaskSet masks = halo::audio::parse_mask(name, bytes);
       check(!masks.empty());

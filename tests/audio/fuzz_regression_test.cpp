@@ -95,7 +95,7 @@ TEST_F(FuzzRegression, InputsAreKept) {
 TEST_F(FuzzRegression, MaskFileInputsGiveMasksOrOneCleanLine) {
   for (const fs::path& input : inputs_of("mask_file")) {
     const std::string bytes = bytes_of(input);
-    for (const std::string extension : {".txt", ".f32", ".wav"}) {
+    for (const std::string extension : {".txt", ".f32", ".wav", ".json", ".h"}) {
       const std::string name = input.filename().string() + extension;
       expect_masks_or_clean_error([&] { return parse_mask(name, bytes); }, "parse_mask " + name);
       const fs::path file = dir_ / name;
