@@ -11,8 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -275,10 +275,8 @@ Prepared prepared(const std::string& raw) {
   return result;
 }
 
-// The float arrays with an initialiser, in one pass: where each `float` and the `=` (or, for
-// C++'s `float h[] {...}`, the `{`) of its initialiser are. A `float` inside parentheses is no
-// declaration's (`alignas(float)` had been counted as a second array, a review), and a scan
-// that searched ahead from each `float` had taken minutes on a file of them.
+// A float array's declaration: where its `float` and the `=` (or, for C++'s `float h[] {...}`,
+// the `{`) of its initialiser are.
 struct Declaration {
   std::size_t float_at;
   std::size_t equals;
@@ -295,6 +293,9 @@ std::size_t list_end(const std::string& text, std::size_t open) {
   return text.size();
 }
 
+// The float arrays with an initialiser, in one pass. A `float` inside parentheses is no
+// declaration's (`alignas(float)` had been counted as a second array, a review), nor one in a
+// string, and a scan that searched ahead from each `float` had taken minutes on a file of them.
 std::vector<Declaration> float_arrays(const std::string& text) {
   std::vector<Declaration> found;
   std::size_t float_at = std::string::npos;  // the declaration's `float`, since the last ; { or }
