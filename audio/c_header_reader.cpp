@@ -40,6 +40,13 @@ std::string trimmed(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
+// `text` less the parentheses around all of it (`(0)`, `((48000))`), trimmed.
+std::string without_parentheses(std::string text) {
+  text = trimmed(text);
+  while (text.size() > 1 && text.front() == '(' && text.back() == ')') text = trimmed(text.substr(1, text.size() - 2));
+  return text;
+}
+
 // A C integer literal, whole: decimal, 0x hex or 0 octal (010 is 8), u/l suffixes; nothing for
 // anything else (an expression, a name, a floating literal).
 std::optional<long long> integer_literal(std::string token) {
@@ -205,10 +212,7 @@ Prepared prepared(const std::string& raw) {
       in >> keyword;
       std::getline(in, rest);
       rest = trimmed(rest);
-      std::string condition_text = rest;  // `#if (0)` as `#if 0`
-      while (condition_text.size() > 1 && condition_text.front() == '(' && condition_text.back() == ')')
-        condition_text = trimmed(condition_text.substr(1, condition_text.size() - 2));
-      const std::optional<long long> condition = integer_literal(condition_text);
+      const std::optional<long long> condition = integer_literal(without_parentheses(rest));  // `#if (0)` as `#if 0`
       const bool was_skipping = skipping();
       bool known = true;
       if (keyword == "if" || keyword == "ifdef" || keyword == "ifndef") {
@@ -250,9 +254,7 @@ Prepared prepared(const std::string& raw) {
         if (const std::size_t paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren);
         result.defined.insert(name);
         std::getline(definition, value);
-        value = trimmed(value);
-        while (value.size() > 1 && value.front() == '(' && value.back() == ')') value = trimmed(value.substr(1, value.size() - 2));
-        const std::optional<long long> number = integer_literal(value);
+        const std::optional<long long> number = integer_literal(without_parentheses(value));
         if (!name.empty() && std::all_of(name.begin(), name.end(), identifier_char)) {
           if (uncertain() || (result.defines.count(name) && (!number || result.defines.at(name) != *number))) {
             result.uncertain_defines.insert(name);
@@ -407,9 +409,8 @@ Constant header_constant(const Prepared& header, const std::string& identifier) 
     if (eq == std::string::npos || (text[eq] != '=' && text[eq] != '{') || text.compare(eq, 2, "==") == 0) continue;
     const std::size_t stop = text.find(text[eq] == '=' ? ';' : '}', eq);
     if (stop == std::string::npos) return {Constant::Kind::unreadable, NAN, trimmed(text.substr(eq + 1))};
-    std::string value = trimmed(text.substr(eq + 1, stop - eq - 1));
-    const std::string written = value;
-    while (value.size() > 1 && value.front() == '(' && value.back() == ')') value = trimmed(value.substr(1, value.size() - 2));
+    const std::string written = trimmed(text.substr(eq + 1, stop - eq - 1));
+    const std::string value = without_parentheses(written);
     std::optional<double> number = c_number(value);
     if (!number && (value == "true" || value == "false")) number = value == "true" ? 1 : 0;
     if (!number && header.defines.count(value)) number = static_cast<double>(header.defines.at(value));
