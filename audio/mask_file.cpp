@@ -247,6 +247,10 @@ double parse_coefficient(const std::string& token, const std::string& where) {
     throw Error(where + "\"" + excerpt(token) + "\" is not a number");
   }
   if (parsed.ec == std::errc::result_out_of_range) {
+    // Too small for a double is 0 to a float as well, as JSON and C headers read it (1e-50,
+    // which a double holds, was already 0 here; 1e-400 had been refused, a review). strtod,
+    // which halo's "C" locale leaves plain, tells underflow (0) from overflow (HUGE_VAL).
+    if (std::strtod(token.c_str(), nullptr) == 0) return 0;
     throw Error(where + "\"" + excerpt(token) + "\" is out of range for a coefficient");
   }
   if (!std::isfinite(value)) throw Error(where + "NaN or Inf coefficient");

@@ -222,6 +222,17 @@ TEST_F(MaskFile, TextColumnsArePerChannelMasks) {
   EXPECT_NE(back[2].provenance.find("column 3"), std::string::npos) << back[2].provenance;
 }
 
+// A tap too small for a float is 0 in every text format, as a compiler reads 1e-400f: the text
+// reader had refused 1e-400 (out of a double's range) while it read 1e-50 as 0, and JSON and C
+// headers read both as 0.
+TEST_F(MaskFile, ATapTooSmallForAFloatIsZeroInEveryTextFormat) {
+  const std::vector<float> expected{0.5f, 0.0f, 0.0f, -0.25f};
+  EXPECT_EQ(read_mask(write_file("tiny.txt", "0.5\n1e-400\n-1e-50\n-0.25\n"))[0].taps, expected);
+  EXPECT_EQ(read_mask(write_file("tiny.json", "{\"coefficients\": [0.5, 1e-400, -1e-50, -0.25]}"))[0].taps, expected);
+  EXPECT_EQ(read_mask(write_file("tiny.h", "const float h[] = {0.5f, 1e-400, -1e-50, -0.25f};\n"))[0].taps, expected);
+  expect_read_error(write_file("huge.txt", "0.5\n1e400\n"), {"huge.txt:2:", "out of range"});
+}
+
 TEST_F(MaskFile, TextByHandWithCommentsCommasAndCrLf) {
   const std::string file = write_file("hand.csv",
                                       "# a hand-written mask\n"
