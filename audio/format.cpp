@@ -10,6 +10,7 @@
 
 #include "audio/error.hpp"
 #include "audio/format_probe.hpp"
+#include "audio/speaker_order.hpp"
 
 namespace halo::audio {
 namespace {
@@ -44,6 +45,31 @@ bool writes_correctly(int container, int subtype) {
   const bool mpeg = sub == SF_FORMAT_MPEG_LAYER_I || sub == SF_FORMAT_MPEG_LAYER_II || sub == SF_FORMAT_MPEG_LAYER_III;
   if (mpeg && major != SF_FORMAT_MPEG) return false;
   return !(major == SF_FORMAT_SDS && (sub == SF_FORMAT_PCM_S8 || sub == SF_FORMAT_PCM_24));
+}
+
+// OUT's speaker order where its container fixes one, IN's channels moved into it: Ogg's
+// (Vorbis, Opus) and FLAC's by their count, where IN holds those speakers; WAV's mask order
+// (WAV, WAVEX, RF64, W64), whatever speakers IN holds. Elsewhere (CAF, which keeps IN's layout
+// as it is; AIFF, AU, ...) IN's order. FLAC's eight channels, say, are 7.1 in a WAV (mask
+// 0x63F, as sox writes, where libsndfile's own 0xFF called the sides front-of-centre: a QA
+// pass), and a 5.1 Vorbis file's centre is no longer played on the right.
+void place_speakers(Format& output, const std::vector<int>& input_speakers) {
+  if (output.channels < 3 || input_speakers.size() != static_cast<std::size_t>(output.channels)) return;
+  std::vector<int> order;
+  switch (output.container) {
+    case SF_FORMAT_OGG: order = vorbis_speakers(output.channels); break;
+    case SF_FORMAT_FLAC: order = wav_speakers(output.channels); break;
+    case SF_FORMAT_WAV:
+    case SF_FORMAT_WAVEX:
+    case SF_FORMAT_RF64:
+    case SF_FORMAT_W64: order = in_wav_mask_order(input_speakers); break;
+    default: return;
+  }
+  // The same speakers, under WAV's names where both have them (CAF's "front left" is "left").
+  const std::vector<int> held = in_wav_mask_order(input_speakers);
+  if (order.empty() || held.empty() || held != in_wav_mask_order(order)) return;
+  output.channel_moves = channel_moves(input_speakers, order);
+  output.channel_map = order;
 }
 
 }  // namespace
@@ -153,17 +179,8 @@ Format output_format(const Format& input, const std::string& output_path, int su
     wavex.channels = output.channels;
     wavex.format = SF_FORMAT_WAVEX | (subtype != 0 ? subtype : SF_FORMAT_PCM_16);
     if (sf_format_check(&wavex) != 0) output.container = SF_FORMAT_WAVEX;
-    // Eight channels of FLAC are 7.1 as FLAC defines it (FL FR FC LFE BL BR SL SR): mask 0x63F,
-    // as sox writes. libsndfile's own mask for eight, 0xFF, calls the sides front-of-centre (a QA
-    // pass). Its masks for the other counts are sox's too. Not for other inputs, whose order is
-    // not this one (Vorbis's eight are FL FC FR SL SR BL BR LFE, which no mask of WAV's fixed
-    // order says without moving channels) or is not known (AIFF, raw): a review.
-    if (output.container == SF_FORMAT_WAVEX && output.channels == 8 && output.channel_map.empty() &&
-        input.container == SF_FORMAT_FLAC)
-      output.channel_map = {SF_CHANNEL_MAP_LEFT,      SF_CHANNEL_MAP_RIGHT,      SF_CHANNEL_MAP_CENTER,
-                            SF_CHANNEL_MAP_LFE,       SF_CHANNEL_MAP_REAR_LEFT,  SF_CHANNEL_MAP_REAR_RIGHT,
-                            SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT};
   }
+  place_speakers(output, input.channel_map);
   if (output.container == SF_FORMAT_SD2)  // OUT without an extension, from an SD2 IN (check_output_name)
     throw Error(output_path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
   auto fits_on_paper = [&](int candidate) {

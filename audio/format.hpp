@@ -14,8 +14,13 @@ struct Format {
   int subtype = 0;
   std::int64_t frames = -1;
   // Which speaker each channel feeds (libsndfile's SF_CHANNEL_MAP_*), where the file says (a
-  // WAVEX's channel mask, a CAF's layout); empty where it does not. An output keeps it.
+  // WAVEX's channel mask, a CAF's layout, the order Ogg and FLAC define for 3 to 8 channels);
+  // empty where it does not. An output keeps it, in the order its container holds it.
   std::vector<int> channel_map;
+  // An output's channels where its container fixes another order than the input's (Vorbis's
+  // 5.1 to WAV's, say; speaker_order.hpp): channel k written is the input's channel
+  // channel_moves[k]. Empty: the input's order.
+  std::vector<int> channel_moves;
 };
 
 // A headerless input (`-t raw`): what its header would have said. Samples interleaved, in the

@@ -16,6 +16,7 @@
 #include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
+#include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
 
 namespace halo::audio {
@@ -259,6 +260,8 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     if (sf_command(file_.get(), SFC_GET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int))) ==
         SF_TRUE)
       format_.channel_map = map;
+    else  // Ogg's and FLAC's orders are theirs by definition, and libsndfile does not say them
+      format_.channel_map = container_speakers(format_.container, format_.subtype, format_.channels);
   }
   // A pipe reports a huge or zero length; trust only what a seekable file says, and not
   // SF_COUNT_MAX, libsndfile's "not known" (an Ogg cut short).

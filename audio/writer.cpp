@@ -126,6 +126,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   }
   if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(max_chunk_frames * format.channels);
   if (scale_.integer) converted_int_.resize(max_chunk_frames * format.channels);
+  if (!format.channel_moves.empty()) moved_.resize(max_chunk_frames * format.channels);
   if (options_.norm_peak > 0) {
     std::string directory;
     spool_fd_ = open_scratch_file("halo-norm", &directory);
@@ -166,6 +167,13 @@ void Writer::discard() noexcept {
 void Writer::write(const float* interleaved, std::size_t frames) {
   if (frames == 0) return;
   if (frames > max_chunk_frames_) throw Error(path_ + ": internal: chunk larger than the writer was sized for");
+  if (!format_.channel_moves.empty()) {  // into OUT's speaker order (Format::channel_moves)
+    const std::size_t channels = format_.channel_moves.size();
+    for (std::size_t frame = 0; frame < frames; ++frame)
+      for (std::size_t k = 0; k < channels; ++k)
+        moved_[frame * channels + k] = interleaved[frame * channels + static_cast<std::size_t>(format_.channel_moves[k])];
+    interleaved = moved_.data();
+  }
   if (spool_fd_ >= 0) return spool(interleaved, frames);
   convert_and_write(interleaved, frames, 1.0);
 }

@@ -89,6 +89,7 @@ class Writer {
   SndfileHandle file_;                // declared after output_: closed before its descriptor
   std::vector<double> converted_;  // one chunk in output units, for integer and clipped subtypes
   std::vector<int> converted_int_;  // integer subtypes: the same chunk at 32-bit full scale, as written
+  std::vector<float> moved_;  // one chunk in OUT's speaker order, where it is not IN's (Format::channel_moves)
   std::size_t max_chunk_frames_;
   std::uint64_t clipped_samples_ = 0;
   std::uint64_t dither_held_samples_ = 0;  // see dither_held_samples()

@@ -8,6 +8,7 @@
 #include <sndfile.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -235,6 +236,109 @@ TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   EXPECT_EQ(u16(eight, 40), 0x63Fu);
   ASSERT_EQ(halo({"filter", dir / "plain.wav", dir / "two.wav", "--lowpass", "5k", "-q"}).exit_code, 0);
   EXPECT_EQ(u16(read_bytes(dir / "two.wav"), 20), 1u) << "WAVE_FORMAT_PCM";
+}
+
+// Speakers written out here, from the specifications rather than from halo's tables: Vorbis I
+// section 4.3.9 (Opus's mapping family 1 is the same), and FLAC's orders by count, which are
+// WAV's channel-mask order.
+enum Speaker { FL, FR, FC, LFE, BL, BR, BC, SL, SR };
+const std::vector<std::vector<Speaker>> vorbis_order = {
+    {}, {FC}, {FL, FR}, {FL, FC, FR}, {FL, FR, BL, BR}, {FL, FC, FR, BL, BR}, {FL, FC, FR, BL, BR, LFE},
+    {FL, FC, FR, SL, SR, BC, LFE}, {FL, FC, FR, SL, SR, BL, BR, LFE}};
+const std::vector<std::vector<Speaker>> wav_order = {
+    {}, {FC}, {FL, FR}, {FL, FR, FC}, {FL, FR, BL, BR}, {FL, FR, FC, BL, BR}, {FL, FR, FC, LFE, BL, BR},
+    {FL, FR, FC, LFE, BC, SL, SR}, {FL, FR, FC, LFE, BL, BR, SL, SR}};
+const unsigned wav_masks[] = {0, 0x4, 0x3, 0x7, 0x33, 0x37, 0x3F, 0x70F, 0x63F};
+
+// A tone for each speaker, low enough that Vorbis keeps it on an LFE channel too (its 5.1 mode
+// codes LFE narrow): 50 Hz for FL, 60 for FR, ...
+float tone_hz(Speaker speaker) { return 50.0f + 10.0f * static_cast<float>(speaker); }
+
+// One second of each channel's speaker's tone, in `order`.
+std::vector<float> speaker_tones(const std::vector<Speaker>& order) {
+  const std::size_t channels = order.size();
+  std::vector<float> samples(48000 * channels);
+  for (std::size_t i = 0; i < 48000; ++i)
+    for (std::size_t c = 0; c < channels; ++c)
+      samples[i * channels + c] = 0.3f * static_cast<float>(std::sin(2.0 * M_PI * tone_hz(order[c]) * static_cast<double>(i) / 48000.0));
+  return samples;
+}
+
+// The speaker whose tone each channel of a file carries most of (a lossy codec's rounding aside).
+std::vector<Speaker> speakers_heard(const std::string& path) {
+  const Sound sound = read_sound(path);
+  std::vector<Speaker> heard;
+  for (int c = 0; c < sound.channels; ++c) {
+    Speaker loudest = FL;
+    double most = -1;
+    for (int s = FL; s <= SR; ++s) {
+      double re = 0, im = 0;
+      for (std::int64_t i = 0; i < sound.frames; ++i) {
+        const double phase = 2.0 * M_PI * tone_hz(static_cast<Speaker>(s)) * static_cast<double>(i) / sound.rate_hz;
+        re += sound.samples[i * sound.channels + c] * std::cos(phase);
+        im += sound.samples[i * sound.channels + c] * std::sin(phase);
+      }
+      if (re * re + im * im > most) most = re * re + im * im, loudest = static_cast<Speaker>(s);
+    }
+    heard.push_back(loudest);
+  }
+  return heard;
+}
+
+unsigned wavex_mask(const std::string& path) {
+  const std::string b = read_bytes(path);
+  if (b.size() < 44 || b.substr(12, 4) != "fmt " || (static_cast<unsigned char>(b[20]) | static_cast<unsigned char>(b[21]) << 8) != 0xFFFE)
+    return 0xFFFFFFFF;
+  unsigned mask = 0;
+  for (int i = 3; i >= 0; --i) mask = mask << 8 | static_cast<unsigned char>(b[40 + i]);
+  return mask;
+}
+
+// Ogg Vorbis and Opus hold 5.1 as FL FC FR BL BR LFE, WAV and FLAC as FL FR FC LFE BL BR, and
+// libsndfile passes the samples on in the file's order. halo had written a 5.1 Vorbis file's
+// channels into a WAV in Vorbis's order under WAV's 5.1 mask: its centre played on the right,
+// its LFE on the left surround. Each speaker's channel now goes to where OUT's container puts
+// that speaker, both ways, and a per-channel mask's columns still follow IN's channels.
+TEST(Containers, ChannelsMoveToWhereOutsContainerPutsTheirSpeakers) {
+  TempDir dir;
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  for (int channels = 3; channels <= 8; ++channels) {
+    const std::string n = std::to_string(channels);
+    write_sound(dir / ("in" + n + ".ogg"), speaker_tones(vorbis_order[channels]), channels, 48000,
+                SF_FORMAT_OGG | SF_FORMAT_VORBIS);
+    ASSERT_EQ(halo({"filter", dir / ("in" + n + ".ogg"), dir / ("out" + n + ".wav"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+    EXPECT_EQ(speakers_heard(dir / ("out" + n + ".wav")), wav_order[channels]) << channels << " channels, Vorbis to WAV";
+    EXPECT_EQ(wavex_mask(dir / ("out" + n + ".wav")), wav_masks[channels]) << channels << " channels";
+    ASSERT_EQ(halo({"filter", dir / ("in" + n + ".ogg"), dir / ("out" + n + ".flac"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+    EXPECT_EQ(speakers_heard(dir / ("out" + n + ".flac")), wav_order[channels]) << channels << " channels, Vorbis to FLAC";
+    // And back: FLAC's order into Opus's (Vorbis's), through halo both ways.
+    ASSERT_EQ(halo({"filter", dir / ("out" + n + ".flac"), dir / ("back" + n + ".opus"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+    EXPECT_EQ(speakers_heard(dir / ("back" + n + ".opus")), vorbis_order[channels]) << channels << " channels, FLAC to Opus";
+  }
+  // A WAVEX of 5.1 (libsndfile's default mask for six, 0x3F) to Vorbis.
+  write_sound(dir / "six.wav", speaker_tones(wav_order[6]), 6, 48000, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT);
+  ASSERT_EQ(wavex_mask(dir / "six.wav"), 0x3Fu);
+  ASSERT_EQ(halo({"filter", dir / "six.wav", dir / "six.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  EXPECT_EQ(speakers_heard(dir / "six.ogg"), vorbis_order[6]);
+  // A plain WAV says nothing of its speakers: its order is kept, into Vorbis too.
+  write_sound(dir / "plain6.wav", speaker_tones(wav_order[6]), 6, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  ASSERT_EQ(halo({"filter", dir / "plain6.wav", dir / "plain6.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  EXPECT_EQ(speakers_heard(dir / "plain6.ogg"), wav_order[6]);
+  // A per-channel mask's column c filters IN's channel c: column 2 (IN's FR in Vorbis order)
+  // halves, and it is WAV's FR channel (the second) that comes out at half.
+  write_mask_text(dir / "gains.txt", {{1.0f}, {1.0f}, {0.5f}, {1.0f}, {1.0f}, {1.0f}});
+  ASSERT_EQ(halo({"filter", dir / "in6.ogg", dir / "gains.wav", "--mask", dir / "gains.txt", "-q"}).exit_code, 0);
+  ASSERT_EQ(halo({"filter", dir / "in6.ogg", dir / "unit6.wav", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  const Sound gains = read_sound(dir / "gains.wav"), unit = read_sound(dir / "unit6.wav");
+  ASSERT_EQ(gains.samples.size(), unit.samples.size());
+  for (int c = 0; c < 6; ++c) {
+    double ratio_num = 0, ratio_den = 0;
+    for (std::int64_t i = 0; i < unit.frames; ++i) {
+      ratio_num += static_cast<double>(gains.samples[i * 6 + c]) * unit.samples[i * 6 + c];
+      ratio_den += static_cast<double>(unit.samples[i * 6 + c]) * unit.samples[i * 6 + c];
+    }
+    EXPECT_NEAR(ratio_num / ratio_den, c == 1 ? 0.5 : 1.0, 1e-6) << "WAV channel " << c;
+  }
 }
 
 // A WAV of unknown length (IN on a pipe) is written as RF64 that libsndfile turns back into a
