@@ -116,8 +116,11 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // (a run interrupted into `> p.au` had said "nothing was written" over 88 MB, a QA pass).
   if (!sink_ || path == "-" || (output_ && output_->direct())) mark_output_streamed();
   // libsndfile's PEAK chunk costs a pass over every float written (a tenth of the writer's time);
-  // sox and most tools do not write one either.
-  sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);
+  // sox and most tools do not write one either. Not in AIFF: without it libsndfile 1.2 writes a
+  // float or double AIFF of 24 bytes of samples or fewer (a mono float of 1 to 5 frames) with a
+  // second SSND header after them and a frame count that takes that header for samples (a
+  // 1-frame file read back as 4 frames, one of them 9e11: a QA pass).
+  if (format.container != SF_FORMAT_AIFF) sf_command(file_.get(), SFC_SET_ADD_PEAK_CHUNK, nullptr, SF_FALSE);
   // The input's speaker layout, where this container holds one (WAVEX, CAF; elsewhere libsndfile
   // says no, and nothing is lost that the container could have kept).
   if (format.channel_map.size() == static_cast<std::size_t>(format.channels)) {

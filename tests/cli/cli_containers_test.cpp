@@ -238,6 +238,27 @@ TEST(Containers, AWavexStaysWavexWithItsChannelMask) {
   EXPECT_EQ(u16(read_bytes(dir / "two.wav"), 20), 1u) << "WAVE_FORMAT_PCM";
 }
 
+// A float or double AIFF of a few frames holds those frames: libsndfile, told to write no PEAK
+// chunk, had written a mono float AIFF of 1 to 5 frames as 6 frames, the header of a second
+// SSND chunk read back as samples (9e11 among them; a QA pass).
+TEST(Containers, AShortFloatAiffHoldsItsFramesAndNoMore) {
+  TempDir dir;
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  for (const std::string subtype : {"float", "double"})
+    for (const std::string extension : {"aiff", "aifc"})
+      for (int channels = 1; channels <= 2; ++channels)
+        for (std::size_t frames = 1; frames <= 7; ++frames) {
+          const std::string name = subtype + extension + std::to_string(channels) + "-" + std::to_string(frames);
+          const std::vector<float> in = random_signal(frames * channels, 90 + frames, 0.5f);
+          write_sound(dir / (name + ".wav"), in, channels, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+          ASSERT_EQ(halo({"filter", dir / (name + ".wav"), dir / (name + "." + extension), "--mask", dir / "unit.txt",
+                          "--subtype", subtype, "-q"}).exit_code, 0) << name;
+          const Sound out = read_sound(dir / (name + "." + extension));
+          EXPECT_EQ(out.frames, static_cast<std::int64_t>(frames)) << name;
+          EXPECT_EQ(out.samples, in) << name;
+        }
+}
+
 // Speakers written out here, from the specifications rather than from halo's tables: Vorbis I
 // section 4.3.9 (Opus's mapping family 1 is the same), and FLAC's orders by count, which are
 // WAV's channel-mask order.
