@@ -65,10 +65,12 @@ void place_speakers(Format& output, const std::vector<int>& input_speakers) {
     case SF_FORMAT_W64: order = in_wav_mask_order(input_speakers); break;
     default: return;
   }
-  // The same speakers, under WAV's names where both have them (CAF's "front left" is "left").
-  const std::vector<int> held = in_wav_mask_order(input_speakers);
-  if (order.empty() || held.empty() || held != in_wav_mask_order(order)) return;
-  output.channel_moves = channel_moves(input_speakers, order);
+  // The same speakers, under WAV's names where both have them (CAF's "front left" is "left"),
+  // a 5.1 of side speakers (ffmpeg's) taken for the 5.1 that Vorbis and FLAC define.
+  std::vector<int> from = input_speakers;
+  if (in_wav_mask_order(from) != in_wav_mask_order(order)) from = sides_as_rears(from);
+  if (order.empty() || in_wav_mask_order(from).empty() || in_wav_mask_order(from) != in_wav_mask_order(order)) return;
+  output.channel_moves = channel_moves(from, order);
   output.channel_map = order;
 }
 

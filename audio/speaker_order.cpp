@@ -92,6 +92,14 @@ std::vector<int> in_wav_mask_order(const std::vector<int>& speakers) {
   return ordered;
 }
 
+std::vector<int> sides_as_rears(const std::vector<int>& speakers) {
+  const auto holds = [&](int speaker) { return std::find(speakers.begin(), speakers.end(), speaker) != speakers.end(); };
+  if (holds(BL) || holds(BR)) return speakers;
+  std::vector<int> moved = speakers;
+  for (int& speaker : moved) speaker = speaker == SL ? BL : speaker == SR ? BR : speaker;
+  return moved;
+}
+
 std::vector<int> channel_moves(const std::vector<int>& from, const std::vector<int>& to) {
   if (from.size() != to.size() || from == to) return {};
   // Compared as mask bits where both have one, so that CAF's "front left" meets WAV's "left".

@@ -27,6 +27,10 @@ std::vector<int> container_speakers(int container, int subtype, int channels);
 // RF64 and W64 must hold them; empty where one has no bit of the mask (ambisonic, "none").
 std::vector<int> in_wav_mask_order(const std::vector<int>& speakers);
 
+// A layout with a side pair and no rear pair (5.1 as ffmpeg writes it, mask 0x60F) with its
+// sides as the rear pair: the surround pair that Vorbis's and FLAC's orders by count call rear.
+std::vector<int> sides_as_rears(const std::vector<int>& speakers);
+
 // For each speaker of `to`, the channel of `from` that feeds it; empty where the two do not
 // hold the same speakers, or hold them in the same order (nothing to move).
 std::vector<int> channel_moves(const std::vector<int>& from, const std::vector<int>& to);

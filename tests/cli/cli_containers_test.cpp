@@ -341,6 +341,24 @@ TEST(Containers, ChannelsMoveToWhereOutsContainerPutsTheirSpeakers) {
   ASSERT_EQ(wavex_mask(dir / "six.wav"), 0x3Fu);
   ASSERT_EQ(halo({"filter", dir / "six.wav", dir / "six.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
   EXPECT_EQ(speakers_heard(dir / "six.ogg"), vorbis_order[6]);
+  // 5.1 of side speakers, as ffmpeg writes it (mask 0x60F): its sides are Vorbis's surround pair.
+  {
+    SF_INFO info{};
+    info.samplerate = 48000;
+    info.channels = 6;
+    info.format = SF_FORMAT_WAVEX | SF_FORMAT_FLOAT;
+    SNDFILE* file = sf_open((dir / "side.wav").c_str(), SFM_WRITE, &info);
+    ASSERT_NE(file, nullptr);
+    int map[] = {SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE,
+                 SF_CHANNEL_MAP_SIDE_LEFT, SF_CHANNEL_MAP_SIDE_RIGHT};
+    ASSERT_EQ(sf_command(file, SFC_SET_CHANNEL_MAP_INFO, map, sizeof map), SF_TRUE);
+    const std::vector<float> tones = speaker_tones({FL, FR, FC, LFE, SL, SR});
+    ASSERT_EQ(sf_writef_float(file, tones.data(), 48000), 48000);
+    ASSERT_EQ(sf_close(file), 0);
+  }
+  ASSERT_EQ(wavex_mask(dir / "side.wav"), 0x60Fu);
+  ASSERT_EQ(halo({"filter", dir / "side.wav", dir / "side.opus", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  EXPECT_EQ(speakers_heard(dir / "side.opus"), (std::vector<Speaker>{FL, FC, FR, SL, SR, LFE}));
   // A plain WAV says nothing of its speakers: its order is kept, into Vorbis too.
   write_sound(dir / "plain6.wav", speaker_tones(wav_order[6]), 6, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   ASSERT_EQ(halo({"filter", dir / "plain6.wav", dir / "plain6.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
