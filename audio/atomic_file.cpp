@@ -106,7 +106,41 @@ void forget_temporary(int slot) noexcept {
   if (slot >= 0) live_temporaries[slot].state.store(slot_free, std::memory_order_release);
 }
 
+// The descriptor of this process a name leads to (/dev/stdout, /dev/fd/3, /proc/self/fd/3:
+// symbolic links into /proc/PID/fd), -1 for any other name. Each link followed by hand, and the
+// folder of each name made canonical, so that the descriptor's own link (to the file it has
+// open) is not followed past.
+int descriptor_named_by(std::string name) {
+  const std::string own = "/proc/" + std::to_string(getpid());
+  for (int hop = 0; hop < 40; ++hop) {
+    const std::size_t slash = name.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
+    const std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
+    char canonical[PATH_MAX];
+    if (realpath(folder.c_str(), canonical) == nullptr) return -1;
+    const std::string place = canonical;
+    const bool descriptors = place == own + "/fd" ||  // or /proc/thread-self/fd: /proc/PID/task/TID/fd
+                             (place.rfind(own + "/task/", 0) == 0 && place.size() > 3 && place.compare(place.size() - 3, 3, "/fd") == 0);
+    if (descriptors) {
+      if (leaf.empty() || leaf.size() > 9 || leaf.find_first_not_of("0123456789") != std::string::npos) return -1;
+      return std::stoi(leaf);
+    }
+    char target[PATH_MAX];
+    const ssize_t length = readlink(name.c_str(), target, sizeof target - 1);
+    if (length < 0) return -1;  // no link: a name of its own
+    target[length] = '\0';
+    name = target[0] == '/' ? std::string(target) : place + "/" + target;
+  }
+  return -1;
+}
+
 }  // namespace
+
+bool appends_to_a_file(int fd) noexcept {
+  struct stat status {};
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 && (flags & O_APPEND) != 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+}
 
 void remove_live_temporaries() noexcept {
   for (LiveTemporary& entry : live_temporaries)
@@ -115,6 +149,15 @@ void remove_live_temporaries() noexcept {
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
+  // `>> log` with OUT /dev/stdout: the shell asked for what is written to go after what the file
+  // holds. Written through that descriptor; the file had been replaced, all it held lost, with
+  // exit 0 (a QA pass). (`> log` truncated it already: replaced as any file, as before.)
+  if (const int named = descriptor_named_by(path); named >= 0 && appends_to_a_file(named)) {
+    target_ = path;
+    fd_ = fcntl(named, F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0) throw Error(path + ": " + reason());
+    return;
+  }
   // A device, a FIFO or a pipe: written through, never replaced. Asked of the name itself, which
   // the kernel follows: /dev/stdout and /dev/fd/N lead through /proc to "pipe:[N]", no name
   // resolve_links could follow (halo had tried to make a temporary in /proc/self/fd).

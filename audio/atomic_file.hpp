@@ -16,7 +16,8 @@ namespace halo::audio {
 // to, which is what gets replaced; the link stays a link). A file replaced keeps its mode and,
 // where allowed (root), its owner and group; a new one gets the mode a plain create gives.
 // Anything else that exists (a device such as /dev/null, a FIFO) cannot be renamed over and
-// is written directly. Destroyed without commit() (an error, Ctrl-C), the temporary is removed
+// is written directly, and so is a descriptor of halo's named through /proc (/dev/stdout,
+// /dev/fd/N) that the shell opened for appending (`>> log`): after what the file holds. Destroyed without commit() (an error, Ctrl-C), the temporary is removed
 // and an existing target is left as it was. An empty name is refused.
 //
 // No fsync, for sound and mask files alike: the promise is that a failed or interrupted run
@@ -29,6 +30,10 @@ namespace halo::audio {
 // calls (a fixed table of paths; no allocation, no lock). The files are then gone and the
 // caller _exit()s; a destructor that runs later finds nothing to remove.
 void remove_live_temporaries() noexcept;
+
+// Whether a descriptor is a regular file open for appending (`>> log`): every write lands at its
+// end, so a header that libsndfile goes back to complete lands after the samples instead.
+bool appends_to_a_file(int fd) noexcept;
 
 class AtomicFile {
  public:

@@ -11,7 +11,7 @@ namespace halo::audio {
 
 bool CheckedOutput::suits(int fd) {
   const int flags = fcntl(fd, F_GETFL);  // O_APPEND (>>) would send a header rewritten at close to the end
-  return lseek(fd, 0, SEEK_CUR) == 0 && flags >= 0 && (flags & O_APPEND) == 0;
+  return lseek(fd, 0, SEEK_CUR) == 0 && flags >= 0 && (flags & O_APPEND) == 0;  // (Writer: only raw and Ogg there)
 }
 
 SNDFILE* CheckedOutput::open(SF_INFO& info) {

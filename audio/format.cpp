@@ -362,6 +362,8 @@ void check_output_name(const std::string& path, int container) {
                 container_name(by_extension) + "); drop --type or rename OUT");
 }
 
+bool writes_front_to_back(int container) { return container == SF_FORMAT_RAW || container == SF_FORMAT_OGG; }
+
 bool writes_to_a_pipe(int container) {
   switch (container & SF_FORMAT_TYPEMASK) {
     case SF_FORMAT_AU: case SF_FORMAT_RAW: case SF_FORMAT_IRCAM: case SF_FORMAT_OGG: case SF_FORMAT_AVR: return true;

@@ -43,6 +43,9 @@ int fixed_sample_bytes(int subtype);
 // headers and then fails, writes an SDS whose header counts no frames, and FLAC and MP3
 // complete their headers at the end (junk on a pipe). pipe_refusal: the words for one.
 bool writes_to_a_pipe(int container);
+// Whether libsndfile writes this container front to back, never going back to complete a
+// header: raw and Ogg, which a file open for appending (`>>`) takes as they are.
+bool writes_front_to_back(int container);
 std::string pipe_refusal(int container);
 
 // A file name's extension, lower case, without the dot; "" when it has none.

@@ -559,6 +559,10 @@ SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
 }
 
 void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, int descriptor) {
+  // libsndfile goes back to complete the header, which lands at the end of a file open for
+  // appending (as the Writer refuses it).
+  if (appends_to_a_file(descriptor) && !writes_front_to_back(plan.info.format & SF_FORMAT_TYPEMASK))
+    throw Error(path + ": open for appending (>>), where a sound file's header cannot be completed; name a file");
   // SF_FALSE: the descriptor stays its owner's (the AtomicFile closes it and checks the close).
   SndfileHandle file(sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));

@@ -81,6 +81,14 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     discard();
     throw Error(output_name(path) + ": " + pipe_refusal(format.container));
   }
+  // A file open for appending (`- >> out.au`) takes every write at its end: libsndfile's return
+  // to complete a header (WAV, AU, IRCAM, AVR, ...) had landed after the samples, a second AU
+  // header read as 48 bytes of noise at the end (a QA pass). Raw and Ogg never go back.
+  if (appends_to_a_file(descriptor) && !writes_front_to_back(format.container)) {
+    discard();
+    throw Error(output_name(path) + ": open for appending (>>), and libsndfile goes back to complete " +
+                container_name(format.container) + "'s header, which appending cannot; append raw (--type raw) or Ogg, or name a file");
+  }
 
   // A seekable output goes through a CheckedOutput, which sees every write's result. A WAV there
   // that may pass 4 GiB (format.frames says how long it will be) is written as RF64; when the

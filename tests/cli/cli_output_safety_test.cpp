@@ -440,6 +440,38 @@ TEST_F(OutputSafety, OutputThatIsTheInputThroughStandardStreamsIsRefused) {
   expect_half("x.wav", "other.wav");
 }
 
+// `>> log`: the shell opened the file for appending, and what halo writes goes after what it
+// holds, whichever name OUT gives that descriptor. halo had followed /dev/stdout to the file and
+// renamed a new one over it (all it held lost, exit 0), and an AU sent to `-` ended in a second
+// header that libsndfile's return to complete the first had put there (a QA pass). Raw and Ogg,
+// which libsndfile writes front to back, append; what needs going back is refused.
+TEST_F(OutputSafety, AnOutputOpenForAppendingIsAppendedToOrRefused) {
+  ASSERT_EQ(sh("$HALO filter in.wav alone.raw --type raw --mask half.txt -q").exit_code, 0);
+  const std::string alone = read_bytes(at("alone.raw"));
+  ASSERT_EQ(alone.size(), 4800u * 2 * 4);
+  for (const std::string out : {"-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/3"}) {
+    const std::string redirect = out == "/dev/fd/3" ? "3>> log.raw" : ">> log.raw";
+    ASSERT_EQ(sh("printf 'kept\\n' > log.raw && $HALO filter in.wav " + out + " --type raw --mask half.txt -q " + redirect +
+                 " && $HALO filter in.wav " + out + " --type raw --mask half.txt -q " + redirect).exit_code, 0) << out;
+    EXPECT_TRUE(read_bytes(at("log.raw")) == "kept\n" + alone + alone) << out;
+    const auto before = list_directory(work_.path());
+    for (const std::string type : {"au", "wav", "ircam"})
+      expect_refused("$HALO filter in.wav " + out + " --type " + type + " --mask half.txt -q " + redirect, 1,
+                     "open for appending", before);
+    EXPECT_TRUE(read_bytes(at("log.raw")) == "kept\n" + alone + alone) << out;
+  }
+  // Ogg appends (a chained stream, as the Ogg format allows).
+  ASSERT_EQ(sh("rm log.raw && $HALO filter in.wav - --type ogg --mask half.txt -q >> log.ogg").exit_code, 0);
+  EXPECT_GT(read_bytes(at("log.ogg")).size(), 1000u);
+  // Text from design too: after what the file holds.
+  ASSERT_EQ(sh("printf '# kept\\n' > masks.txt && $HALO design --lowpass 1k -o /dev/stdout -q >> masks.txt").exit_code, 0);
+  const std::string masks = read_bytes(at("masks.txt"));
+  EXPECT_EQ(masks.rfind("# kept\n# lowpass 1000 Hz", 0), 0u) << masks.substr(0, 80);
+  // `>` truncated the file already: replaced as any file, a WAV as before.
+  ASSERT_EQ(sh("$HALO filter in.wav /dev/stdout --mask half.txt -q > whole.wav").exit_code, 0);
+  expect_half("in.wav", "whole.wav");
+}
+
 // A mask or impulse response is an input too: `ir fix` and `design` convert one into a file
 // that may have its name (directly or through a link), and `filter` reads one beside its
 // audio. Each is refused before anything is written, naming the file's role (OUT the mask had
