@@ -27,6 +27,7 @@
 #include "audio/atomic_file.hpp"
 #include "audio/c_header_reader.hpp"
 #include "audio/error.hpp"
+#include "audio/float_frames.hpp"
 #include "audio/format.hpp"
 #include "audio/header_length.hpp"
 #include "audio/mask_json_header.hpp"
@@ -376,12 +377,13 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   const sf_count_t block_frames = 4096;
   std::vector<float> block(static_cast<std::size_t>(block_frames) * info.channels);
   std::vector<float> interleaved;
+  std::vector<int> ints;  // read_float_frames's
   for (;;) {
     sf_count_t wanted = block_frames;
     if (length.present >= 0)
       wanted = std::min<sf_count_t>(wanted, length.present - static_cast<sf_count_t>(interleaved.size() / info.channels));
     if (wanted <= 0) break;
-    const sf_count_t frames = sf_readf_float(file, block.data(), wanted);
+    const sf_count_t frames = read_float_frames(file, info.format, info.channels, block.data(), wanted, ints);
     if (frames <= 0) break;
     if (interleaved.size() / info.channels + static_cast<std::size_t>(frames) > max_mask_taps)
       throw Error(path + ": longer than " + std::to_string(max_mask_taps) + " frames, the most a mask holds");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audio/error.hpp"
+#include "audio/float_frames.hpp"
 #include "audio/header_length.hpp"
 #include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
@@ -302,7 +303,8 @@ std::size_t Reader::read(float* interleaved, std::size_t frames) {
   if (!damage_.empty()) return 0;
   if (frames_left_ >= 0) frames = std::min<std::size_t>(frames, static_cast<std::size_t>(frames_left_));
   if (frames == 0) return 0;
-  const sf_count_t got = sf_readf_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
+  const sf_count_t got = read_float_frames(file_.get(), format_.container | format_.subtype, format_.channels, interleaved,
+                                          static_cast<sf_count_t>(frames), ints_);
   if (frames_left_ >= 0 && got > 0) frames_left_ -= got;
   if (got > 0) frames_read_ += static_cast<std::uint64_t>(got);
   if (pipe_ && pipe_->error != 0) throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error));

@@ -76,6 +76,7 @@ class Reader {
   // The frames still to read where libsndfile counts more than the file holds (HeaderLength::
   // present: a cut SDS); -1 where its own end of file is the end.
   std::int64_t frames_left_ = -1;
+  std::vector<int> ints_;               // read_float_frames's buffer, where it reads ints
   SndfileHandle file_;
 };
 

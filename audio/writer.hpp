@@ -100,6 +100,12 @@ class Writer {
   WriteOptions options_;
   bool dither_ = false;            // options_.dither, where the subtype wants it
   std::uint64_t frames_out_ = 0;   // frames converted so far: the dither's frame index
+  // Layouts whose libsndfile encoder has written other samples than it was given (ALAC, PAF at
+  // 24 bits: a QA pass): OUT is read back before it goes into place (verify_written), and
+  // written_hash_ holds a hash of every integer given to the encoder so far, in order.
+  bool verify_ = false;
+  std::uint64_t written_hash_ = 0;
+  void verify_written();
   int spool_fd_ = -1;              // --norm: the float32 copy of the output, unlinked
   double spool_peak_ = 0;          // --norm: largest finite |sample| spooled
 };
