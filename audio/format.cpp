@@ -273,13 +273,15 @@ Format output_format(const Format& input, const std::string& output_path, int su
       output.subtype = pcm;
       return output;
     }
-  // Integer input keeps its precision where it can; otherwise float, then what codecs take.
+  // Integer input keeps its precision where it can, in 24 or 32 bits (which hold every sample
+  // halo computes exactly), then float; only then 16 bits, and then what codecs take. A 24-bit
+  // IN had become pcm16 in IRCAM, MAT and PVF, which hold pcm32 (a QA pass).
   const bool integer_input = sample_scale(input.subtype).integer;
-  const int fallbacks_integer[] = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,
-                                   SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
-  const int fallbacks_float[] = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,
+  const std::vector<int> fallbacks_integer = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT, SF_FORMAT_PCM_16,
+                                   SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III};
+  const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,
                                  SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
-  const int fallbacks_lossy[] = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, SF_FORMAT_PCM_24,
+  const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, SF_FORMAT_PCM_24,
                                  SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
   for (int candidate : lossy_input ? fallbacks_lossy : integer_input ? fallbacks_integer : fallbacks_float) {
     if (fits(candidate)) {

@@ -259,6 +259,29 @@ TEST(Containers, AShortFloatAiffHoldsItsFramesAndNoMore) {
         }
 }
 
+// A 24-bit IN keeps its 24 bits where OUT's container holds no pcm24 but holds pcm32 (IRCAM,
+// MAT4, MAT5, PVF): it had become pcm16 there, 8 bits lost and dithered (a QA pass).
+TEST(Containers, TwentyFourBitsGoToThirtyTwoWhereTwentyFourAreNotHeld) {
+  TempDir dir;
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x = (np.random.default_rng(5).integers(-2**23, 2**23, (2000, 2)) * 256).astype(np.int32)
+sf.write('in24.wav', x, 48000, subtype='PCM_24')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  for (const std::string extension : {"ircam", "mat4", "mat5", "pvf"}) {
+    const Result result = halo({"filter", dir / "in24.wav", dir / ("out." + extension), "--mask", dir / "unit.txt"});
+    ASSERT_EQ(result.exit_code, 0) << extension << ": " << result.err;
+    EXPECT_NE(result.err.find(" pcm32, "), std::string::npos) << extension << ": " << result.err;
+    const Result check = python(dir.path(), "import numpy as np, soundfile as sf\n"
+                                            "x = sf.read('in24.wav', dtype='int32')[0]\n"
+                                            "y = sf.read('out." + extension + "', dtype='int32')[0]\n"
+                                            "assert x.shape == y.shape and (x == y).all(), np.abs(x.astype(np.int64) - y).max()\n");
+    EXPECT_EQ(check.exit_code, 0) << extension << ": " << check.err;
+  }
+}
+
 // libsndfile's float path reads a 24-bit PAF of 3, 5 or 6 channels wrong (up to 0.94 of full
 // scale off, where its int path and sox read it exactly): halo had filtered those samples, and
 // taken an impulse response from them. The files are made from int32 by soundfile (libsndfile's
