@@ -248,12 +248,6 @@ std::string header_comment(const MaskSet& masks, const ExportNotes& notes) {
   return comment;
 }
 
-void write_bytes(const std::string& path, const std::string& bytes) {
-  AtomicFile file(path);
-  file.write_all(bytes.data(), bytes.size());
-  file.commit();
-}
-
 }  // namespace
 
 std::string shortest_float(float value) {
@@ -369,51 +363,58 @@ std::string export_text(const std::string& path, ExportFormat format, const Mask
   }
 }
 
-void write_export(const std::string& path, ExportFormat format, const MaskSet& masks, const ExportNotes& notes) {
+void write_export(const std::string& path, ExportFormat format, const MaskSet& masks, const ExportNotes& notes,
+                  const std::vector<TextFile>& companions) {
+  // Every file is written and closed before any name changes, the main file renamed into place
+  // last: a failure (a full disk) changes none of them. A camilladsp coefficient file had been
+  // renamed before its config was written, and design's mask before its --plot failed, each
+  // leaving a new file beside an old one (QA passes).
+  std::vector<std::unique_ptr<AtomicFile>> files;
+  const auto text_file = [&files](const std::string& name, const std::string& bytes) {
+    files.push_back(std::make_unique<AtomicFile>(name));
+    files.back()->write_all(bytes.data(), bytes.size());
+  };
+  for (const TextFile& companion : companions) text_file(companion.path, companion.text);
   if (export_is_one_text(format)) {
-    write_bytes(path, export_text(path, format, masks, notes));  // which checks the masks
-    return;
-  }
-  check_masks(path, masks);
-  const PathParts parts = split(path);
-  switch (format) {
-    case ExportFormat::mask_file:
-    case ExportFormat::txt:
-    case ExportFormat::f32:
-    case ExportFormat::wav:
-      write_mask(path, masks);
-      return;
-    case ExportFormat::json:  // one text each: written above
-    case ExportFormat::header:
-    case ExportFormat::sox:
-      return;
-    case ExportFormat::camilladsp:
-    case ExportFormat::eqapo: {
-      // The config and its coefficient files are all written first and renamed into place only
-      // then: a failure (a full disk) changes none of them. The coefficient file had been renamed
-      // before the config was written, so a failed run left a new .f32 beside an old .yml (QA).
-      refuse_replacing_unnamed(path, export_files(path, format, masks.size()));
-      const std::string config =
-          format == ExportFormat::camilladsp ? camilladsp_contents(parts, masks) : eqapo_contents(parts, masks);
-      std::vector<std::unique_ptr<AtomicFile>> files;
-      if (format == ExportFormat::camilladsp) {
-        const std::string coefficients = coefficient_file(parts, masks.size());
-        files.push_back(std::make_unique<AtomicFile>(coefficients));
-        write_mask_into(*files.back(), coefficients, masks);
-      } else {
-        for (std::size_t m = 0; m < masks.size(); ++m) {
-          const std::string wav = eqapo_wav(parts, masks.size(), m);
-          files.push_back(std::make_unique<AtomicFile>(wav));
-          write_mask_into(*files.back(), wav, {masks[m]});
+    text_file(path, export_text(path, format, masks, notes));  // which checks the masks
+  } else {
+    check_masks(path, masks);
+    const PathParts parts = split(path);
+    switch (format) {
+      case ExportFormat::mask_file:
+      case ExportFormat::txt:
+      case ExportFormat::f32:
+      case ExportFormat::wav:
+        files.push_back(std::make_unique<AtomicFile>(path));
+        write_mask_into(*files.back(), path, masks);
+        break;
+      case ExportFormat::json:  // one text each: written above
+      case ExportFormat::header:
+      case ExportFormat::sox:
+        break;
+      case ExportFormat::camilladsp:
+      case ExportFormat::eqapo: {
+        refuse_replacing_unnamed(path, export_files(path, format, masks.size()));
+        const std::string config =
+            format == ExportFormat::camilladsp ? camilladsp_contents(parts, masks) : eqapo_contents(parts, masks);
+        if (format == ExportFormat::camilladsp) {
+          const std::string coefficients = coefficient_file(parts, masks.size());
+          files.push_back(std::make_unique<AtomicFile>(coefficients));
+          write_mask_into(*files.back(), coefficients, masks);
+        } else {
+          for (std::size_t m = 0; m < masks.size(); ++m) {
+            const std::string wav = eqapo_wav(parts, masks.size(), m);
+            files.push_back(std::make_unique<AtomicFile>(wav));
+            write_mask_into(*files.back(), wav, {masks[m]});
+          }
         }
+        text_file(path, config);
+        break;
       }
-      files.push_back(std::make_unique<AtomicFile>(path));
-      files.back()->write_all(config.data(), config.size());
-      for (auto& file : files) file->close_checked();  // every write and close has succeeded ...
-      for (auto& file : files) file->commit();         // ... before any name changes
-      return;
     }
   }
+  for (auto& file : files) file->close_checked();  // every write and close has succeeded ...
+  for (auto& file : files) file->commit();         // ... before any name changes
 }
 
 }  // namespace halo::audio

@@ -57,11 +57,17 @@ void check_export_name(const std::string& path, ExportFormat format);
 // format, a folder that does not exist), before any work. Throws audio::Error naming the file.
 void check_export_output(const std::string& path, ExportFormat format);
 
-// Writes the export: every file through an AtomicFile, all contents made before the first is
-// created, the main file committed last. Throws audio::Error naming the file: masks of
-// different lengths, NaN/Inf taps, several masks where the format holds one.
+// A text file that goes into place with an export, or not at all (design's --plot).
+struct TextFile {
+  std::string path;
+  std::string text;
+};
+
+// Writes the export, and `companions` with it: every file through an AtomicFile, each written
+// and closed before any is renamed into place, the main file last. Throws audio::Error naming
+// the file: masks of different lengths, NaN/Inf taps, several masks where the format holds one.
 void write_export(const std::string& path, ExportFormat format, const filters::MaskSet& masks,
-                  const ExportNotes& notes);
+                  const ExportNotes& notes, const std::vector<TextFile>& companions = {});
 
 // json, h and sox: one text file, which design may also write to standard output (-o -).
 bool export_is_one_text(ExportFormat format);

@@ -221,13 +221,19 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
   audio::ExportNotes notes;
   if (spec) notes.spec = spec_json(*spec);
   if (report) notes.measured = report_json(*report);
+  // The plot goes into place with the mask or not at all: a plot that failed (a full disk) had
+  // left the mask replaced and the run failed (a QA pass).
+  std::vector<audio::TextFile> plot;
+  if (!svg.empty()) plot.push_back({outputs.plot, svg});
   if (outputs.output != "-") {
-    audio::write_export(outputs.output, outputs.format, masks, notes);
-  } else if (audio::export_is_one_text(outputs.format)) {
-    const std::string text = audio::export_text(outputs.output, outputs.format, masks, notes);
-    audio::print_to_standard_output(text);  // a failed write is main's to report, as for every stdout text
+    audio::write_export(outputs.output, outputs.format, masks, notes, plot);
+  } else {
+    if (!plot.empty()) write_text_file(outputs.plot, svg);  // before the text goes out for good
+    if (audio::export_is_one_text(outputs.format)) {
+      const std::string text = audio::export_text(outputs.output, outputs.format, masks, notes);
+      audio::print_to_standard_output(text);  // a failed write is main's to report, as for every stdout text
+    }
   }
-  if (!svg.empty()) write_text_file(outputs.plot, svg);
 }
 
 }  // namespace halo::cli

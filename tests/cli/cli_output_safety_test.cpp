@@ -316,6 +316,28 @@ TEST_F(OutputSafety, AnExportsFilesChangeTogetherOrNotAtAll) {
   EXPECT_EQ(list_directory(at("small")), (std::vector<std::string>{"filler", "m.f32", "m.yml"}));
 }
 
+// design's mask and its --plot go into place together or not at all: with the plot on a full
+// disk, the mask named by -o had been replaced all the same, and the run failed (a QA pass).
+TEST_F(OutputSafety, ADesignsMaskAndPlotChangeTogetherOrNotAtAll) {
+  SmallDisk disk(at("small"));
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
+  write_bytes(at("m.txt"), "# old mask\n0.5\n");
+  struct statvfs room {};
+  ASSERT_EQ(statvfs(at("small").c_str(), &room), 0);
+  write_bytes(at("small/filler"), std::string(static_cast<std::size_t>(room.f_bavail) * room.f_frsize, 'x'));
+  const std::string command = "$HALO design --lowpass 1k --taps 255 -o m.txt --plot small/p.svg -q";
+  const Result run = sh(command);
+  EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+  EXPECT_EQ(halo_lines(run).size(), 1u) << describe_command(command, run);
+  EXPECT_EQ(read_bytes(at("m.txt")), "# old mask\n0.5\n") << "the mask changed while its plot could not be written";
+  EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{"filler"});
+  // With room for both, both.
+  const Result fine = sh("$HALO design --lowpass 1k --taps 255 -o m.txt --plot p.svg -q");
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_NE(read_bytes(at("m.txt")).find("# lowpass 1000 Hz"), std::string::npos);
+  EXPECT_NE(read_bytes(at("p.svg")).find("<svg"), std::string::npos);
+}
+
 // Past a file-size limit (`ulimit -f`) the kernel's SIGXFSZ killed halo where it stood (exit
 // 153, no message) and left its temporary file; now the write fails like a full disk's: one
 // line, exit 1, the old OUT intact and nothing beside it. The same for a pipe to a file.
