@@ -1,9 +1,12 @@
 #include "audio/scratch_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace halo::audio {
 
@@ -14,6 +17,13 @@ int open_scratch_file(const std::string& prefix, std::string* directory) {
   const int fd = mkostemp(pattern.data(), O_CLOEXEC);
   if (fd >= 0) unlink(pattern.c_str());
   return fd;
+}
+
+std::string scratch_failure(const std::string& directory, int error) {
+  struct stat folder {};
+  if (error != ENOENT) return std::strerror(error);
+  return stat(directory.c_str(), &folder) == 0 && S_ISDIR(folder.st_mode) ? "its file system makes no new files there"
+                                                                            : "no such folder";
 }
 
 }  // namespace halo::audio

@@ -151,7 +151,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     std::string directory;
     spool_fd_ = open_scratch_file("halo-norm", &directory);
     if (spool_fd_ < 0) {
-      const std::string reason = std::strerror(errno);
+      const std::string reason = scratch_failure(directory, errno);
       discard();
       throw Error("--norm: cannot make its temporary in " + directory + ": " + reason);
     }

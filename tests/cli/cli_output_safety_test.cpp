@@ -587,6 +587,15 @@ TEST_F(OutputSafety, AMissingFolderIsWordedAlikeByEveryWriter) {
   const std::string proc = "cannot create a file in /proc: its file system makes no new files there";
   expect_refused("$HALO filter in.wav /proc/out.wav --mask half.txt", 1, "/proc/out.wav: " + proc, before);
   expect_refused("$HALO ir fix in.wav /proc/ir.wav", 1, "/proc/ir.wav: " + proc, before);
+  // And the temporaries of --norm and of a FLAC read from a pipe, in $TMPDIR ("/proc: No such
+  // file or directory", a QA pass).
+  expect_refused("TMPDIR=/proc $HALO filter in.wav n.wav --mask half.txt --norm", 1,
+                 "--norm: cannot make its temporary in /proc: its file system makes no new files there", before);
+  expect_refused("TMPDIR=no/such $HALO filter in.wav n.wav --mask half.txt --norm", 1,
+                 "--norm: cannot make its temporary in no/such: no such folder", before);
+  expect_refused("cat in16.flac | TMPDIR=/proc $HALO filter - n.wav --mask half.txt", 1,
+                 "cannot make a temporary in /proc to read it from (libsndfile reads this container only from a seekable "
+                 "file): its file system makes no new files there", before);
 }
 
 // --report naming a file design writes already (-o m.json --report m.json) had written the
