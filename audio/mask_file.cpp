@@ -579,11 +579,18 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   for (std::size_t f = 0; f < frames; ++f) {
     for (std::size_t c = 0; c < masks.size(); ++c) interleaved[f * masks.size() + c] = masks[c].taps[f];
   }
+  // A failure the system gave a reason for (a full disk) is worded as every writer's is: it had
+  // been libsndfile's "System error : No space left on device." (a QA pass).
+  const auto failed = [&path](int error, const std::string& words) {
+    return Error(path + ": write failed: " + (error != 0 ? std::string(std::strerror(error)) : words));
+  };
+  errno = 0;
   const sf_count_t written = sf_writef_float(file.get(), interleaved.data(), static_cast<sf_count_t>(frames));
-  if (written != static_cast<sf_count_t>(frames)) throw Error(path + ": " + error_words(file.get()));
+  if (written != static_cast<sf_count_t>(frames)) throw failed(errno, error_words(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
+  errno = 0;
   const int closed = sf_close(file.release());
-  if (closed != 0) throw Error(path + ": " + error_number_words(closed));
+  if (closed != 0) throw failed(errno, error_number_words(closed));
 }
 
 }  // namespace

@@ -291,6 +291,17 @@ TEST_F(OutputSafety, FullDiskFailsCleanlyForEveryContainer) {
     EXPECT_NE(lines[0].find("No space left on device"), std::string::npos) << lines[0];
     EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{}) << "left on the full disk after " << command;
   }
+  // A mask written as a sound file says so as these do (it had been libsndfile's "System error :
+  // No space left on device.", a QA pass).
+  for (const std::string command : {"$HALO design --lowpass 1k --taps 65535 -o small/m.wav -q",
+                                    "$HALO design --lowpass 1k --taps 65535 -o small/m.w64 -q"}) {
+    const Result run = sh(command);
+    EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
+    const auto lines = halo_lines(run);
+    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
+    EXPECT_NE(lines[0].find(": write failed: No space left on device"), std::string::npos) << lines[0];
+    EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{}) << "left on the full disk after " << command;
+  }
 }
 
 // An export of several files (CamillaDSP's YAML and its raw coefficients) changes all or none:
