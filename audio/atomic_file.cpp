@@ -1,6 +1,8 @@
 #include "audio/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -134,6 +136,24 @@ int descriptor_named_by(std::string name) {
   return -1;
 }
 
+// Why no rename may replace an existing file, in words for a message; empty where one may.
+// Found before any work, as the shell's `>` finds it: halo had filtered a whole file and only
+// then said "cannot rename the finished file into place: Operation not permitted" (a QA pass).
+std::string unreplaceable(const std::string& target, const struct stat& existing) {
+  const int fd = open(target.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  int flags = 0;
+  const bool flagged = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  if (fd >= 0) close(fd);
+  if (flagged && (flags & FS_IMMUTABLE_FL)) return "immutable (chattr +i): no rename may replace it";
+  if (flagged && (flags & FS_APPEND_FL)) return "append-only (chattr +a): no rename may replace it";
+  struct stat folder {};
+  const uid_t user = geteuid();
+  if (user != 0 && stat(directory_of(target).c_str(), &folder) == 0 && (folder.st_mode & S_ISVTX) &&
+      existing.st_uid != user && folder.st_uid != user)
+    return "another user's file in a sticky folder (as /tmp), which lets only its owner replace it";
+  return {};
+}
+
 }  // namespace
 
 bool appends_to_a_file(int fd) noexcept {
@@ -186,6 +206,8 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // folder the user may write, and taken it over (a QA pass). Root writes it, as `>` does.
   if (exists && access(target_.c_str(), W_OK) != 0 && errno == EACCES)
     throw Error(path + ": write-protected (" + reason() + "); halo replaces no file this user may not write");
+  if (exists)
+    if (const std::string why = unreplaceable(target_, existing); !why.empty()) throw Error(path + ": " + why);
   // First an unnamed file in the target's folder (O_TMPFILE), named only as it goes into place:
   // a kill no handler sees (SIGKILL, the OOM killer, a power cut) had left the named temporary
   // behind, a hidden ".NAME.halo-XXXXXX" as large as the output so far (a QA pass). Where the

@@ -171,6 +171,40 @@ TEST_F(OutputSafety, AWriteProtectedFileIsRefusedToAUserWhoMayNotWriteIt) {
   }
 }
 
+// A file no rename may replace is refused before any work, as `>` refuses it at once: an
+// immutable file (chattr +i), and another user's file in a sticky folder, had been found out only
+// after the whole run ("cannot rename the finished file into place", a QA pass).
+TEST_F(OutputSafety, AFileNoRenameMayReplaceIsRefusedBeforeAnyWork) {
+  std::ofstream(at("kept.wav")) << "kept";
+  const std::vector<std::string> before = list_directory(work_.path());
+  if (sh("chattr +i kept.wav 2>/dev/null").exit_code == 0) {
+    for (const std::string command : {"$HALO filter in.wav kept.wav --mask half.txt -q", "$HALO design --lowpass 1k -o kept.wav"})
+      expect_refused(command, 1, "kept.wav: immutable (chattr +i): no rename may replace it", before);
+    ASSERT_EQ(sh("chattr -i kept.wav").exit_code, 0);
+  } else {
+    std::cout << "(chattr +i is not available here: the immutable case is not run)\n";
+  }
+  EXPECT_EQ(read_bytes(at("kept.wav")), "kept");
+  if (!running_as_root()) GTEST_SKIP() << "the sticky folder's case runs as root (it writes as another user)";
+  // A sticky folder any user may write, holding root's file that any user may write.
+  ASSERT_EQ(mkdir(at("sticky").c_str(), 01777), 0);
+  ASSERT_EQ(chmod(at("sticky").c_str(), 01777), 0);
+  std::ofstream(at("sticky/root.wav")) << "root's";
+  ASSERT_EQ(chmod(at("sticky/root.wav").c_str(), 0666), 0);
+  ASSERT_EQ(chmod(work_.path().c_str(), 0755), 0);
+  const TempDir bin;
+  ASSERT_EQ(chmod(bin.path().c_str(), 0755), 0);
+  std::filesystem::copy_file(HALO_BINARY, bin / "halo");
+  const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(bin / "halo");
+  const std::vector<std::string> sticky_before = list_directory(at("sticky"));
+  const Result run = sh(nobody + " filter in.wav sticky/root.wav --mask half.txt");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("sticky/root.wav: another user's file in a sticky folder"), std::string::npos) << run.err;
+  EXPECT_EQ(halo_lines(run).size(), 1u) << run.err;
+  EXPECT_EQ(list_directory(at("sticky")), sticky_before);
+  EXPECT_EQ(read_bytes(at("sticky/root.wav")), "root's");
+}
+
 // Standard streams closed at the start (`>&-`, `<&-`): a closed output that nothing needs is no
 // error (filter to a file had exited 1, "write failed: Bad file descriptor"), one that something
 // needs is refused naming it (OUT `-` had been taken for IN, which had landed on descriptor 1),
