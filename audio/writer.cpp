@@ -421,6 +421,11 @@ void Writer::note_padding() {
                            subtype == SF_FORMAT_GSM610 || subtype == SF_FORMAT_VOX_ADPCM || paf24;
   if (!block_codec || path_ == "-" || !output_) return;
   SF_INFO info{};
+  if ((format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_RAW) {  // a raw file says nothing of itself
+    info.samplerate = format_.rate_hz;
+    info.channels = format_.channels;
+    info.format = format_.container | format_.subtype;
+  }
   SndfileHandle written(sf_open(path_.c_str(), SFM_READ, &info));
   if (!written) return;  // GSM reads as not seekable
   // The length halo itself reads back (halo info, filter), as the reader takes it: a WAV's fact
