@@ -473,8 +473,8 @@ TEST(CliFilter, BlockCodecsSayHowMuchTheyPad) {
       << paf.err;
   // A raw GSM file too, which says nothing of itself (it had been silent: 10000 frames held as
   // 10080, 63 blocks of 160, a QA pass).
-  const Result raw = halo_ok({"filter", dir / "in.wav", dir / "out.gsm", "--type", "raw", "--lowpass", "1k", "--subtype", "gsm610"});
-  EXPECT_EQ(std::filesystem::file_size(dir / "out.gsm"), 63u * 33u);
+  const Result raw = halo_ok({"filter", dir / "in.wav", dir / "out.raw", "--type", "raw", "--lowpass", "1k", "--subtype", "gsm610"});
+  EXPECT_EQ(std::filesystem::file_size(dir / "out.raw"), 63u * 33u);
   EXPECT_NE(raw.err.find("gsm610 codes whole blocks: it holds 10080 frames, the last 80 of them the codec's padding"),
             std::string::npos)
       << raw.err;
