@@ -49,8 +49,10 @@ bool writes_correctly(int container, int subtype) {
 
 // OUT's speaker order where its container fixes one, IN's channels moved into it: Ogg's
 // (Vorbis, Opus) and FLAC's by their count, where IN holds those speakers; WAV's mask order
-// (WAV, WAVEX, RF64, W64), whatever speakers IN holds. Elsewhere (CAF, which keeps IN's layout
-// as it is; AIFF, AU, ...) IN's order. FLAC's eight channels, say, are 7.1 in a WAV (mask
+// (WAV, WAVEX, RF64, W64), whatever speakers IN holds. CAF takes WAV's order too: libsndfile
+// has CAF layout tags for it from 3 to 6 channels, where Vorbis's 3 and 7 had gone without one,
+// and 7 and 8 channels, which get none, are then in the order a reader assumes (a QA pass).
+// Elsewhere (AIFF, AU, ...) IN's order. FLAC's eight channels, say, are 7.1 in a WAV (mask
 // 0x63F, as sox writes, where libsndfile's own 0xFF called the sides front-of-centre: a QA
 // pass), and a 5.1 Vorbis file's centre is no longer played on the right.
 void place_speakers(Format& output, const std::vector<int>& input_speakers) {
@@ -62,7 +64,8 @@ void place_speakers(Format& output, const std::vector<int>& input_speakers) {
     case SF_FORMAT_WAV:
     case SF_FORMAT_WAVEX:
     case SF_FORMAT_RF64:
-    case SF_FORMAT_W64: order = in_wav_mask_order(input_speakers); break;
+    case SF_FORMAT_W64:
+    case SF_FORMAT_CAF: order = in_wav_mask_order(input_speakers); break;
     default: return;
   }
   // The same speakers, under WAV's names where both have them (CAF's "front left" is "left"),

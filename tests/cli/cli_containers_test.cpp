@@ -424,6 +424,18 @@ TEST(Containers, ChannelsMoveToWhereOutsContainerPutsTheirSpeakers) {
     EXPECT_EQ(wavex_mask(dir / ("out" + n + ".wav")), wav_masks[channels]) << channels << " channels";
     ASSERT_EQ(halo({"filter", dir / ("in" + n + ".ogg"), dir / ("out" + n + ".flac"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
     EXPECT_EQ(speakers_heard(dir / ("out" + n + ".flac")), wav_order[channels]) << channels << " channels, Vorbis to FLAC";
+    // CAF: WAV's order too, with its layout where libsndfile has a CAF tag for it (3 to 6).
+    ASSERT_EQ(halo({"filter", dir / ("in" + n + ".ogg"), dir / ("out" + n + ".caf"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+    EXPECT_EQ(speakers_heard(dir / ("out" + n + ".caf")), wav_order[channels]) << channels << " channels, Vorbis to CAF";
+    if (channels <= 6) {
+      SF_INFO info{};
+      SNDFILE* file = sf_open((dir / ("out" + n + ".caf")).c_str(), SFM_READ, &info);
+      ASSERT_NE(file, nullptr);
+      std::vector<int> map(static_cast<std::size_t>(channels));
+      EXPECT_EQ(sf_command(file, SFC_GET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int))), SF_TRUE)
+          << channels << " channels: no layout in the CAF";
+      sf_close(file);
+    }
     // And back: FLAC's order into Opus's (Vorbis's), through halo both ways.
     ASSERT_EQ(halo({"filter", dir / ("out" + n + ".flac"), dir / ("back" + n + ".opus"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
     EXPECT_EQ(speakers_heard(dir / ("back" + n + ".opus")), vorbis_order[channels]) << channels << " channels, FLAC to Opus";
