@@ -29,7 +29,7 @@ const std::map<std::string, int>& subtype_names() {
       {"vorbis", SF_FORMAT_VORBIS}, {"opus", SF_FORMAT_OPUS},     {"mp3", SF_FORMAT_MPEG_LAYER_III},
       {"ima-adpcm", SF_FORMAT_IMA_ADPCM}, {"ms-adpcm", SF_FORMAT_MS_ADPCM}, {"gsm610", SF_FORMAT_GSM610},
       {"alac16", SF_FORMAT_ALAC_16}, {"alac20", SF_FORMAT_ALAC_20}, {"alac24", SF_FORMAT_ALAC_24},
-      {"alac32", SF_FORMAT_ALAC_32},
+      {"alac32", SF_FORMAT_ALAC_32}, {"dpcm8", SF_FORMAT_DPCM_8}, {"dpcm16", SF_FORMAT_DPCM_16},
   };
   return names;
 }
@@ -134,7 +134,7 @@ int container_for_extension(const std::string& path) {
 int parse_subtype(const std::string& text) {
   if (auto it = subtype_names().find(lower(text)); it != subtype_names().end()) return it->second;
   throw Error(text + ": not a subtype (pcm16, pcm24, pcm32, float, double, pcm8, pcmu8, ulaw, alaw, vorbis, opus, mp3, "
-                     "ima-adpcm, ms-adpcm, gsm610, alac16, alac20, alac24, alac32)");
+                     "ima-adpcm, ms-adpcm, gsm610, alac16, alac20, alac24, alac32, dpcm8, dpcm16)");
 }
 
 SampleScale sample_scale(int subtype) {
@@ -151,6 +151,9 @@ SampleScale sample_scale(int subtype) {
     case SF_FORMAT_ALAC_20: return integer(524288.0);
     case SF_FORMAT_ALAC_24: return integer(8388608.0);
     case SF_FORMAT_ALAC_32: return integer(2147483648.0);
+    // XI's delta PCM is PCM of its width, coded as differences: exact, rounded and dithered too.
+    case SF_FORMAT_DPCM_8: return integer(128.0);
+    case SF_FORMAT_DPCM_16: return integer(32768.0);
     case SF_FORMAT_FLOAT:
     case SF_FORMAT_DOUBLE: return SampleScale{1.0, -1.0, 1.0, false, false};
     default: return SampleScale{1.0, -1.0, 1.0, false, true};  // codecs: normalised, clipped at ±1
@@ -268,24 +271,30 @@ Format output_format(const Format& input, const std::string& output_path, int su
     output.subtype = other_8bit(input_subtype);
     return output;
   }
-  // ALAC elsewhere: the PCM of its width (20 bits in 24).
-  const int alac_as_pcm[][2] = {{SF_FORMAT_ALAC_16, SF_FORMAT_PCM_16}, {SF_FORMAT_ALAC_20, SF_FORMAT_PCM_24},
-                                {SF_FORMAT_ALAC_24, SF_FORMAT_PCM_24}, {SF_FORMAT_ALAC_32, SF_FORMAT_PCM_32}};
-  for (const auto& [alac, pcm] : alac_as_pcm)
-    if (input_subtype == alac && fits(pcm)) {
-      output.subtype = pcm;
-      return output;
-    }
+  // ALAC and XI's delta PCM elsewhere: the PCM of their width (20 bits in 24; 8 bits as the
+  // container holds them). XI's had become float, twice the size (a QA pass).
+  const int coded_as_pcm[][2] = {{SF_FORMAT_ALAC_16, SF_FORMAT_PCM_16}, {SF_FORMAT_ALAC_20, SF_FORMAT_PCM_24},
+                                 {SF_FORMAT_ALAC_24, SF_FORMAT_PCM_24}, {SF_FORMAT_ALAC_32, SF_FORMAT_PCM_32},
+                                 {SF_FORMAT_DPCM_16, SF_FORMAT_PCM_16}, {SF_FORMAT_DPCM_8, SF_FORMAT_PCM_S8}};
+  for (const auto& [coded, pcm] : coded_as_pcm)
+    for (const int candidate : {pcm, other_8bit(pcm)})
+      if (input_subtype == coded && candidate != 0 && fits(candidate)) {
+        output.subtype = candidate;
+        return output;
+      }
   // Integer input keeps its precision where it can, in 24 or 32 bits (which hold every sample
   // halo computes exactly), then float; only then 16 bits, and then what codecs take. A 24-bit
   // IN had become pcm16 in IRCAM, MAT and PVF, which hold pcm32 (a QA pass).
   const bool integer_input = sample_scale(input.subtype).integer;
+  // XI holds delta PCM alone: last, it takes the rest of any list (its "cannot hold 1 channels
+  // at 44100 Hz" had been untrue, a QA pass).
   const std::vector<int> fallbacks_integer = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT, SF_FORMAT_PCM_16,
-                                   SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III};
-  const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,
-                                 SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
-  const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, SF_FORMAT_PCM_24,
-                                 SF_FORMAT_VORBIS, SF_FORMAT_OPUS, SF_FORMAT_MPEG_LAYER_III};
+                                              SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III,
+                                              SF_FORMAT_DPCM_16};
+  const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,         SF_FORMAT_VORBIS,
+                                            SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
+  const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24,         SF_FORMAT_VORBIS,
+                                            SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
   for (int candidate : lossy_input ? fallbacks_lossy : integer_input ? fallbacks_integer : fallbacks_float) {
     if (fits(candidate)) {
       output.subtype = candidate;

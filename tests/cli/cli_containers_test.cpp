@@ -47,6 +47,36 @@ for name in names:
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+// XI holds delta PCM alone (dpcm16, dpcm8): halo wrote no XI at all ("XI cannot hold 1 channels
+// at 44100 Hz", untrue), and an XI IN became float elsewhere, twice the size (a QA pass). Each
+// way the samples are exact.
+TEST(Containers, XiIsWrittenAsDeltaPcmAndReadAsThePcmOfItsWidth) {
+  TempDir dir;
+  write_mask_text(dir / "unit.txt", {{1.0f}});
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+sf.write('in16.wav', np.random.default_rng(3).integers(-30000, 30000, 4410).astype(np.int16), 44100, subtype='PCM_16')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const Result xi = halo({"filter", dir / "in16.wav", dir / "out.xi", "--mask", dir / "unit.txt", "--no-dither"});
+  ASSERT_EQ(xi.exit_code, 0) << xi.err;
+  EXPECT_NE(xi.err.find("XI dpcm16, 44100 Hz"), std::string::npos) << xi.err;
+  const Result back = halo({"filter", dir / "out.xi", dir / "back.wav", "--mask", dir / "unit.txt", "--no-dither"});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_NE(back.err.find("WAV pcm16, 44100 Hz"), std::string::npos) << back.err;
+  ASSERT_EQ(halo({"filter", dir / "in16.wav", dir / "out8.xi", "--mask", dir / "unit.txt", "--subtype", "dpcm8", "-q"}).exit_code, 0);
+  const Result check = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x = sf.read('in16.wav', dtype='int16')[0]
+for name in ('out.xi', 'back.wav'):
+    y = sf.read(name, dtype='int16')[0]
+    assert y.shape == x.shape and (y == x).all(), (name, np.abs(y.astype(int) - x).max())
+y = sf.read('out8.xi', dtype='float64')[0]
+assert sf.info('out8.xi').subtype == 'DPCM_8' and np.abs(y - x / 32768.0).max() <= 1.5 / 128, np.abs(y - x / 32768.0).max()  # half an LSB and the dither's one
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
 // A mono 8-bit, u-law or A-law AIFF of an odd length: libsndfile's header counts the pad byte
 // that rounds the data to a 16-bit word as a frame, so 807 frames read back as 808, and the
 // summary had said 807 (a QA pass). Asked for, the layout is refused; taken from IN, the next
