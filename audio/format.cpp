@@ -348,6 +348,12 @@ void check_output_pipe(const std::string& path, int container) {
   if (named != 0 && !writes_to_a_pipe(named)) throw Error(path + ": a FIFO, and " + pipe_refusal(named));
 }
 
+void check_output_is_no_folder(const std::string& path) {
+  struct stat status {};
+  if (path != "-" && stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
+    throw Error(path + ": is a directory; give OUT a file name");
+}
+
 void check_output_name(const std::string& path, int container) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
   if (path == "-") return;
@@ -356,9 +362,6 @@ void check_output_name(const std::string& path, int container) {
   // "._" in the working directory and OUT could not be read.
   if (container == SF_FORMAT_SD2 || (container == 0 && container_for_extension(path) == SF_FORMAT_SD2))
     throw Error(path + ": halo cannot write SD2 (its header goes in a separate resource fork); choose aiff or wav");
-  struct stat status {};
-  if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
-    throw Error(path + ": is a directory; give OUT a file name");
   const auto slash = path.find_last_of('/');
   const auto dot = path.find_last_of('.');
   const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) &&

@@ -93,6 +93,7 @@ int filter_command(int argc, char** argv) {
   FilterOptions filter = arguments.filter;
   const bool quiet = arguments.quiet;
 
+  audio::check_output_is_no_folder(output);  // exit 1 (it had been 2, a command-line mistake: a QA pass)
   try {  // before any work: the input is read, the mask designed, only for an output that can be
     audio::check_output_name(output, filter.container);
     audio::check_output_subtype(output, filter.container, filter.subtype);
