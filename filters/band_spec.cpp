@@ -32,10 +32,18 @@ std::string trimmed(const std::string& text) {
   return text.substr(begin, end - begin);
 }
 
-// A plain decimal number, or one with a k (kHz) suffix when `hz`. False when it is not one.
+// A plain decimal number, or, when `hz`, one with a k, Hz or kHz suffix (as every frequency
+// option takes; "4kHz" had been "not LO-HI in Hz" here alone, a QA pass). False when it is not one.
 bool read_number(const std::string& raw, bool hz, double& value) {
   std::string text = trimmed(raw);
   double scale = 1;
+  const auto ends_with = [&text](const std::string& suffix) {
+    if (text.size() < suffix.size()) return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
+    return true;
+  };
+  if (hz && ends_with("hz")) text.resize(text.size() - 2);
   if (hz && !text.empty() && (text.back() == 'k' || text.back() == 'K')) {
     scale = 1000;
     text.pop_back();

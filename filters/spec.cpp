@@ -172,8 +172,8 @@ bool gain_at_nyquist(const Spec& spec) {
 void validate_method_length(const Spec& spec, int max_taps_of_method) {
   if (spec.taps == 0) {
     if (spec.attenuation_db == 0 && spec.ripple_db == 0) {
-      throw Error(Field::taps, "not given: give a number of taps, or attenuation_db and/or ripple_db "
-                               "for the shortest mask that meets them");
+      throw Error(Field::taps, "not given, and remez, firls and a band spec have no default length: give a number of "
+                               "taps, or attenuation_db and/or ripple_db for the shortest mask that meets them");
     }
     return;
   }
@@ -288,7 +288,9 @@ Window parse_window(const std::string& text) {
     const char* end = beta_text.data() + beta_text.size();
     const auto parsed = std::from_chars(beta_text.data(), end, beta);
     if (beta_text.empty() || parsed.ec != std::errc() || parsed.ptr != end) {
-      throw Error(Field::window, text + ": \"" + beta_text + "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
+      // Quoted as typed, not lower-cased ("9db" for 9dB, a QA pass): the end of `text`, as long.
+      const std::string typed = text.size() >= beta_text.size() ? text.substr(text.size() - beta_text.size()) : beta_text;
+      throw Error(Field::window, text + ": \"" + typed + "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
     }
     validate_kaiser_beta(beta, text);
     window.kaiser_beta = beta;

@@ -26,9 +26,10 @@ int info_command(int argc, char** argv) {
     audio::print_to_standard_output(options.help() + "\n");
     return 0;
   }
-  if (!parsed.count("files") || parsed["files"].as<std::vector<std::string>>().size() != 1)
-    throw UsageError("info needs one FILE (see halo info --help)");
-  const std::string path = parsed["files"].as<std::vector<std::string>>().front();
+  const std::vector<std::string> files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() > 1) throw UsageError("info takes one FILE: '" + files[1] + "' is a second file name");  // as filter and ir say
+  if (files.size() != 1) throw UsageError("info needs one FILE (see halo info --help)");
+  const std::string path = files.front();
   if (path.empty()) throw UsageError("info: an empty FILE name");  // not ": No such file or directory"
 
   audio::Reader reader(path);

@@ -323,7 +323,8 @@ int fix(int argc, char** argv) {
   const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;
   const double in_rate_hz = parsed.count("in-rate") ? parse_rate_hz("--in-rate", parsed["in-rate"].as<std::string>()) : 0;
   const double fade_ms = parsed.count("fade-out") ? parse_real("--fade-out", parsed["fade-out"].as<std::string>()) : 0;
-  if (parsed.count("fade-out") && !(fade_ms > 0)) throw UsageError("--fade-out: give a length in ms above 0");
+  if (parsed.count("fade-out") && !(fade_ms > 0))
+    throw UsageError("--fade-out " + parsed["fade-out"].as<std::string>() + ": give a length in ms above 0");
   const Normalize normalize = parse_normalize(parsed);
   const bool quiet = parsed.count("quiet") > 0;
   if (!quiet) refuse_closed_report_output("ir fix prints what it did there: give -q");

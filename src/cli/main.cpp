@@ -98,8 +98,8 @@ std::string option_with_value(int argc, char** argv, const std::string& message)
 
 // The command's exit code (main checks standard output after it).
 static int run_command(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(usage, stderr);
+  if (argc < 2) {  // one line, as every command-line mistake (the whole help had gone to stderr, a QA pass)
+    halo::cli::notice("give a command: filter, design, info, ir, devices, play, live or wisdom (halo --help describes them)");
     return 2;
   }
   const std::string command = argv[1];

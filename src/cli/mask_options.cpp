@@ -41,7 +41,9 @@ void add_mask_options(cxxopts::Options& options, const std::string& group) {
        "text mask's \"# rate\" line and a sound file's rate too", cxxopts::value<std::string>(),
        "refuse|resample|keep");
   options.add_options("Design")
-      ("taps", "mask length (default " + std::to_string(filters::default_taps) + ")", cxxopts::value<std::string>(), "N")
+      ("taps", "mask length (default " + std::to_string(filters::default_taps) +
+                   " for a window design; remez, firls and --bands have none: N, or a goal to meet)",
+       cxxopts::value<std::string>(), "N")
       ("transition", "transition width in Hz (with --attenuation: Kaiser length and beta)",
        cxxopts::value<std::string>(), "HZ")
       ("attenuation", "stop-band attenuation in dB (with --transition)", cxxopts::value<std::string>(), "DB")
@@ -157,7 +159,10 @@ void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double ra
 void parse_band_edges(const std::string& option, const std::string& text, filters::Spec& spec) {
   const auto colon = text.find(':');
   // One colon: "1000:2000:3000" had been read as LO 1000 and HI "2000:3000", and quoted so.
-  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+  // An edge left out is named, with what was given ("--bandpass : not a frequency" had quoted
+  // neither, a QA pass).
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos || colon == 0 ||
+      colon + 1 == text.size())
     throw UsageError(option + " " + text + ": give the band as LO:HI");
   spec.low_hz = parse_hz(option, text.substr(0, colon));
   spec.high_hz = parse_hz(option, text.substr(colon + 1));

@@ -166,6 +166,22 @@ std::string option_error(const std::string& command, const std::string& what) {
   std::string text = what;
   for (const std::string quote : {"\u2018", "\u2019"})
     for (auto at = text.find(quote); at != std::string::npos; at = text.find(quote)) text.replace(at, quote.size(), "'");
+  // And in halo's words, the option as it is typed: cxxopts's "Option 'lowpas' does not exist"
+  // had stood beside halo's own "--lowpass needs a value" (a QA pass).
+  const auto quoted = [&text](const std::string& before, const std::string& after) -> std::string {
+    if (text.rfind(before, 0) != 0 || text.size() < before.size() + after.size() ||
+        text.compare(text.size() - after.size(), after.size(), after) != 0)
+      return {};
+    const std::string name = text.substr(before.size(), text.size() - before.size() - after.size());
+    return name.empty() ? std::string() : name;
+  };
+  const auto typed = [](const std::string& name) { return (name.size() == 1 ? "-" : "--") + name; };
+  if (const std::string name = quoted("Option '", "' does not exist"); !name.empty())
+    text = "unknown option " + typed(name);
+  else if (const std::string name = quoted("Option '", "' is missing an argument"); !name.empty())
+    text = typed(name) + " needs a value";
+  else if (const std::string word = quoted("Argument '", "' starts with a - but has incorrect syntax"); !word.empty())
+    text = "'" + word + "' is no option (options are -x or --name)";
   return command + ": " + text + " (see halo " + command + " --help)";
 }
 

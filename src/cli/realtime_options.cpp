@@ -42,7 +42,7 @@ void add_realtime_options(cxxopts::Options& options, bool live) {
       ("engine", std::string(live ? "default cpu-partitioned (low latency at any mask length); " : "default auto (as filter); ") +
                      engines, cxxopts::value<std::string>(), "E")
       ("no-realtime", "do not ask for realtime (SCHED_FIFO) priority for the worker")
-      ("worker-cpu", "callback: run the worker on the audio callback's CPU (default; steadiest on small or virtual "
+      ("worker-cpu", "callback: run the worker on the audio callback's CPU (steadiest on small or virtual "
                      "machines); any: wherever the scheduler puts it; own: a CPU of its own, polling instead of "
                      "sleeping (for machines with cores to spare and no realtime priority; keeps that CPU busy)",
        cxxopts::value<std::string>()->default_value("callback"), "callback|any|own")
@@ -122,6 +122,7 @@ RealtimeArguments parse_realtime_arguments(const cxxopts::ParseResult& parsed, b
   } else {
     session.client_name = "halo-play";
     const auto files = parsed.count("files") ? parsed["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (files.size() > 1) throw UsageError("play takes one FILE: '" + files[1] + "' is a second file name");  // as filter says
     if (files.size() != 1) throw UsageError("play needs one FILE (see halo play --help)");
     session.file = files.front();
     session.raw = parse_raw_input(parsed);

@@ -64,6 +64,16 @@ int wisdom_command(int argc, char** argv) {
                      (a_length ? "a stray word; give several lengths as --taps 255,1023 or --taps 255 --taps 1023"
                                : "not an option (halo wisdom takes no file names; see halo wisdom --help)"));
   }
+  // cxxopts drops an empty item at a list's end ("--taps 255," had been taken for 255, where
+  // "--taps ''" is refused, a QA pass): a list is refused with its empty item wherever it is.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool joined = word.rfind("--taps=", 0) == 0;
+    if (word != "--taps" && !joined) continue;
+    const std::string list = joined ? word.substr(7) : i + 1 < argc ? argv[i + 1] : "";
+    if (!list.empty() && (list.front() == ',' || list.back() == ',' || list.find(",,") != std::string::npos))
+      throw UsageError("--taps " + list + ": an empty item in the list (give lengths as 255,1023)");
+  }
   std::vector<long long> taps = {255, 1023, 4095, 16383, 65535};
   if (parsed.count("taps")) {
     taps.clear();

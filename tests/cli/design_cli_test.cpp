@@ -68,12 +68,12 @@ TEST(DesignCli, TapsTakeKAndNameTheirRange) {
 }
 
 // A multi-band spec with no length and no goal names what to give, not a "--taps 0" nobody
-// typed (a QA pass).
+// typed, and why the 255 of a window design is not taken (a QA pass each).
 TEST(DesignCli, NoLengthNamesWhatToGive) {
   const Result refused = halo({"design", "--bands", "0-3000:1, 4000-24000:0/w=10"});
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
-  EXPECT_EQ(refused.err, "halo: --taps not given: give a number of taps, or --attenuation and/or --ripple for the "
-                         "shortest mask that meets them\n");
+  EXPECT_EQ(refused.err, "halo: --taps not given, and remez, firls and a band spec have no default length: give a "
+                         "number of taps, or --attenuation and/or --ripple for the shortest mask that meets them\n");
 }
 
 // A stop band narrower than the measuring guard (a 10 Hz notch at 4001 taps) is not measured:

@@ -349,6 +349,14 @@ TEST(Bands, ParseTheDocumentedSyntax) {
   EXPECT_EQ(bands[1].low_hz, 4000);
   EXPECT_EQ(bands[1].weight, 10);
   EXPECT_EQ(to_string(bands), "0-3000:1, 4000-24000:0/w=10");
+  // Edges take Hz and kHz as every frequency option does ("4kHz" had been refused, a QA pass).
+  const auto units = parse_bands("0-3kHz:1, 4000Hz-24KHZ:0");
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_EQ(units[0].high_hz, 3000);
+  EXPECT_EQ(units[1].low_hz, 4000);
+  EXPECT_EQ(units[1].high_hz, 24000);
+  EXPECT_THROW(parse_bands("0-3kHzz:1, 4k-24k:0"), Error);
+  EXPECT_THROW(parse_bands("0-3000:1Hz, 4k-24k:0"), Error) << "a gain is no frequency";
 }
 
 TEST(Bands, BadSpecsNameWhatIsWrong) {
