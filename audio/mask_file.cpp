@@ -123,6 +123,12 @@ using filters::max_mask_taps;
 constexpr std::size_t max_text_bytes = std::size_t{256} << 20;
 
 std::string too_large(const std::string& path, std::size_t limit_bytes) {
+  // A text file may hold 2^24 taps in more than 256 MiB (numpy's savetxt writes 25 bytes a tap):
+  // the file's size is what is refused, not its count (which the message had seemed to blame, a
+  // QA pass).
+  if (limit_bytes == max_text_bytes)
+    return path + ": larger than " + std::to_string(limit_bytes >> 20) + " MiB, the most halo reads of a text mask " +
+           "(16 bytes a tap for its 2^24 taps); write it with fewer digits, or as .f32";
   return path + ": larger than " + std::to_string(limit_bytes >> 20) + " MiB; a mask holds at most " +
          std::to_string(max_mask_taps) + " taps";
 }

@@ -24,7 +24,11 @@ struct PreparedEngine {
 FilterJob::FilterJob(const std::string& input_path, const std::string& output_path, const audio::RawInput& raw)
     : reader_(input_path, raw), output_path_(output_path) {
   audio::refuse_overwriting_input(input_path, output_path);
-  if (reader_.format().frames == 0) throw Error(input_path + ": has no audio frames");
+  // A raw file shorter than one frame says why, as one with a part-frame at its end does (it had
+  // said only "has no audio frames", a QA pass).
+  if (reader_.format().frames == 0)
+    throw Error(input_path + ": has no audio frames" +
+                (reader_.partial_frame_bytes() > 0 ? "; " + reader_.partial_frame_note() : std::string()));
 }
 
 FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& options,
@@ -115,7 +119,9 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     const std::int64_t declared = reader_.streamed_declared_frames();
     throw Error(audio::input_name(reader_.path()) + (declared > 0 ? ": ended before its first frame, though its header "
                                                                     "declares " + std::to_string(declared) + " frames"
-                                                                  : ": has no audio frames"));
+                                                                  : reader_.partial_frame_bytes() > 0
+                                                                        ? ": has no audio frames; " + reader_.partial_frame_note()
+                                                                        : ": has no audio frames"));
   }
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.

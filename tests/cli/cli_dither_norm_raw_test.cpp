@@ -351,6 +351,21 @@ assert rf == 22050 and np.array_equal(f, g), 'float raw input'
         << what << ": " << result.err;
   }
   EXPECT_NE(streams[0].second.err.find("warning: standard input ends with"), std::string::npos) << streams[0].second.err;
+  // A raw file shorter than one frame is refused with the same words, not a bare "has no audio
+  // frames" (a QA pass), from a file and from a pipe.
+  check("open('three.raw', 'wb').write(b'abc')\n");
+  const Result three = run(with({HALO_BINARY, "filter", "three.raw", "three.wav", "--mask", "unit.txt"}, raw16),
+                           in_directory(dir.path()));
+  EXPECT_EQ(three.exit_code, 1);
+  EXPECT_EQ(three.err, "halo: three.raw: has no audio frames; three.raw ends with 3 bytes that make no whole frame of 2 "
+                       "channels: they were not read (check --channels and --encoding)\n");
+  const Result three_piped = run({"/bin/sh", "-c", "cat three.raw | " + std::string(HALO_BINARY) +
+                                                 " filter - three.wav --mask unit.txt -t raw --rate 44100 --channels 2 --encoding pcm16"},
+                           in_directory(dir.path()));
+  EXPECT_EQ(three_piped.exit_code, 1);
+  EXPECT_NE(three_piped.err.find("has no audio frames; standard input ends with 3 bytes"), std::string::npos)
+      << three_piped.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "three.wav"));
   // Standard input read into already (its first frame, 4 bytes, taken by head): libsndfile
   // opens a raw file only at its start, and had refused it ("embedding not supported"); it is
   // read as the stream it is, from where it stands (a review).
