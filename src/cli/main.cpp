@@ -140,7 +140,8 @@ static int run_command(int argc, char** argv) {
     // What needs less, in the options of the command that ran out.
     const bool streams_audio = command == "filter" || command == "play" || command == "live";
     halo::cli::notice(std::string("out of memory: ") + halo::audio::failed_output_note() +
-                      (streams_audio ? " (a shorter mask, fewer channels or a smaller --chunk needs less)"
+                      (streams_audio ? " (a shorter mask, fewer channels or a smaller --chunk needs less, and "
+                                       "--engine cpu-partitioned far less for a long mask)"
                                      : " (a shorter mask needs less)"));
     return 1;
   } catch (const std::exception& error) {

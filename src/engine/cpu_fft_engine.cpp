@@ -62,7 +62,7 @@ void CpuFftEngine::do_prepare(const ProcessSpec& spec) {
   groups_ = static_cast<int>(tasks_per_block(spec, requested_threads_));
   const int threads = pool_threads_for(requested_threads_);
   const auto check_allocated = [this](bool allocated) {
-    if (!allocated) throw Error("cpu-fft: out of memory for an FFT of " + std::to_string(fft_frames_));
+    if (!allocated) throw Error(cpu_fft_out_of_memory(fft_frames_));
   };
   scratch_.clear();
   scratch_.resize(static_cast<std::size_t>(threads));

@@ -131,7 +131,7 @@ PackedRealFft::PackedRealFft(std::size_t points, float* time, fftwf_complex* pac
   const std::size_t half = points / 2;
   const int n = static_cast<int>(half);
   auto* time_packed = reinterpret_cast<fftwf_complex*>(time);
-  const auto out_of_memory = [&] { return Error("cpu-fft: out of memory for an FFT of " + std::to_string(points)); };
+  const auto out_of_memory = [&] { return Error(cpu_fft_out_of_memory(points)); };
   if (half >= four_steps_from && half % four_step_columns == 0 &&
       !(defer_to_wisdom && fftw::wisdom_holds_c2c(n, time_packed, packed))) {
     columns_ = four_step_columns;
@@ -216,6 +216,11 @@ void PackedRealFft::inverse(const fftwf_complex* packed, float* time) const noex
   fftwf_execute_dft(rows_inverse_.get(), const_cast<fftwf_complex*>(packed), out);
   twiddle(&out[0][0], &step_twiddles_[0][0], static_cast<int>(points_ / 2), true);
   fftwf_execute_dft(columns_inverse_.get(), out, out);
+}
+
+std::string cpu_fft_out_of_memory(std::size_t points) {
+  return "cpu-fft: out of memory for an FFT of " + std::to_string(points) +
+         " points (cpu-partitioned needs far less for a long mask)";
 }
 
 }  // namespace halo

@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <string>
 // cpu-fft's real transforms of N (even) points as FFTW complex transforms of N/2: the block's
 // even samples as the real parts and its odd samples as the imaginary parts, transformed as
 // one complex sequence, then "untangled" into the N/2 + 1 bins of the real spectrum. Why not
@@ -78,5 +80,10 @@ class PackedRealFft {
   fftw::Array<fftwf_complex> step_twiddles_, bin_twiddles_low_, bin_twiddles_high_;
   fftw::Plan columns_forward_, rows_forward_, rows_inverse_, columns_inverse_;
 };
+
+// cpu-fft's words for a transform it could not allocate, naming the engine that needs far less
+// for a long mask: a 2^24-tap mask takes an FFT of 125829120 points, about 4 GB for one
+// channel, where cpu-partitioned filters it in about 470 MB (a QA pass).
+std::string cpu_fft_out_of_memory(std::size_t points);
 
 }  // namespace halo

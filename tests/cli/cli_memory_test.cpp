@@ -101,6 +101,18 @@ TEST(Memory, OutOfMemoryIsASentence) {
   const Result result = halo_limited(start_mib + 100, args);
   expect_one_line_failure(result, 1, "out of memory", before, result.err);
   EXPECT_EQ(result.err.find("bad_alloc"), std::string::npos) << result.err;
+  // And it names what needs less: for a long mask, cpu-partitioned, which cpu-fft's transform
+  // of 7.5 times the mask's length dwarfs (at 2^24 taps about 4 GB a channel against 0.5 GB; the
+  // advice had named only --chunk, which changes nothing there, a QA pass). With the room
+  // cpu-fft's transform of 2^23 taps does not get, cpu-partitioned filters this mask.
+  EXPECT_NE(result.err.find("cpu-partitioned"), std::string::npos) << result.err;
+  const Result fits = halo_limited(start_mib + 700, {"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "long.f32",
+                                                     "--engine", "cpu-partitioned", "-q"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  const Result fft = halo_limited(start_mib + 700, {"filter", dir / "in.wav", dir / "fft.wav", "--mask", dir / "long.f32",
+                                                    "--engine", "cpu-fft", "-q"});
+  EXPECT_EQ(fft.exit_code, 1) << fft.err;
+  EXPECT_NE(fft.err.find("cpu-partitioned"), std::string::npos) << fft.err;
 }
 
 }  // namespace
