@@ -54,6 +54,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
       format_(format),
       scale_(sample_scale(format.subtype)),
       max_chunk_frames_(max_chunk_frames),
+      piece_frames_(std::min(max_chunk_frames, std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max(format.channels, 1)))),
       options_(options),
       dither_(options.dither && scale_.integer && scale_.full_scale < 8388608.0) {
   {
@@ -144,8 +145,8 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     std::vector<int> map = format.channel_map;
     sf_command(file_.get(), SFC_SET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int)));
   }
-  if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(max_chunk_frames * format.channels);
-  if (scale_.integer) converted_int_.resize(max_chunk_frames * format.channels);
+  if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(piece_frames_ * format.channels);
+  if (scale_.integer) converted_int_.resize(piece_frames_ * format.channels);
   if (!format.channel_moves.empty()) moved_.resize(max_chunk_frames * format.channels);
   if (options_.norm_peak > 0) {
     std::string directory;
@@ -221,6 +222,15 @@ double tpdf_dither(std::uint64_t frame, int channel) {
 }  // namespace
 
 void Writer::convert_and_write(const float* interleaved, std::size_t frames, double gain) {
+  const std::size_t channels = static_cast<std::size_t>(format_.channels);
+  for (std::size_t done = 0; done < frames;) {
+    const std::size_t piece = std::min(piece_frames_, frames - done);
+    convert_and_write_piece(interleaved + done * channels, piece, gain);
+    done += piece;
+  }
+}
+
+void Writer::convert_and_write_piece(const float* interleaved, std::size_t frames, double gain) {
   sf_count_t written = 0;
   const std::size_t samples = frames * format_.channels;
   const bool finite = all_finite(interleaved, samples);
@@ -228,7 +238,7 @@ void Writer::convert_and_write(const float* interleaved, std::size_t frames, dou
   if (!scale_.clips && !scale_.integer && gain == 1.0 && finite) {
     written = sf_writef_float(file_.get(), interleaved, static_cast<sf_count_t>(frames));
   } else {
-    if (converted_.empty()) converted_.resize(max_chunk_frames_ * format_.channels);  // float output, first NaN
+    if (converted_.empty()) converted_.resize(piece_frames_ * format_.channels);  // float output, first NaN
     const double scale = scale_.full_scale * gain;
     // float32 carries a sample to 24 bits: a full-scale pcm24 or pcm32 sample lands a few of
     // its steps past the edge by rounding alone (2147483647 / 2^31 is 1.0 in float32, and an FFT

@@ -76,6 +76,7 @@ class Writer {
   void discard() noexcept;
   // Scales by `gain`, dithers, clips and rounds as the subtype needs, and writes.
   void convert_and_write(const float* interleaved, std::size_t frames, double gain);
+  void convert_and_write_piece(const float* interleaved, std::size_t frames, double gain);  // of piece_frames_ at most
   void spool(const float* interleaved, std::size_t frames);  // --norm's first pass
 
   std::string path_;                  // the target the user named; "-" for standard output
@@ -87,10 +88,14 @@ class Writer {
   Format format_;
   SampleScale scale_;
   SndfileHandle file_;                // declared after output_: closed before its descriptor
-  std::vector<double> converted_;  // one chunk in output units, for integer and clipped subtypes
-  std::vector<int> converted_int_;  // integer subtypes: the same chunk at 32-bit full scale, as written
+  std::vector<double> converted_;  // one piece in output units, for integer and clipped subtypes
+  std::vector<int> converted_int_;  // integer subtypes: the same piece at 32-bit full scale, as written
   std::vector<float> moved_;  // one chunk in OUT's speaker order, where it is not IN's (Format::channel_moves)
   std::size_t max_chunk_frames_;
+  // What one conversion takes: a chunk in pieces of at most 2^20 samples, so that the buffers
+  // above stay within the pipeline's budget a buffer (a chunk of 1024 channels' integer output
+  // had taken 96 MB of them, a QA pass).
+  std::size_t piece_frames_;
   std::uint64_t clipped_samples_ = 0;
   std::uint64_t dither_held_samples_ = 0;  // see dither_held_samples()
   double norm_gain_ = 1;             // what commit()'s --norm pass scaled by
