@@ -111,6 +111,11 @@ int filter_command(int argc, char** argv) {
     const filters::DesignReport measured = filters::measure(design.mask, design.spec);
     if (const std::string warning = filters::missing_edge_warning(design.spec, measured); !warning.empty())
       notice("warning: " + warning);
+    // A goal with no edge to judge it at does nothing: said, as design's report says it (filter
+    // had taken --ripple without a word, a QA pass).
+    if (!measured.spec_given && measured.target_ripple_db > 0)
+      notice("warning: --ripple not judged: no --transition, so no band edge to judge it at (the mask is the " +
+             std::to_string(measured.taps) + "-tap window design)");
     // design exits 3 for a spec it misses; filter goes on (the mask is close, and the audio is
     // what was asked for), but says so: it had filtered with 78.9 dB for 80 asked, silently.
     if (measured.spec_given && !measured.met)

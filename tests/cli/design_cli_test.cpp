@@ -190,6 +190,19 @@ TEST(DesignCli, FilterSaysASpecItsMaskMisses) {
   }
 }
 
+// --ripple without --transition has no band edge to be judged at: filter says so, as design's
+// report does ("not judged"), where it had taken it without a word (a QA pass).
+TEST(DesignCli, FilterSaysARippleWithoutAnEdgeIsNotJudged) {
+  TempDir dir;
+  write_sound(dir / "x.wav", random_signal(2000, 6, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result result = run({HALO_BINARY, "filter", dir / "x.wav", dir / "y.wav", "--lowpass", "1k", "--ripple", "0.1", "-q"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "halo: warning: --ripple not judged: no --transition, so no band edge to judge it at (the mask "
+                        "is the 255-tap window design)\n");
+  const Result design = halo({"design", "--lowpass", "1k", "--ripple", "0.1"});
+  EXPECT_NE(design.err.find("not judged: no --transition"), std::string::npos) << design.err;
+}
+
 TEST(DesignCli, MinimumPhaseKeepsTheLength) {
   TempDir dir;
   const Result run = halo({"design", "--lowpass", "2000", "--method", "kaiser", "--taps", "255", "--attenuation", "60",
