@@ -222,7 +222,9 @@ int design_command(int argc, char** argv) {
     notice("warning: " + early);
   // Asked for a spec and not given it: the files are written (to look at), the exit says so.
   if (designed && report.spec_given && !report.met) {
-    notice("the spec is not met: " + masks.front().provenance +
+    // What missed, with its figure, as filter's warning says it (-q had left only the mask's
+    // name, a QA pass).
+    notice("the spec is not met: " + filters::judged_goals(report) + ": " + masks.front().provenance +
            (lost_in_the_file ? " (in the 24-bit taps FLAC holds; as float32, in a .wav, it is met)" : ""));
     return exit_spec_not_met;
   }

@@ -156,6 +156,12 @@ TEST(DesignCli, ASpecNotMetExitsThreeAndStillWrites) {
   EXPECT_NE(run.out.find("NOT MET"), std::string::npos) << run.out;
   EXPECT_NE(run.err.find("halo: the spec is not met"), std::string::npos) << run.err;
   EXPECT_EQ(text_taps(dir / "m.txt").size(), 31u);
+  // With -q, the one line says which goal missed, with its figure (it had named only the mask).
+  const Result quiet = halo({"design", "--lowpass", "3000", "--method", "remez", "--taps", "31", "--transition", "600",
+                             "--attenuation", "60", "-o", dir / "q.txt", "-q"});
+  EXPECT_EQ(quiet.exit_code, 3) << quiet.err;
+  EXPECT_EQ(quiet.err.rfind("halo: the spec is not met: attenuation >= 60 dB (", 0), 0u) << quiet.err;
+  EXPECT_EQ(std::count(quiet.err.begin(), quiet.err.end(), '\n'), 1) << quiet.err;
 }
 
 // filter designs as design does but goes on where the spec is missed (the audio is what was
