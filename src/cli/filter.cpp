@@ -134,7 +134,7 @@ int filter_command(int argc, char** argv) {
   FilterReport report;
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
-                         !quiet);
+                         job.input_format().rate_hz, !quiet);
     report = job.run(masks, filter, [&](std::uint64_t frames) { progress.update(frames); }, interruption());
   }
 

@@ -480,6 +480,21 @@ TEST(CliFilter, BlockCodecsSayHowMuchTheyPad) {
       << raw.err;
 }
 
+// On a terminal, a run of over a second shows how it goes: a bar where IN's length is known, and
+// from a pipe, whose length is not, the audio filtered so far (it had shown nothing, a QA pass).
+// Neither is left on the line when the run ends.
+TEST(CliFilter, ARunFromAPipeShowsHowFarItHasCome) {
+  TempDir dir;
+  make_noise_file(dir / "long.wav", 30 * 48000, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 129);
+  const std::string halo_run = std::string(HALO_BINARY) + " filter - " + std::string(dir / "out.wav") +
+                               " --lowpass 1k --taps 65535 --engine cpu";
+  const Result shown = run({"/usr/bin/script", "-qec", "cat " + std::string(dir / "long.wav") + " | " + halo_run, "/dev/null"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.out << shown.err;
+  EXPECT_NE(shown.out.find("\rhalo: 0:"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" of audio filtered"), std::string::npos) << shown.out;
+  EXPECT_EQ(read_sound(dir / "out.wav").frames, 30 * 48000);
+}
+
 TEST(CliFilter, EightBitsStayEightBits) {
   TempDir dir;
   const auto taps = random_taps(31, 123);
