@@ -217,6 +217,13 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     if (file_format.frames == 0)  // before any device opens
       throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
   }
+  // The masks too, at the rate the run will take where it is known now (play: IN's; live: its
+  // --rate), so that a bad spec or a missing mask file is named whatever the devices are: with
+  // no server "no output device" had hidden them, and the exit code had hung on the server (a
+  // QA pass). Made again below at the device's rate, as they would be without this. (live
+  // without --rate: only at the device's, where a spec may hold that a guessed rate would not.)
+  if (const double known_rate = options_.live ? options_.rate_hz : file_format.rate_hz; known_rate > 0)
+    for (int i = 0; i < options_.mask_count; ++i) static_cast<void>(mask_source_(i, known_rate));
   portaudio_ = std::make_unique<audio::PortAudio>(options_.client_name);
   const audio::DeviceInfo out_device = portaudio_->find(options_.output_device, true);
   report_.output_device = device_label(out_device);

@@ -144,6 +144,30 @@ TEST_F(CliErrors, PlayNamesAMissingFileBeforeLookingForADevice) {
   EXPECT_EQ(result.err, "halo: " + dir_ / "missing.wav" + ": No such file or directory\n") << describe(args, result);
 }
 
+// And its masks, and live's at a --rate given: a spec no mask meets and a missing mask file are
+// named with the exit code a server's presence does not change (they had been "no output
+// device", exit 1, where with a server they were exit 2 and the mask's own words: a QA pass).
+TEST_F(CliErrors, PlayAndLiveNameABadMaskBeforeLookingForADevice) {
+  const std::vector<std::string> no_server = {"/usr/bin/env", "JACK_NO_START_SERVER=1", "JACK_DEFAULT_SERVER=halo-no-server",
+                                              HALO_BINARY};
+  const auto with = [&](std::vector<std::string> words) {
+    std::vector<std::string> args = no_server;
+    args.insert(args.end(), words.begin(), words.end());
+    return args;
+  };
+  const std::string even = "halo: --taps 256: a highpass needs an odd number of taps (try 257)\n";
+  for (const auto& args : {with({"play", in(), "--highpass", "1k", "--taps", "256"}),
+                           with({"live", "--highpass", "1k", "--taps", "256", "--rate", "48000"})}) {
+    const Result result = run(args);
+    EXPECT_EQ(result.exit_code, 2) << describe(args, result);
+    EXPECT_EQ(result.err, even) << describe(args, result);
+  }
+  const auto missing = with({"play", in(), "--mask", dir_ / "missing.txt"});
+  const Result result = run(missing);
+  EXPECT_EQ(result.exit_code, 1) << describe(missing, result);
+  EXPECT_EQ(result.err, "halo: " + dir_ / "missing.txt" + ": No such file or directory\n") << describe(missing, result);
+}
+
 TEST_F(CliErrors, InputIsADirectory) {
   mkdir((dir_ / "folder.wav").c_str(), 0755);
   expect_clean_failure({"filter", dir_ / "folder.wav", out(), "--lowpass", "1000"}, out(), "folder.wav");
