@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <cwchar>
 #include <memory>
 
+#include "audio/error.hpp"
 #include "audio/portaudio_device.hpp"
 #include "audio/standard_streams.hpp"
 #include "src/cli/command.hpp"
@@ -155,6 +157,11 @@ bool parse_realtime_command(cxxopts::Options& options, int argc, char** argv, bo
     return false;
   }
   arguments = parse_realtime_arguments(parsed, live);
+  // A mask file that cannot be read is named before any device is looked for: with no server
+  // "no output device" had hidden it (a QA pass). Its contents are read at the device's rate.
+  for (const MaskSource& source : arguments.masks)
+    if (source.kind != MaskSource::Kind::designed && source.path != "-" && access(source.path.c_str(), R_OK) != 0)
+      throw audio::Error(source.path + ": " + std::strerror(errno));
   return true;
 }
 

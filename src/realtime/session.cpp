@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "audio/error.hpp"
 #include "audio/portaudio_device.hpp"
@@ -217,13 +218,12 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     if (file_format.frames == 0)  // before any device opens
       throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
   }
-  // The masks too, at the rate the run will take where it is known now (play: IN's; live: its
-  // --rate), so that a bad spec or a missing mask file is named whatever the devices are: with
-  // no server "no output device" had hidden them, and the exit code had hung on the server (a
-  // QA pass). Made again below at the device's rate, as they would be without this. (live
-  // without --rate: only at the device's, where a spec may hold that a guessed rate would not.)
-  if (const double known_rate = options_.live ? options_.rate_hz : file_format.rate_hz; known_rate > 0)
-    for (int i = 0; i < options_.mask_count; ++i) static_cast<void>(mask_source_(i, known_rate));
+  // live at a --rate runs at that rate whatever the device: its mask is made now, before any
+  // device opens, so that a spec no mask meets is named whatever the devices are (with no server
+  // "no output device" had hidden it, and the exit code had hung on the server: a QA pass), and
+  // kept for the run. play's rate waits for the device, which may take IN's or resample it.
+  std::optional<MaskEntry> made_before_the_device;
+  if (options_.live && options_.rate_hz > 0) made_before_the_device = mask_source_(0, options_.rate_hz);
   portaudio_ = std::make_unique<audio::PortAudio>(options_.client_name);
   const audio::DeviceInfo out_device = portaudio_->find(options_.output_device, true);
   report_.output_device = device_label(out_device);
@@ -275,7 +275,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
 
   // The masks, made at the rate the filtering runs at, and the engine.
   std::vector<MaskEntry> entries;
-  entries.push_back(mask_source_(0, rate_hz_));
+  entries.push_back(made_before_the_device ? std::move(*made_before_the_device) : mask_source_(0, rate_hz_));
   wanted_label_ = entries.front().label;
   {
     const TapSet taps = TapSet::from_masks(entries.front().masks, channels_);
