@@ -184,8 +184,9 @@ int design_command(int argc, char** argv) {
   const filters::DesignReport report = designed ? filters::measure(masks.front(), spec) : filters::DesignReport{};
   const bool lost_in_the_file = float_taps_met && !report.met;
   if (interrupted()) throw audio::Error("interrupted");  // a signal during the design: nothing written (main says so)
-  write_design_outputs(outputs, masks, designed ? &spec : nullptr, designed ? &report : nullptr);
-  if (designed && !report_path.empty()) write_text_file(report_path, audio::json_text(report_json(report), 2) + "\n");
+  std::vector<audio::TextFile> report_file;
+  if (designed && !report_path.empty()) report_file.push_back({report_path, audio::json_text(report_json(report), 2) + "\n"});
+  write_design_outputs(outputs, masks, report_file, designed ? &spec : nullptr, designed ? &report : nullptr);
   const bool quiet = parsed.count("quiet") > 0;
   const auto summarise = [&](std::FILE* to) {
     if (quiet) return;

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "audio/atomic_file.hpp"
@@ -161,10 +162,16 @@ nlohmann::json report_json(const filters::DesignReport& report) {
   return j;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  audio::AtomicFile file(path);
-  file.write_all(text.data(), text.size());
-  file.commit();
+void write_text_file(const std::string& path, const std::string& text) { write_text_files({{path, text}}); }
+
+void write_text_files(const std::vector<audio::TextFile>& files) {
+  std::vector<std::unique_ptr<audio::AtomicFile>> written;
+  for (const audio::TextFile& file : files) {
+    written.push_back(std::make_unique<audio::AtomicFile>(file.path));
+    written.back()->write_all(file.text.data(), file.text.size());
+  }
+  for (auto& file : written) file->close_checked();
+  for (auto& file : written) file->commit();
 }
 
 bool names_one_file(const std::string& a, const std::string& b) {
@@ -200,7 +207,8 @@ std::string sox_delay_warning(const std::string& path, audio::ExportFormat forma
          "'s output comes that much early there";
 }
 
-void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
+void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks,
+                          const std::vector<audio::TextFile>& companions, const filters::Spec* spec,
                           const filters::DesignReport* report) {
   // The plot is made (pure, may throw) before any file is written.
   std::string svg;
@@ -221,19 +229,19 @@ void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& 
   audio::ExportNotes notes;
   if (spec) notes.spec = spec_json(*spec);
   if (report) notes.measured = report_json(*report);
-  // The plot goes into place with the mask or not at all: a plot that failed (a full disk) had
-  // left the mask replaced and the run failed (a QA pass).
-  std::vector<audio::TextFile> plot;
-  if (!svg.empty()) plot.push_back({outputs.plot, svg});
+  std::vector<audio::TextFile> files = companions;
+  if (!svg.empty()) files.push_back({outputs.plot, svg});
   if (outputs.output != "-") {
-    audio::write_export(outputs.output, outputs.format, masks, notes, plot);
-  } else {
-    if (!plot.empty()) write_text_file(outputs.plot, svg);  // before the text goes out for good
-    if (audio::export_is_one_text(outputs.format)) {
-      const std::string text = audio::export_text(outputs.output, outputs.format, masks, notes);
-      audio::print_to_standard_output(text);  // a failed write is main's to report, as for every stdout text
-    }
+    audio::write_export(outputs.output, outputs.format, masks, notes, files);
+    return;
   }
+  // Standard output's text is made first (it may be refused: several masks for sox), the files
+  // written next, the text printed last, when nothing can fail that would leave them alone (a
+  // plot had been left by a refused export, a review).
+  const std::string text =
+      audio::export_is_one_text(outputs.format) ? audio::export_text(outputs.output, outputs.format, masks, notes) : "";
+  write_text_files(files);
+  if (!text.empty()) audio::print_to_standard_output(text);  // a failed write is main's to report, as for every stdout text
 }
 
 }  // namespace halo::cli

@@ -41,9 +41,13 @@ std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::
 // links to one existing file.
 bool names_one_file(const std::string& a, const std::string& b);
 
-// Writes the export to outputs.output (not "-") and the plot. `spec` and `report`: the design
-// and what it measured, null for a mask read from a file (then the plot shades no band).
-void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks, const filters::Spec* spec,
+// Writes the export to outputs.output (or, "-", its text to standard output), the plot and
+// `companions` (--report's JSON), every file into place together or none (a full disk at the
+// plot or the report had left the mask replaced and the run failed, a QA pass and a review).
+// `spec` and `report`: the design and what it measured, null for a mask read from a file (then
+// the plot shades no band).
+void write_design_outputs(const DesignOutputs& outputs, const filters::MaskSet& masks,
+                          const std::vector<audio::TextFile>& companions, const filters::Spec* spec,
                           const filters::DesignReport* report);
 
 // A causal mask (minimum phase, an impulse response) written where its alignment has no room
@@ -66,6 +70,8 @@ nlohmann::json report_json(const filters::DesignReport& report);
 
 // Writes `text` to `path` through an AtomicFile (nothing under the name unless complete).
 void write_text_file(const std::string& path, const std::string& text);
+// Several: each written and closed before any goes into place.
+void write_text_files(const std::vector<audio::TextFile>& files);
 
 // Refuses a --plot name that is not .svg or whose folder does not exist (UsageError).
 void check_plot_name(const std::string& option, const std::string& path);

@@ -376,6 +376,18 @@ TEST_F(OutputSafety, ADesignsMaskAndPlotChangeTogetherOrNotAtAll) {
   EXPECT_EQ(halo_lines(run).size(), 1u) << describe_command(command, run);
   EXPECT_EQ(read_bytes(at("m.txt")), "# old mask\n0.5\n") << "the mask changed while its plot could not be written";
   EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{"filler"});
+  // And its --report (it had been written after the mask and plot were in place, a review).
+  const std::string report = "$HALO design --lowpass 1k --taps 255 -o m.txt --plot p0.svg --report small/r.json -q";
+  const Result reported = sh(report);
+  EXPECT_EQ(reported.exit_code, 1) << describe_command(report, reported);
+  EXPECT_EQ(read_bytes(at("m.txt")), "# old mask\n0.5\n") << "the mask changed while its report could not be written";
+  EXPECT_FALSE(std::filesystem::exists(at("p0.svg"))) << "the plot went into place while the report could not";
+  // An export to standard output that is refused (two masks for sox's one) leaves no plot.
+  write_bytes(at("two.txt"), "0.5 0.25\n0.25 0.5\n");
+  const std::string refused = "$HALO design --mask two.txt --format sox -o - --plot p1.svg";
+  const Result sox = sh(refused);
+  EXPECT_EQ(sox.exit_code, 1) << describe_command(refused, sox);
+  EXPECT_FALSE(std::filesystem::exists(at("p1.svg"))) << "a plot of a refused export";
   // With room for both, both.
   const Result fine = sh("$HALO design --lowpass 1k --taps 255 -o m.txt --plot p.svg -q");
   ASSERT_EQ(fine.exit_code, 0) << fine.err;
