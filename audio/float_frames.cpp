@@ -1,11 +1,12 @@
 #include "audio/float_frames.hpp"
 
+#include "audio/format.hpp"
+
 namespace halo::audio {
 
 sf_count_t read_float_frames(SNDFILE* file, int format, int channels, float* interleaved, sf_count_t frames,
                              std::vector<int>& ints) {
-  const bool paf24 = (format & SF_FORMAT_TYPEMASK) == SF_FORMAT_PAF && (format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_24;
-  if (!paf24) return sf_readf_float(file, interleaved, frames);
+  if (!is_paf24(format)) return sf_readf_float(file, interleaved, frames);
   const std::size_t samples = static_cast<std::size_t>(frames) * static_cast<std::size_t>(channels);
   if (ints.size() < samples) ints.resize(samples);
   const sf_count_t got = sf_readf_int(file, ints.data(), frames);

@@ -379,6 +379,10 @@ void check_output_name(const std::string& path, int container) {
                 container_name(by_extension) + "); drop --type or rename OUT");
 }
 
+bool is_paf24(int format) {
+  return (format & SF_FORMAT_TYPEMASK) == SF_FORMAT_PAF && (format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_24;
+}
+
 bool writes_front_to_back(int container) { return container == SF_FORMAT_RAW || container == SF_FORMAT_OGG; }
 
 bool writes_to_a_pipe(int container) {

@@ -43,6 +43,10 @@ int fixed_sample_bytes(int subtype);
 // headers and then fails, writes an SDS whose header counts no frames, and FLAC and MP3
 // complete their headers at the end (junk on a pipe). pipe_refusal: the words for one.
 bool writes_to_a_pipe(int container);
+// PAF at 24 bits (`format`: container | subtype), where libsndfile has faults of its own: it
+// codes blocks of 10 frames, writes files of up to 10 frames that read back empty, and reads 3,
+// 5 or 6 channels wrong through its float path (QA passes).
+bool is_paf24(int format);
 // Whether libsndfile writes this container front to back, never going back to complete a
 // header: raw and Ogg, which a file open for appending (`>>`) takes as they are.
 bool writes_front_to_back(int container);

@@ -61,8 +61,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     const int subtype = format.subtype & SF_FORMAT_SUBMASK;
     const bool alac = subtype == SF_FORMAT_ALAC_16 || subtype == SF_FORMAT_ALAC_20 || subtype == SF_FORMAT_ALAC_24 ||
                       subtype == SF_FORMAT_ALAC_32;
-    const bool paf24 = (format.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_PAF && subtype == SF_FORMAT_PCM_24;
-    verify_ = (alac || paf24) && path != "-";
+    verify_ = alac || is_paf24(format.container | format.subtype);
   }
   SF_INFO info{};
   info.samplerate = format.rate_hz;
@@ -99,6 +98,12 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     throw Error(output_name(path) + ": open for appending (>>), and libsndfile goes back to complete " +
                 container_name(format.container) + "'s header, which appending cannot; append raw (--type raw) or Ogg, or name a file");
   }
+
+  // Raw and Ogg append from offset 0 as libsndfile sees it: where the shell's offset is past it
+  // (`{ echo x; halo ...; } >> log`), libsndfile took OUT for a file embedded in another and
+  // refused both (a review). Every write still lands at the end.
+  if (appends_to_a_file(descriptor)) lseek(descriptor, 0, SEEK_SET);
+  descriptor_ = descriptor;
 
   // A seekable output goes through a CheckedOutput, which sees every write's result. A WAV there
   // that may pass 4 GiB (format.frames says how long it will be) is written as RF64; when the
@@ -380,7 +385,12 @@ void Writer::commit(const std::function<bool()>& stop) {
     // the summary had called it WAV.
     format_.container = SF_FORMAT_WAVEX;
   }
-  if (verify_ && output_ && !output_->direct()) verify_written();
+  // Read back where OUT can be: a file halo names into place, or standard output redirected to
+  // a file (`- > out.caf`, whose bytes are out by now: the run then fails, saying so).
+  struct stat standard_output {};
+  const bool readable_back = (output_ && !output_->direct()) ||
+                             (path_ == "-" && fstat(STDOUT_FILENO, &standard_output) == 0 && S_ISREG(standard_output.st_mode));
+  if (verify_ && readable_back) verify_written();
   if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;
   note_padding();
@@ -394,11 +404,22 @@ void Writer::commit(const std::function<bool()>& stop) {
 // finds them first.
 void Writer::verify_written() {
   char name[64];
-  std::snprintf(name, sizeof name, "/proc/self/fd/%d", output_->fd());
+  std::snprintf(name, sizeof name, "/proc/self/fd/%d", descriptor_);
+  // A descriptor of its own for reading (OUT's is write-only), closed on every path; libsndfile
+  // is told not to close it (SF_FALSE), and is closed first (declared after).
+  struct ReadDescriptor {
+    int fd;
+    ~ReadDescriptor() {
+      if (fd >= 0) close(fd);
+    }
+  } const reading{open(name, O_RDONLY | O_CLOEXEC)};  // the file halo wrote, unnamed or not
+  if (reading.fd < 0) {
+    const std::string reason = std::strerror(errno);
+    discard();
+    throw Error(output_name(path_) + ": cannot read it back to check what libsndfile wrote: " + reason);
+  }
   SF_INFO info{};
-  const int descriptor = open(name, O_RDONLY | O_CLOEXEC);  // the file halo wrote, unnamed or not
-  SndfileHandle back(descriptor >= 0 ? sf_open_fd(descriptor, SFM_READ, &info, SF_TRUE) : nullptr);
-  if (descriptor >= 0 && !back) close(descriptor);
+  SndfileHandle back(sf_open_fd(reading.fd, SFM_READ, &info, SF_FALSE));
   std::uint64_t hash = 0, frames = 0;
   if (back) {
     std::vector<int> block(4096 * static_cast<std::size_t>(format_.channels));
@@ -418,7 +439,9 @@ void Writer::verify_written() {
   throw Error(output_name(path_) + ": libsndfile's " + layout + " reads back " +
               (frames < frames_out_ ? "as " + std::to_string(frames) + " of its " + std::to_string(frames_out_) + " frames"
                                     : std::string("with other samples than it was given")) +
-              " (a fault of this libsndfile's encoder); nothing was written: choose another --subtype or container");
+              " (a fault of this libsndfile's encoder); " +
+              (path_ == "-" ? "what went to standard output is wrong" : "nothing was written") +
+              ": choose another --subtype or container");
 }
 
 // ADPCM and GSM 6.10 code whole blocks of frames and pad the last with silence, so OUT holds
@@ -426,10 +449,12 @@ void Writer::verify_written() {
 // does PAF at 24 bits, in blocks of 10 frames (found by the layout probe, format_probe.hpp).
 void Writer::note_padding() {
   const int subtype = format_.subtype & SF_FORMAT_SUBMASK;
-  const bool paf24 = (format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_PAF && subtype == SF_FORMAT_PCM_24;
+  const bool paf24 = is_paf24(format_.container | format_.subtype);
   const bool block_codec = subtype == SF_FORMAT_IMA_ADPCM || subtype == SF_FORMAT_MS_ADPCM ||
                            subtype == SF_FORMAT_GSM610 || subtype == SF_FORMAT_VOX_ADPCM || paf24;
-  if (!block_codec || path_ == "-" || !output_) return;
+  // Not what OUT cannot be read back as it was written: a FIFO (its open would wait for a writer
+  // that never comes) or a file appended to (its reading would count what it held before: a review).
+  if (!block_codec || path_ == "-" || !output_ || output_->direct()) return;
   SF_INFO info{};
   if ((format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_RAW) {  // a raw file says nothing of itself
     info.samplerate = format_.rate_hz;

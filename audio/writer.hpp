@@ -109,6 +109,7 @@ class Writer {
   // 24 bits: a QA pass): OUT is read back before it goes into place (verify_written), and
   // written_hash_ holds a hash of every integer given to the encoder so far, in order.
   bool verify_ = false;
+  int descriptor_ = -1;  // OUT's, as libsndfile writes it (standard output's for "-")
   std::uint64_t written_hash_ = 0;
   void verify_written();
   int spool_fd_ = -1;              // --norm: the float32 copy of the output, unlinked
