@@ -15,6 +15,7 @@
 #include <random>
 
 #include "audio/error.hpp"
+#include "audio/scratch_file.hpp"
 
 namespace halo::audio {
 namespace {
@@ -113,7 +114,12 @@ void forget_temporary(int slot) noexcept {
 // folder of each name made canonical, so that the descriptor's own link (to the file it has
 // open) is not followed past.
 int descriptor_named_by(std::string name) {
-  const std::string own = "/proc/" + std::to_string(getpid());
+  // What /proc/self leads to: /proc/PID, where that /proc is this process's namespace's; in a
+  // container whose /proc is another namespace's, getpid()'s number would name nothing there
+  // and `>> log` would be replaced again (a review).
+  char self[PATH_MAX];
+  if (realpath("/proc/self", self) == nullptr) return -1;
+  const std::string own = self;
   for (int hop = 0; hop < 40; ++hop) {
     const std::size_t slash = name.rfind('/');
     const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
@@ -218,16 +224,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   } else {
     std::string pattern = temporary_pattern(target_);
     fd_ = mkostemp(pattern.data(), O_CLOEXEC);
-    if (fd_ < 0) {  // ENOENT worded as design's checks word it ("No such file or directory" of a folder)
-      const int error = errno;
-      struct stat folder {};
-      const bool is_folder = stat(directory_of(target_).c_str(), &folder) == 0 && S_ISDIR(folder.st_mode);
-      // ... but a folder that is there and creates no file (/proc) is no missing folder (a QA pass).
-      errno = error;
+    if (fd_ < 0)  // ENOENT worded as design's checks word it, and a folder that makes no files (/proc) as such
       throw Error(path + ": cannot create a file in " + directory_of(target_) + ": " +
-                  (error != ENOENT ? reason() : is_folder ? std::string("its file system makes no new files there")
-                                                          : std::string("no such folder")));
-    }
+                  why_no_file_in(directory_of(target_), errno));
     temporary_ = pattern;
     slot_ = register_temporary(temporary_);
   }

@@ -95,7 +95,7 @@ int seekable_stream(int fd, const std::string& name) {
   if (spool < 0)
     throw Error(name + ": cannot make a temporary in " + directory +
                 " to read it from (libsndfile reads this container only from a seekable file): " +
-                scratch_failure(directory, errno));
+                why_no_file_in(directory, errno));
   std::vector<char> block(1 << 16);
   for (;;) {
     const ssize_t got = read(fd, block.data(), block.size());

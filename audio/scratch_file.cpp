@@ -19,7 +19,7 @@ int open_scratch_file(const std::string& prefix, std::string* directory) {
   return fd;
 }
 
-std::string scratch_failure(const std::string& directory, int error) {
+std::string why_no_file_in(const std::string& directory, int error) {
   struct stat folder {};
   if (error != ENOENT) return std::strerror(error);
   return stat(directory.c_str(), &folder) == 0 && S_ISDIR(folder.st_mode) ? "its file system makes no new files there"

@@ -9,8 +9,9 @@ namespace halo::audio {
 // `directory` gets where it was tried, for the caller's message.
 int open_scratch_file(const std::string& prefix, std::string* directory);
 
-// Why open_scratch_file failed in `directory`, from its errno, in words for a message: ENOENT of
-// a folder that is there (/proc) is its file system making no new files, not a missing folder.
-std::string scratch_failure(const std::string& directory, int error);
+// Why no file could be made in `directory` (open_scratch_file, AtomicFile), from the errno, in
+// words for a message: ENOENT of a folder that is there (/proc) is its file system making no new
+// files, not a missing folder.
+std::string why_no_file_in(const std::string& directory, int error);
 
 }  // namespace halo::audio

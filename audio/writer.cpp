@@ -157,7 +157,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     std::string directory;
     spool_fd_ = open_scratch_file("halo-norm", &directory);
     if (spool_fd_ < 0) {
-      const std::string reason = scratch_failure(directory, errno);
+      const std::string reason = why_no_file_in(directory, errno);
       discard();
       throw Error("--norm: cannot make its temporary in " + directory + ": " + reason);
     }
