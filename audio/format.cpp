@@ -282,15 +282,20 @@ Format output_format(const Format& input, const std::string& output_path, int su
         output.subtype = candidate;
         return output;
       }
-  // Integer input keeps its precision where it can, in 24 or 32 bits (which hold every sample
-  // halo computes exactly), then float; only then 16 bits, and then what codecs take. A 24-bit
-  // IN had become pcm16 in IRCAM, MAT and PVF, which hold pcm32 (a QA pass).
-  const bool integer_input = sample_scale(input.subtype).integer;
+  // Integer input keeps its precision where it can: 8 and 16 bits in 16 (then wider), 24 and 32
+  // bits in 24 or 32 (which hold every sample halo computes exactly), then float; only then 16
+  // bits, and then what codecs take. A 24-bit IN had become pcm16 in IRCAM, MAT and PVF, which
+  // hold pcm32 (a QA pass), and an 8-bit one must not become pcm32 there (a review).
+  const SampleScale input_scale = sample_scale(input.subtype);
+  const bool integer_input = input_scale.integer;
   // XI holds delta PCM alone: last, it takes the rest of any list (its "cannot hold 1 channels
   // at 44100 Hz" had been untrue, a QA pass).
-  const std::vector<int> fallbacks_integer = {SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT, SF_FORMAT_PCM_16,
-                                              SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III,
-                                              SF_FORMAT_DPCM_16};
+  const std::vector<int> fallbacks_integer =
+      input_scale.full_scale <= 32768.0
+          ? std::vector<int>{SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,
+                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16}
+          : std::vector<int>{SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT, SF_FORMAT_PCM_16,
+                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
   const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,         SF_FORMAT_VORBIS,
                                             SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
   const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24,         SF_FORMAT_VORBIS,

@@ -310,6 +310,13 @@ sf.write('in24.wav', x, 48000, subtype='PCM_24')
                                             "assert x.shape == y.shape and (x == y).all(), np.abs(x.astype(np.int64) - y).max()\n");
     EXPECT_EQ(check.exit_code, 0) << extension << ": " << check.err;
   }
+  // And 8 bits stay narrow: pcm16 where the container holds no 8 bits, not pcm32 (a review).
+  write_sound(dir / "u8.wav", random_signal(2000, 6, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_U8);
+  for (const std::string extension : {"ircam", "mat4"}) {
+    const Result result = halo({"filter", dir / "u8.wav", dir / ("u8." + extension), "--mask", dir / "unit.txt"});
+    ASSERT_EQ(result.exit_code, 0) << extension << ": " << result.err;
+    EXPECT_NE(result.err.find(" pcm16, "), std::string::npos) << extension << ": " << result.err;
+  }
 }
 
 // libsndfile's float path reads a 24-bit PAF of 3, 5 or 6 channels wrong (up to 0.94 of full
