@@ -291,6 +291,11 @@ std::size_t Reader::partial_frame_bytes() const {
   return static_cast<std::uint64_t>(pipe_->bytes) > whole ? static_cast<std::size_t>(pipe_->bytes - whole) : 0;
 }
 
+std::string Reader::no_frames_message() const {
+  const std::string note = partial_frame_note();
+  return input_name(path_) + ": has no audio frames" + (note.empty() ? "" : "; " + note);
+}
+
 std::string Reader::partial_frame_note() const {
   const std::size_t bytes = partial_frame_bytes();
   if (bytes == 0) return "";

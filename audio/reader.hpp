@@ -56,6 +56,9 @@ class Reader {
   // What filter and play say of them: "NAME ends with 3 bytes that make no whole frame of 2
   // channels: they were not read (check --channels and --encoding)"; empty where there are none.
   std::string partial_frame_note() const;
+  // "NAME: has no audio frames", and why where a raw input's bytes make no whole frame (a raw
+  // file shorter than a frame had said only that, a QA pass): what filter and play refuse.
+  std::string no_frames_message() const;
 
  private:
   std::string path_;

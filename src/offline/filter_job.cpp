@@ -117,11 +117,9 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
     // A piped header that declares frames none of which came: the stream was cut, say so with
     // the count (it had read as a file with none).
     const std::int64_t declared = reader_.streamed_declared_frames();
-    throw Error(audio::input_name(reader_.path()) + (declared > 0 ? ": ended before its first frame, though its header "
-                                                                    "declares " + std::to_string(declared) + " frames"
-                                                                  : reader_.partial_frame_bytes() > 0
-                                                                        ? ": has no audio frames; " + reader_.partial_frame_note()
-                                                                        : ": has no audio frames"));
+    throw Error(declared > 0 ? audio::input_name(reader_.path()) + ": ended before its first frame, though its header "
+                                                                 "declares " + std::to_string(declared) + " frames"
+                             : reader_.no_frames_message());
   }
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.

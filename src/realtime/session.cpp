@@ -137,7 +137,7 @@ struct Session::Reader {
         // A stream whose header counted nothing (or a pipe that ended before a frame) plays
         // nothing: refused, as filter refuses it, rather than a silent summary and exit 0.
         if (end && !looped && frames_read_total + got == 0)
-          throw audio::Error(audio::input_name(path) + ": has no audio frames");
+          throw audio::Error(file->no_frames_message());
         frames_read_total += got;
         if (end && loop) {
           looped = true;
@@ -216,7 +216,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_->file = std::make_unique<audio::Reader>(options_.file, options_.raw);
     file_format = reader_->file->format();
     if (file_format.frames == 0)  // before any device opens
-      throw audio::Error(audio::input_name(options_.file) + ": has no audio frames");
+      throw audio::Error(reader_->file->no_frames_message());
   }
   // live at a --rate runs at that rate whatever the device: its mask is made now, before any
   // device opens, so that a spec no mask meets is named whatever the devices are (with no server

@@ -167,6 +167,15 @@ TEST_F(CliErrors, PlayAndLiveNameABadMaskBeforeLookingForADevice) {
     EXPECT_EQ(result.exit_code, 1) << describe(missing, result);
     EXPECT_EQ(result.err, "halo: " + dir_ / "missing.txt" + ": No such file or directory\n") << describe(missing, result);
   }
+  // A raw FILE shorter than a frame says why it has none, as filter says it (a review).
+  write_bytes(dir_ / "three.raw", "abc");
+  const auto raw = with({"play", dir_ / "three.raw", "-t", "raw", "--rate", "48000", "--channels", "2", "--encoding",
+                         "pcm16", "--lowpass", "1k"});
+  const Result short_raw = run(raw);
+  EXPECT_EQ(short_raw.exit_code, 1) << describe(raw, short_raw);
+  EXPECT_EQ(short_raw.err, "halo: " + dir_ / "three.raw" + ": has no audio frames; " + dir_ / "three.raw" +
+                               " ends with 3 bytes that make no whole frame of 2 channels: they were not read (check "
+                               "--channels and --encoding)\n");
   // A play whose file is at another rate than a mask made at the device's still reaches the
   // device (here: none), not a refusal made at IN's rate.
   const Result at_device = run(with({"play", in(), "--lowpass", "1k"}));
