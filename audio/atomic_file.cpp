@@ -127,8 +127,9 @@ int descriptor_named_by(std::string name) {
     char canonical[PATH_MAX];
     if (realpath(folder.c_str(), canonical) == nullptr) return -1;
     const std::string place = canonical;
-    const bool descriptors = place == own + "/fd" ||  // or /proc/thread-self/fd: /proc/PID/task/TID/fd
-                             (place.rfind(own + "/task/", 0) == 0 && place.size() > 3 && place.compare(place.size() - 3, 3, "/fd") == 0);
+    const bool in_a_task = place.rfind(own + "/task/", 0) == 0 && place.size() > 3 &&
+                           place.compare(place.size() - 3, 3, "/fd") == 0;  // /proc/thread-self/fd: PID/task/TID/fd
+    const bool descriptors = place == own + "/fd" || in_a_task;
     if (descriptors) {
       if (leaf.empty() || leaf.size() > 9 || leaf.find_first_not_of("0123456789") != std::string::npos) return -1;
       return std::stoi(leaf);

@@ -100,8 +100,9 @@ bool wav_may_outgrow(const Format& format);
 // wisdom --file refuse one), where check_output_name's are the command line's.
 void check_output_is_no_folder(const std::string& path);
 
-// Refuses, before any work, an output name that cannot end well: empty; an extension that names no container halo writes (unless `container`, from --type, names one);
-// an extension that names another container than `container`. Names without an extension
+// Refuses, before any work, an output name that cannot end well: empty; an extension that
+// names no container halo writes (unless `container`, from --type, names one); an extension
+// that names another container than `container`. Names without an extension
 // (devices, FIFOs) and "-" pass. Throws audio::Error naming the path.
 void check_output_name(const std::string& path, int container);
 

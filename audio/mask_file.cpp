@@ -123,14 +123,16 @@ using filters::max_mask_taps;
 constexpr std::size_t max_text_bytes = std::size_t{256} << 20;
 
 std::string too_large(const std::string& path, std::size_t limit_bytes) {
-  // A text file may hold 2^24 taps in more than 256 MiB (numpy's savetxt writes 25 bytes a tap):
-  // the file's size is what is refused, not its count (which the message had seemed to blame, a
-  // QA pass).
-  if (limit_bytes == max_text_bytes)
-    return path + ": larger than " + std::to_string(limit_bytes >> 20) + " MiB, the most halo reads of a text mask " +
-           "(16 bytes a tap for its 2^24 taps); write it with fewer digits, or as .f32";
   return path + ": larger than " + std::to_string(limit_bytes >> 20) + " MiB; a mask holds at most " +
          std::to_string(max_mask_taps) + " taps";
+}
+
+// A text file may hold 2^24 taps in more than 256 MiB (numpy's savetxt writes 25 bytes a tap):
+// its size is what is refused, not its count (which too_large's words had seemed to blame, a QA
+// pass).
+std::string text_too_large(const std::string& path) {
+  return path + ": larger than " + std::to_string(max_text_bytes >> 20) + " MiB, the most halo reads of a text mask " +
+         "(16 bytes a tap for its 2^24 taps); write it with fewer digits, or as .f32";
 }
 
 // A text mask with a NUL byte is a binary file read as text: say so instead of quoting it. A
@@ -185,7 +187,9 @@ std::string read_descriptor(int fd, const std::string& path, std::size_t limit_b
     }
     if (binary || bytes.size() + static_cast<std::size_t>(got) > limit_bytes) {
       ::close(fd);
-      throw Error(binary ? binary_as_text(path) : too_large(path, limit_bytes));
+      throw Error(binary                       ? binary_as_text(path)
+                  : content == Content::binary ? too_large(path, limit_bytes)
+                                               : text_too_large(path));
     }
     bytes.append(block, static_cast<std::size_t>(got));
   }
@@ -292,7 +296,7 @@ std::vector<double> parse_text_line(std::string line, const std::string& where) 
 
 MaskSet parse_text(const std::string& path, const std::string& text) {
   if (text.find('\0') != std::string::npos) throw Error(binary_as_text(path));
-  if (text.size() > max_text_bytes) throw Error(too_large(path, max_text_bytes));
+  if (text.size() > max_text_bytes) throw Error(text_too_large(path));
   double rate_hz = 0;  // from a "# rate R Hz" line, as write_mask writes it
   bool causal = false;  // from a "# align causal" line
   std::vector<std::vector<float>> columns;
@@ -569,7 +573,7 @@ SoundPlan plan_sound(const std::string& path, const MaskSet& masks) {
 void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, int descriptor) {
   // libsndfile goes back to complete the header, which lands at the end of a file open for
   // appending (as the Writer refuses it).
-  if (appends_to_a_file(descriptor) && !writes_front_to_back(plan.info.format & SF_FORMAT_TYPEMASK))
+  if (appends_to_a_file(descriptor))  // (no mask is written as raw or Ogg, which append)
     throw Error(path + ": open for appending (>>), where a sound file's header cannot be completed; name a file");
   // SF_FALSE: the descriptor stays its owner's (the AtomicFile closes it and checks the close).
   SndfileHandle file(sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));

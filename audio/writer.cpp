@@ -54,7 +54,8 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
       format_(format),
       scale_(sample_scale(format.subtype)),
       max_chunk_frames_(max_chunk_frames),
-      piece_frames_(std::min(max_chunk_frames, std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max(format.channels, 1)))),
+      piece_frames_(std::min(max_chunk_frames, std::max<std::size_t>(1, (std::size_t{1} << 20) /
+                                                                               static_cast<std::size_t>(std::max(format.channels, 1))))),
       options_(options),
       dither_(options.dither && scale_.integer && scale_.full_scale < 8388608.0) {
   {
@@ -96,7 +97,8 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   if (appends_to_a_file(descriptor) && !writes_front_to_back(format.container)) {
     discard();
     throw Error(output_name(path) + ": open for appending (>>), and libsndfile goes back to complete " +
-                container_name(format.container) + "'s header, which appending cannot; append raw (--type raw) or Ogg, or name a file");
+                container_name(format.container) +
+                "'s header, which appending cannot; append raw (--type raw) or Ogg, or name a file");
   }
 
   // Raw and Ogg append from offset 0 as libsndfile sees it: where the shell's offset is past it

@@ -288,9 +288,9 @@ Window parse_window(const std::string& text) {
     const char* end = beta_text.data() + beta_text.size();
     const auto parsed = std::from_chars(beta_text.data(), end, beta);
     if (beta_text.empty() || parsed.ec != std::errc() || parsed.ptr != end) {
-      // Quoted as typed, not lower-cased ("9db" for 9dB, a QA pass): the end of `text`, as long.
-      const std::string typed = text.size() >= beta_text.size() ? text.substr(text.size() - beta_text.size()) : beta_text;
-      throw Error(Field::window, text + ": \"" + typed + "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
+      // Quoted as typed, not lower-cased ("9db" for 9dB, a QA pass).
+      throw Error(Field::window, text + ": \"" + text.substr(kaiser_prefix.size()) +
+                                     "\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
     }
     validate_kaiser_beta(beta, text);
     window.kaiser_beta = beta;

@@ -125,11 +125,11 @@ TEST_F(MaskFile, AJsonTapsThatIsNoNumberIsSaidSo) {
 // been taken for no rate, and the mask used at any audio's rate without a word: a QA pass);
 // a line that says something else is a comment.
 TEST_F(MaskFile, ARateLineWithoutItsUnitIsTheRate) {
-  for (const std::string& line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  "}) {
+  for (const std::string line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  "}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 44100.0) << line;
   }
-  for (const std::string& line : {"# rate 44100 samples", "# rate of decay 3", "# rated 44100 Hz"}) {
+  for (const std::string line : {"# rate 44100 samples", "# rate of decay 3", "# rated 44100 Hz"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 0.0) << line;
   }

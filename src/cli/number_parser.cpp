@@ -172,8 +172,7 @@ std::string option_error(const std::string& command, const std::string& what) {
     if (text.rfind(before, 0) != 0 || text.size() < before.size() + after.size() ||
         text.compare(text.size() - after.size(), after.size(), after) != 0)
       return {};
-    const std::string name = text.substr(before.size(), text.size() - before.size() - after.size());
-    return name.empty() ? std::string() : name;
+    return text.substr(before.size(), text.size() - before.size() - after.size());
   };
   const auto typed = [](const std::string& name) { return (name.size() == 1 ? "-" : "--") + name; };
   if (const std::string name = quoted("Option '", "' does not exist"); !name.empty())

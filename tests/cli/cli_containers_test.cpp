@@ -489,6 +489,24 @@ TEST(Containers, ChannelsMoveToWhereOutsContainerPutsTheirSpeakers) {
       EXPECT_EQ(sf_command(file, SFC_GET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int))), SF_TRUE)
           << channels << " channels: no layout in the CAF";
       sf_close(file);
+      // The layout names the speakers where they are (WAV's order), not merely some layout.
+      const auto sf_speaker = [](Speaker speaker) {
+        switch (speaker) {
+          case FL: return SF_CHANNEL_MAP_LEFT;
+          case FR: return SF_CHANNEL_MAP_RIGHT;
+          case FC: return SF_CHANNEL_MAP_CENTER;
+          case LFE: return SF_CHANNEL_MAP_LFE;
+          case BL: return SF_CHANNEL_MAP_REAR_LEFT;
+          case BR: return SF_CHANNEL_MAP_REAR_RIGHT;
+          case BC: return SF_CHANNEL_MAP_REAR_CENTER;
+          case SL: return SF_CHANNEL_MAP_SIDE_LEFT;
+          case SR: return SF_CHANNEL_MAP_SIDE_RIGHT;
+        }
+        return SF_CHANNEL_MAP_INVALID;
+      };
+      std::vector<int> expected;
+      for (const Speaker speaker : wav_order[channels]) expected.push_back(sf_speaker(speaker));
+      EXPECT_EQ(map, expected) << channels << " channels: the CAF's layout";
     }
     // And back: FLAC's order into Opus's (Vorbis's), through halo both ways.
     ASSERT_EQ(halo({"filter", dir / ("out" + n + ".flac"), dir / ("back" + n + ".opus"), "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
