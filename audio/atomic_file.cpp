@@ -1,9 +1,9 @@
 #include "audio/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
-#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
