@@ -23,18 +23,36 @@ bool for_each_code_point(const std::string& text, F&& f) {
   return true;
 }
 
+// Text in a narrower set, built a code point at a time: one byte each up to `last`, '?' past it
+// (counted, for the note that says how many).
+struct Narrowed {
+  explicit Narrowed(unsigned last) : last(last) {}
+  void operator()(unsigned code) {
+    text += code <= last ? static_cast<char>(code) : '?';
+    missing += code > last;
+  }
+  unsigned last;
+  std::string text;
+  std::size_t missing = 0;
+};
+
 }  // namespace
 
 std::string latin1_for_id3(const std::string& text, std::size_t& lost) {
-  std::string out;
-  std::size_t missing = 0;
-  const bool utf8 = for_each_code_point(text, [&](unsigned code) {
-    out += code <= 0xFF ? static_cast<char>(code) : '?';
-    missing += code > 0xFF;
-  });
-  if (!utf8) return text;
-  lost += missing;
-  return out;
+  Narrowed latin1(0xFF);
+  if (!for_each_code_point(text, latin1)) return text;  // 8-bit already
+  lost += latin1.missing;
+  return latin1.text;
+}
+
+std::string ascii_for_tags(const std::string& text, std::size_t& lost) {
+  Narrowed ascii(0x7F);
+  if (!for_each_code_point(text, ascii)) {  // 8-bit text: each byte a character
+    ascii = Narrowed(0x7F);
+    for (const char c : text) ascii(static_cast<unsigned char>(c));
+  }
+  lost += ascii.missing;
+  return ascii.text;
 }
 
 std::string utf8_from_id3(const std::string& text) {

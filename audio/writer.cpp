@@ -330,11 +330,16 @@ void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& string
   // back as "Ã¼" for "ü", one more layer at each pass through halo (a QA pass).
   const bool latin1 = (format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_MPEG;
   std::size_t lost = 0;
-  for (const auto& [kind, text] : strings)
-    sf_set_string(file_.get(), kind, (latin1 ? latin1_for_id3(text, lost) : text).c_str());
+  // AIFF's copyright and software chunks hold ASCII (its title, artist and comment carry UTF-8).
+  const bool aiff = (format_.container & SF_FORMAT_TYPEMASK) == SF_FORMAT_AIFF;
+  for (const auto& [kind, text] : strings) {
+    const bool ascii = aiff && (kind == SF_STR_COPYRIGHT || kind == SF_STR_SOFTWARE);
+    sf_set_string(file_.get(), kind,
+                  (latin1 ? latin1_for_id3(text, lost) : ascii ? ascii_for_tags(text, lost) : text).c_str());
+  }
   if (lost > 0)
-    note_ = output_name(path_) + ": MP3 tags hold Latin-1 text only: " + std::to_string(lost) +
-            (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'";
+    note_ = output_name(path_) + (latin1 ? ": MP3 tags hold Latin-1 text only: " : ": AIFF's copyright and software hold ASCII only: ") +
+            std::to_string(lost) + (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'";
 }
 
 void Writer::commit(const std::function<bool()>& stop) {

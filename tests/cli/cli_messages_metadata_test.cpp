@@ -191,6 +191,33 @@ TEST(Metadata, StringsAreCopiedToTheOutput) {
   }
 }
 
+// AIFF's copyright and software chunks hold ASCII: libsndfile had written UTF-8 there as '.' and
+// cut it short ("© Zoë" read back as ".. Zo..", "halo ✓" as "halo "), without a word (a QA
+// pass). A character past ASCII there is '?' and is said; the title, artist and comment keep
+// their UTF-8.
+TEST(Metadata, AiffCopyrightAndSoftwareAreAsciiAndSaidSo) {
+  TempDir dir;
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+with sf.SoundFile('in.flac', 'w', 48000, 1, 'PCM_16', format='FLAC') as f:
+    f.copyright = '\u00a9 Zo\u00eb'; f.title = 'T\u00eetle'; f.artist = '\u00c5sa'; f.write(np.zeros(100) + 0.1)
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const Result result = halo({"filter", dir / "in.flac", dir / "out.aiff", "--lowpass", "1k"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("out.aiff: AIFF's copyright and software hold ASCII only: 2 characters of IN's tags "
+                            "written as '?'"),
+            std::string::npos)
+      << result.err;
+  const Result check = python(dir.path(), R"(
+import soundfile as sf
+f = sf.SoundFile('out.aiff')
+assert f.copyright == '? Zo?', repr(f.copyright)
+assert f.title == 'T\u00eetle' and f.artist == '\u00c5sa', (f.title, f.artist)
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+}
+
 // Tags through MP3: LAME's ID3 frames hold Latin-1, and UTF-8 had been written into them as it
 // was, read back as "Ã¼" for "ü", one layer more at each pass (a QA pass). Checked on the bytes:
 // the ID3v1 tag (short fields: the only one LAME writes) and the ID3v2 frame (a long comment
