@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "audio/error.hpp"
@@ -102,12 +103,25 @@ static int run_command(int argc, char** argv) {
     halo::cli::notice("give a command: filter, design, info, ir, devices, play, live or wisdom (halo --help describes them)");
     return 2;
   }
-  const std::string command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
+  std::string command = argv[1];
+  // `halo help filter` (or --help filter) is `halo filter --help`, as git takes it; anything after
+  // --version is refused: both had been taken without a word (a QA pass).
+  std::vector<char*> with_help;
+  if ((command == "--help" || command == "-h" || command == "help") && argc > 2) {
+    static char help_flag[] = "--help";
+    with_help = {argv[0], argv[2], help_flag};
+    argc = 3;
+    argv = with_help.data();
+    command = argv[1];
+  } else if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(usage, stdout);
     return 0;
   }
   if (command == "--version" || command == "-V") {
+    if (argc > 2) {
+      halo::cli::notice(command + " takes nothing after it: '" + argv[2] + "'");
+      return 2;
+    }
     std::printf("%s\n", version_line().c_str());
     return 0;
   }

@@ -592,6 +592,10 @@ TEST_F(CliErrors, MessagesQuoteWhatWasTyped) {
   };
   expect_line(halo({}), "give a command: filter, design, info, ir, devices, play, live or wisdom (halo --help describes them)");
   expect_line(halo({"info", in(), "b.wav"}), "info takes one FILE: 'b.wav' is a second file name");
+  expect_line(halo({"--version", "extra"}), "--version takes nothing after it: 'extra'");
+  const Result help = halo({"help", "filter"});  // as `halo filter --help`, as git takes it
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out.rfind("Filter a sound file with an FIR mask.", 0), 0u) << help.out;
   expect_line(halo({"play", in(), "extra", "--lowpass", "1k"}), "play takes one FILE: 'extra' is a second file name");
   expect_line(halo({"design", "--lowpass", "1k", "--window", "kaiser:9dB"}),
               "--window kaiser:9dB: \"9dB\" is not a Kaiser beta (a number, e.g. kaiser:8.6)");
