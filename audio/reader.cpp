@@ -23,6 +23,17 @@
 namespace halo::audio {
 namespace {
 
+// Whether a file yields a byte when read (where its size says 0: /proc's files); false where it
+// cannot be opened, which the checks after this one name.
+bool has_a_byte(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  char byte = 0;
+  const bool read_one = read(fd, &byte, 1) == 1;
+  close(fd);
+  return read_one;
+}
+
 // Why libsndfile could not open `name`, in words: where it blames its own struct for a header
 // field that is zero ("Internal error : SF_INFO struct incomplete"), the field.
 std::string open_failure(const std::string& name) {
@@ -226,8 +237,11 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     struct stat status {};
     if (stat(path.c_str(), &status) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISDIR(status.st_mode)) throw Error(path + ": is a directory, not an audio file");
-    // libsndfile says "Format not recognised" of a file with no bytes at all.
-    if (S_ISREG(status.st_mode) && status.st_size == 0 && raw.subtype == 0) throw Error(path + ": an empty file (0 bytes)");
+    // libsndfile says "Format not recognised" of a file with no bytes at all. A size of 0 is not
+    // enough to say so: /proc's files have that size and bytes to read (/proc/cpuinfo had been
+    // "an empty file", a QA pass).
+    if (S_ISREG(status.st_mode) && status.st_size == 0 && raw.subtype == 0 && !has_a_byte(path))
+      throw Error(path + ": an empty file (0 bytes)");
     if (access(path.c_str(), R_OK) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISFIFO(status.st_mode) && raw.subtype == 0) {  // a named pipe: as standard input
       const int fifo = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -213,6 +213,10 @@ TEST_F(CliErrors, NotAudio) {
   expect_clean_failure({"filter", dir_ / "empty.wav", out(), "--lowpass", "1000"}, out(), "empty.wav: an empty file (0 bytes)");
   const Result info = halo({"info", dir_ / "empty.wav"});
   EXPECT_EQ(info.err, "halo: " + std::string(dir_ / "empty.wav") + ": an empty file (0 bytes)\n");
+  // A file whose size says 0 but that has bytes to read (/proc's) is no empty file (a QA pass).
+  const Result proc = halo({"info", "/proc/cpuinfo"});
+  EXPECT_EQ(proc.exit_code, 1);
+  EXPECT_EQ(proc.err, "halo: /proc/cpuinfo: not a sound file libsndfile can read (Format not recognised.)\n");
   // Standard input from a device that gives no bytes (< /dev/null) is empty too (it had been "not
   // a sound file"); from one that gives bytes (/dev/zero, no sound), not.
   expect_clean_failure({"filter", "-", out(), "--lowpass", "1000"}, out(), "standard input: empty: no bytes came");
