@@ -338,7 +338,8 @@ void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& string
                   (latin1 ? latin1_for_id3(text, lost) : ascii ? ascii_for_tags(text, lost) : text).c_str());
   }
   if (lost > 0)
-    note_ = output_name(path_) + (latin1 ? ": MP3 tags hold Latin-1 text only: " : ": AIFF's copyright and software hold ASCII only: ") +
+    note_ = output_name(path_) +
+            (latin1 ? ": MP3 tags hold Latin-1 text only: " : ": AIFF's copyright and software hold ASCII only: ") +
             std::to_string(lost) + (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'";
 }
 
