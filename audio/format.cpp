@@ -70,9 +70,13 @@ void place_speakers(Format& output, const std::vector<int>& input_speakers) {
   }
   // The same speakers, under WAV's names where both have them (CAF's "front left" is "left"),
   // a 5.1 of side speakers (ffmpeg's) taken for the 5.1 that Vorbis and FLAC define.
-  std::vector<int> from = input_speakers;
-  if (in_wav_mask_order(from) != in_wav_mask_order(order)) from = sides_as_rears(from);
-  if (order.empty() || in_wav_mask_order(from).empty() || in_wav_mask_order(from) != in_wav_mask_order(order)) return;
+  const std::vector<int> wanted = in_wav_mask_order(order);
+  const auto holds_them = [&wanted](const std::vector<int>& speakers) {
+    const std::vector<int> held = in_wav_mask_order(speakers);
+    return !held.empty() && held == wanted;
+  };
+  const std::vector<int> from = holds_them(input_speakers) ? input_speakers : sides_as_rears(input_speakers);
+  if (!holds_them(from)) return;
   output.channel_moves = channel_moves(from, order);
   output.channel_map = order;
 }

@@ -327,13 +327,10 @@ TEST_F(OutputSafety, FullDiskFailsCleanlyForEveryContainer) {
   }
   // A mask written as a sound file says so as these do (it had been libsndfile's "System error :
   // No space left on device.", a QA pass).
+  const auto before = list_directory(work_.path());
   for (const std::string command : {"$HALO design --lowpass 1k --taps 65535 -o small/m.wav -q",
                                     "$HALO design --lowpass 1k --taps 65535 -o small/m.w64 -q"}) {
-    const Result run = sh(command);
-    EXPECT_EQ(run.exit_code, 1) << describe_command(command, run);
-    const auto lines = halo_lines(run);
-    ASSERT_EQ(lines.size(), 1u) << describe_command(command, run);
-    EXPECT_NE(lines[0].find(": write failed: No space left on device"), std::string::npos) << lines[0];
+    expect_refused(command, 1, ": write failed: No space left on device", before);
     EXPECT_EQ(list_directory(at("small")), std::vector<std::string>{}) << "left on the full disk after " << command;
   }
 }
