@@ -161,6 +161,11 @@ std::string unreplaceable(const std::string& target, const struct stat& existing
   return {};
 }
 
+bool leads_to_a_file(int fd) noexcept {
+  struct stat status {};
+  return fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+}
+
 }  // namespace
 
 bool appends_to_a_file(int fd) noexcept {
@@ -176,10 +181,12 @@ void remove_live_temporaries() noexcept {
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
-  // `>> log` with OUT /dev/stdout: the shell asked for what is written to go after what the file
-  // holds. Written through that descriptor; the file had been replaced, all it held lost, with
-  // exit 0 (a QA pass). (`> log` truncated it already: replaced as any file, as before.)
-  if (const int named = descriptor_named_by(path); named >= 0 && appends_to_a_file(named)) {
+  // OUT /dev/stdout (or /dev/fd/N) redirected to a file is written through that descriptor, as
+  // `-` is, from where it stands. Followed to the file and a new one renamed over it, the file
+  // had lost all it held under `>> log` (exit 0, a QA pass), the x of `{ echo x; halo IN
+  // /dev/stdout; } > log`, and in `{ halo A /dev/stdout; halo B /dev/stdout; } > log` A's output:
+  // the group's descriptor still led to the file replaced.
+  if (const int named = descriptor_named_by(path); named >= 0 && leads_to_a_file(named)) {
     target_ = path;
     fd_ = fcntl(named, F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0) throw Error(path + ": " + reason());

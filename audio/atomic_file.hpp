@@ -17,7 +17,8 @@ namespace halo::audio {
 // where allowed (root), its owner and group; a new one gets the mode a plain create gives.
 // Anything else that exists (a device such as /dev/null, a FIFO) cannot be renamed over and
 // is written directly, and so is a descriptor of halo's named through /proc (/dev/stdout,
-// /dev/fd/N) that the shell opened for appending (`>> log`): after what the file holds.
+// /dev/fd/N) that leads to a file, as `-` is: from where the descriptor stands (`>> log`, or
+// `{ echo x; halo IN /dev/stdout; } > log`), after what the file holds.
 // Destroyed without commit() (an error, Ctrl-C), the temporary is removed and an existing
 // target is left as it was. An empty name is refused.
 //

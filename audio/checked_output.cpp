@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,31 +12,33 @@ namespace halo::audio {
 
 bool CheckedOutput::suits(int fd) {
   const int flags = fcntl(fd, F_GETFL);  // O_APPEND (>>) would send a header rewritten at close to the end
-  return lseek(fd, 0, SEEK_CUR) == 0 && flags >= 0 && (flags & O_APPEND) == 0;  // (Writer: only raw and Ogg there)
+  return lseek(fd, 0, SEEK_CUR) >= 0 && flags >= 0 && (flags & O_APPEND) == 0;  // (Writer: only raw and Ogg there)
 }
 
-SNDFILE* CheckedOutput::open(SF_INFO& info) {
+CheckedOutput::CheckedOutput(int fd) : fd_(fd), start_(lseek(fd, 0, SEEK_CUR)) {}
+
+SNDFILE* CheckedOutput::open(SF_INFO& info, int mode) {
   static SF_VIRTUAL_IO io = {&CheckedOutput::length, &CheckedOutput::seek, &CheckedOutput::read_bytes,
                              &CheckedOutput::write_bytes, &CheckedOutput::tell};
-  return sf_open_virtual(&io, SFM_WRITE, &info, this);
+  return sf_open_virtual(&io, mode, &info, this);
 }
 
 sf_count_t CheckedOutput::length(void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
   struct stat status {};
-  if (fstat(sink.fd_, &status) == 0) return static_cast<sf_count_t>(status.st_size);
+  if (fstat(sink.fd_, &status) == 0) return std::max<sf_count_t>(0, static_cast<sf_count_t>(status.st_size - sink.start_));
   if (sink.error_ == 0) sink.error_ = errno;
   return -1;
 }
 
 sf_count_t CheckedOutput::seek(sf_count_t offset, int whence, void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
-  const off_t at = lseek(sink.fd_, static_cast<off_t>(offset), whence);
-  if (at < 0) {
-    if (sink.error_ == 0) sink.error_ = errno;
+  const off_t at = lseek(sink.fd_, static_cast<off_t>(whence == SEEK_SET ? offset + sink.start_ : offset), whence);
+  if (at < sink.start_) {  // (before the start: what was there is not this stream's)
+    if (sink.error_ == 0) sink.error_ = at < 0 ? errno : EINVAL;
     return -1;
   }
-  sink.position_ = static_cast<sf_count_t>(at);
+  sink.position_ = static_cast<sf_count_t>(at - sink.start_);
   return sink.position_;
 }
 

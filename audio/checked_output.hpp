@@ -10,24 +10,31 @@ namespace halo::audio {
 // this sink, every byte that any container writes passes through write_bytes(), which keeps
 // the first error; the Writer checks it after each chunk and after sf_close.
 //
-// For seekable descriptors only, starting at offset 0 and not in append mode: libsndfile takes every virtual stream
-// for seekable and seeks back to rewrite headers. Pipes keep sf_open_fd (and libsndfile's own
-// checks, which every container that can stream to a pipe has).
+// For seekable descriptors only, not in append mode: libsndfile takes every virtual stream for
+// seekable and seeks back to rewrite headers. Pipes keep sf_open_fd (and libsndfile's own
+// checks, which every container that can stream to a pipe has). The stream starts where the
+// descriptor stands (`{ halo a.wav - -t raw; halo b.wav - -t raw; } > both.raw`: the second
+// one's offset is past the first's bytes), and every offset libsndfile sees is from there, so
+// each container writes after what the file holds, its header where its own bytes begin.
 class CheckedOutput {
  public:
-  explicit CheckedOutput(int fd) : fd_(fd) {}
+  explicit CheckedOutput(int fd);
 
-  // True when this descriptor can go through the sink (seekable, at offset 0, not O_APPEND).
+  // True when this descriptor can go through the sink (seekable, not O_APPEND).
   static bool suits(int fd);
 
   // sf_open_virtual over this sink; nullptr as sf_open_fd would (sf_strerror(nullptr) says why).
-  SNDFILE* open(SF_INFO& info);
+  // SFM_READ reads the bytes from start() back as a file of their own: libsndfile's own reading
+  // from an offset (an embedded file) found no frames in a CAF of ALAC there.
+  SNDFILE* open(SF_INFO& info, int mode = SFM_WRITE);
 
   // The first errno a write, seek or length query met; 0 when none.
   int error() const { return error_; }
   // The first four bytes last written at offset 0: the container's magic as it stands (an
   // RF64 header that libsndfile downgraded to WAV at close reads "RIFF").
   const char* magic() const { return magic_; }
+  // The descriptor's offset where the stream begins.
+  sf_count_t start() const { return start_; }
 
  private:
   static sf_count_t length(void* self);
@@ -37,7 +44,8 @@ class CheckedOutput {
   static sf_count_t tell(void* self);
 
   int fd_;
-  sf_count_t position_ = 0;  // where the next write lands, as lseek last set it plus what was written
+  sf_count_t start_;         // the descriptor's offset when the sink was made: the stream's 0
+  sf_count_t position_ = 0;  // where the next write lands, from start_, as lseek last set it plus what was written
   int error_ = 0;
   char magic_[5] = {};
 };

@@ -393,11 +393,10 @@ void Writer::commit(const std::function<bool()>& stop) {
     // the summary had called it WAV.
     format_.container = SF_FORMAT_WAVEX;
   }
-  // Read back where OUT can be: a file halo names into place, or standard output redirected to
-  // a file (`- > out.caf`, whose bytes are out by now: the run then fails, saying so).
-  struct stat standard_output {};
-  const bool readable_back = (output_ && !output_->direct()) ||
-                             (path_ == "-" && fstat(STDOUT_FILENO, &standard_output) == 0 && S_ISREG(standard_output.st_mode));
+  // Read back where OUT can be: a file halo names into place, or a file written through
+  // (`- > out.caf`, whose bytes are out by now: the run then fails, saying so).
+  struct stat written {};
+  const bool readable_back = fstat(descriptor_, &written) == 0 && S_ISREG(written.st_mode);
   if (verify_ && readable_back) verify_written();
   if (output_) output_->commit();  // on failure the destructor discards
   committed_ = true;
@@ -413,8 +412,8 @@ void Writer::commit(const std::function<bool()>& stop) {
 void Writer::verify_written() {
   char name[64];
   std::snprintf(name, sizeof name, "/proc/self/fd/%d", descriptor_);
-  // A descriptor of its own for reading (OUT's is write-only), closed on every path; libsndfile
-  // is told not to close it (SF_FALSE), and is closed first (declared after).
+  // A descriptor of its own for reading (OUT's is write-only), closed on every path, after
+  // libsndfile's handle on it (declared after it) is closed.
   struct ReadDescriptor {
     int fd;
     ~ReadDescriptor() {
@@ -426,8 +425,12 @@ void Writer::verify_written() {
     discard();
     throw Error(output_name(path_) + ": cannot read it back to check what libsndfile wrote: " + reason);
   }
+  // From where OUT's bytes begin (past what a file written through held before them).
+  const off_t start = sink_ ? static_cast<off_t>(sink_->start()) : 0;
+  std::optional<CheckedOutput> from_start;
+  if (lseek(reading.fd, start, SEEK_SET) == start) from_start.emplace(reading.fd);
   SF_INFO info{};
-  SndfileHandle back(sf_open_fd(reading.fd, SFM_READ, &info, SF_FALSE));
+  SndfileHandle back(from_start ? from_start->open(info, SFM_READ) : nullptr);
   std::uint64_t hash = 0, frames = 0;
   if (back) {
     std::vector<int> block(4096 * static_cast<std::size_t>(format_.channels));
@@ -448,7 +451,8 @@ void Writer::verify_written() {
               (frames < frames_out_ ? "as " + std::to_string(frames) + " of its " + std::to_string(frames_out_) + " frames"
                                     : std::string("with other samples than it was given")) +
               " (a fault of this libsndfile's encoder); " +
-              (path_ == "-" ? "what went to standard output is wrong" : "nothing was written") +
+              (output_ && !output_->direct() ? std::string("nothing was written")
+                                             : "what went to " + output_name(path_) + " is wrong") +
               ": choose another --subtype or container");
 }
 

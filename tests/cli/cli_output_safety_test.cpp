@@ -560,9 +560,44 @@ TEST_F(OutputSafety, AnOutputOpenForAppendingIsAppendedToOrRefused) {
   ASSERT_EQ(sh("printf '# kept\\n' > masks.txt && $HALO design --lowpass 1k -o /dev/stdout -q >> masks.txt").exit_code, 0);
   const std::string masks = read_bytes(at("masks.txt"));
   EXPECT_EQ(masks.rfind("# kept\n# lowpass 1000 Hz", 0), 0u) << masks.substr(0, 80);
-  // `>` truncated the file already: replaced as any file, a WAV as before.
+  // `>` truncated the file already: written through from its start, a WAV as before.
   ASSERT_EQ(sh("$HALO filter in.wav /dev/stdout --mask half.txt -q > whole.wav").exit_code, 0);
   expect_half("in.wav", "whole.wav");
+}
+
+// `{ printf 'x\n'; halo IN OUT; } > log`: the shell's `>` truncated the file, but what the group
+// wrote before halo is there, and the descriptor's offset is past it. Whichever name OUT gives
+// that descriptor, halo writes after it, every container with its header where its own bytes
+// begin. /dev/stdout had been followed to the file and a new one renamed over it (the x lost,
+// exit 0), and raw and Ogg to `-` refused as "cannot write RAW to a pipe" (a QA note).
+TEST_F(OutputSafety, AnOutputAfterWhatItsGroupWroteKeepsIt) {
+  ASSERT_EQ(sh("$HALO filter in.wav alone.raw --type raw --mask half.txt -q").exit_code, 0);
+  const std::string alone = read_bytes(at("alone.raw"));
+  ASSERT_EQ(alone.size(), 4800u * 2 * 4);
+  for (const std::string out : {"-", "/dev/stdout", "/proc/self/fd/1"}) {
+    const Result raw = sh("{ printf 'x\\n'; $HALO filter in.wav " + out + " --type raw --mask half.txt -q; } > group.raw");
+    ASSERT_EQ(raw.exit_code, 0) << out << ": " << raw.err;
+    EXPECT_TRUE(read_bytes(at("group.raw")) == "x\n" + alone) << out;
+    // Two runs into one file, one after the other.
+    ASSERT_EQ(sh("{ $HALO filter in.wav " + out + " --type raw --mask half.txt -q; $HALO filter in.wav " + out +
+                 " --type raw --mask half.txt -q; } > two.raw").exit_code, 0) << out;
+    EXPECT_TRUE(read_bytes(at("two.raw")) == alone + alone) << out;
+    // A container that goes back to its header: the header lands where its bytes begin.
+    for (const std::string type : {"wav", "au", "ogg"}) {
+      const Result headed = sh("{ printf 'x\\n'; $HALO filter in.wav " + out + " --type " + type +
+                               " --mask half.txt -q; } > group.bin && tail -c +3 group.bin > alone." + type);
+      ASSERT_EQ(headed.exit_code, 0) << out << " " << type << ": " << headed.err;
+      EXPECT_EQ(read_bytes(at("group.bin")).substr(0, 2), "x\n") << out << " " << type;
+      if (type != "ogg") expect_half("in.wav", "alone." + type);
+    }
+  }
+  // ALAC is read back from where its bytes begin (libsndfile's own reading from an offset had
+  // found no frames and failed a sound file).
+  const Result alac = sh("{ printf 'x\\n'; $HALO filter in.wav /dev/stdout --type caf --subtype alac16 --mask half.txt -q; } "
+                         "> group.caf && tail -c +3 group.caf > alone.caf");
+  ASSERT_EQ(alac.exit_code, 0) << alac.err;
+  const Result frames = python("import soundfile as sf\nprint(sf.info('alone.caf').frames)\n");
+  EXPECT_EQ(frames.out, "4800\n") << frames.err;
 }
 
 // A mask or impulse response is an input too: `ir fix` and `design` convert one into a file
