@@ -679,11 +679,14 @@ MaskSet parse_mask(const std::string& name, const std::string& bytes) {
     case FileKind::header: return parse_header_mask(name, bytes);
     case FileKind::text: break;
   }
-  // As read_mask: binary bytes under a name that is not .txt are tried as a sound file.
+  // As read_mask: binary bytes under a name that is not .txt are tried as a sound file. One
+  // whose header libsndfile opens keeps its own error (a WAV cut short on standard input had
+  // been "a binary file, not ... a sound file libsndfile reads", a QA pass).
   if (lower_extension(name) != "txt" && bytes.find('\0') != std::string::npos) {
     try {
       return parse_sound(name, bytes);
     } catch (const Error&) {
+      if (opens_as_sound(bytes)) throw;
       throw Error(binary_as_text(name));
     }
   }

@@ -775,6 +775,15 @@ TEST(CliFilter, MaskFromStandardInput) {
   EXPECT_EQ(terminal.exit_code, 1) << terminal.out << terminal.err;
   EXPECT_NE(terminal.out.find("halo: standard input is a terminal"), std::string::npos) << terminal.out;
   EXPECT_TRUE(before.added().empty()) << joined(before.added());
+
+  // A sound file cut short is refused as such from standard input, as from its name: it had
+  // been "a binary file, not ... a sound file libsndfile reads" there (a QA pass).
+  write_sound(dir / "long-ir.wav", random_taps(2000, 173), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_24);
+  ASSERT_EQ(run({"/bin/sh", "-c", "head -c 3000 '" + (dir / "long-ir.wav") + "' > '" + (dir / "cut-ir.wav") + "'"}).exit_code, 0);
+  const DirectorySnapshot with_cut(dir.path());
+  for (const std::string option : {"--mask", "--ir"})
+    expect_one_line_failure(halo({"filter", dir / "in.wav", dir / "out2.wav", option, "-"}, in_directory(dir.path(), dir / "cut-ir.wav")),
+                            1, "standard input: truncated: its header declares 2000 frames", with_cut, option + " - cut short");
 }
 
 // A C header on standard input is told by its content whatever it opens with: a declaration, a
