@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sndfile.h>
 #include <sys/mman.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -220,32 +221,66 @@ const std::string& standard_input_bytes() {
 }
 
 
-// "# rate 44100 Hz" (as write_mask writes it), or "# rate 44100" as a hand may write it (it had
-// been taken for no rate, without a word: a QA pass) -> 44100; 0 for any other line.
-double rate_comment(const std::string& line) {
+// The sample rate a "# rate" line says: "# rate 44100 Hz" (as write_mask writes it), or as a
+// hand may write it, "# rate 44100", "# rate 44.1 kHz", "# rate 44.1k" (each had been taken for
+// no rate, without a word, and the mask used at any rate, --mask-rate refuse or not: QA passes).
+// 0 for a line that says none ("# rate of decay" is prose: no figure follows the word). A
+// figure that is no rate ("# rate 0", "# rate -44100", "# rate 44100 Hz stereo") is refused,
+// naming the line (`where`).
+double rate_comment(const std::string& line, const std::string& where) {
   const std::size_t hash = line.find('#');
   if (hash == std::string::npos) return 0;
   const char* text = line.c_str() + hash + 1;
   while (*text == ' ' || *text == '\t') ++text;
-  if (std::strncmp(text, "rate", 4) != 0) return 0;
+  if (std::strncmp(text, "rate", 4) != 0 || (text[4] != ' ' && text[4] != '\t')) return 0;
+  const char* figure = text + 4;
+  while (*figure == ' ' || *figure == '\t') ++figure;
+  if (!std::isdigit(static_cast<unsigned char>(*figure)) && *figure != '+' && *figure != '-' && *figure != '.') return 0;
   char* end = nullptr;
-  const double rate = std::strtod(text + 4, &end);
-  if (end == text + 4 || !std::isfinite(rate) || rate <= 0) return 0;
-  while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
-  return std::strncmp(end, "Hz", 2) == 0 || *end == '\0' ? rate : 0;
+  double rate = std::strtod(figure, &end);
+  const auto unit = [&end](const char* word) {
+    const std::size_t size = std::strlen(word);
+    if (strncasecmp(end, word, size) != 0) return false;
+    end += size;
+    return true;
+  };
+  if (end != figure) {
+    while (*end == ' ' || *end == '\t') ++end;
+    if (unit("khz") || unit("k")) rate *= 1000;
+    else unit("hz");
+    while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
+  }
+  std::string said = text;
+  while (!said.empty() && (said.back() == '\r' || said.back() == ' ' || said.back() == '\t')) said.pop_back();
+  if (end == figure || *end != '\0' || !std::isfinite(rate) || rate <= 0)
+    throw Error(where + "\"# " + said + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
+  return rate;
 }
 
-// "# align causal" (as write_mask writes it for a mask that starts at its first tap).
-bool causal_comment(const std::string& line) {
+// The alignment an "# align" line says: "# align causal" (as write_mask writes it for a mask
+// that starts at its first tap) or "# align same" (centred, filter's default for text, said).
+// Other single words are refused, naming the line ("# align weird" had been a comment, a QA
+// pass); a line of more words is prose.
+enum class AlignComment { none, causal, centred };
+AlignComment align_comment(const std::string& line, const std::string& where) {
   const std::size_t hash = line.find('#');
-  if (hash == std::string::npos) return false;
+  if (hash == std::string::npos) return AlignComment::none;
   std::istringstream words(line.substr(hash + 1));
   std::string key, value, rest;
-  return words >> key >> value && key == "align" && value == "causal" && !(words >> rest);
+  if (!(words >> key >> value) || key != "align" || words >> rest) return AlignComment::none;
+  if (value == "causal") return AlignComment::causal;
+  if (value == "same" || value == "centred" || value == "centered") return AlignComment::centred;
+  throw Error(where + "\"# align " + value + "\" is no alignment: a mask says # align causal or # align same");
 }
 
 std::string line_prefix(const std::string& path, int line) {
   return path + ":" + std::to_string(line) + ": ";
+}
+
+std::string rate_text(double rate_hz) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.10g Hz", rate_hz);
+  return text;
 }
 
 double parse_coefficient(const std::string& token, const std::string& where) {
@@ -298,7 +333,9 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   if (text.find('\0') != std::string::npos) throw Error(binary_as_text(path));
   if (text.size() > max_text_bytes) throw Error(text_too_large(path));
   double rate_hz = 0;  // from a "# rate R Hz" line, as write_mask writes it
-  bool causal = false;  // from a "# align causal" line
+  int rate_line = 0;    // the line that said it
+  AlignComment alignment = AlignComment::none;  // from a "# align causal" (or "same") line
+  int align_line = 0;
   std::vector<std::vector<float>> columns;
   int first_data_line = 0;
   int line_number = 0;
@@ -313,8 +350,22 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
     ++line_number;
     const std::string where = line_prefix(path, line_number);
     const std::string line = text.substr(start, end - start);
-    if (const double rate = rate_comment(line); rate > 0) rate_hz = rate;
-    if (causal_comment(line)) causal = true;
+    // Two lines that disagree are refused: which one meant it is not for halo to guess (the last
+    // rate and the first "causal" had won, silently: a QA pass).
+    if (const double rate = rate_comment(line, where); rate > 0) {
+      if (rate_line > 0 && rate != rate_hz)
+        throw Error(where + "# rate " + rate_text(rate) + ", but line " + std::to_string(rate_line) + " says " +
+                    rate_text(rate_hz));
+      rate_hz = rate;
+      rate_line = line_number;
+    }
+    if (const AlignComment said = align_comment(line, where); said != AlignComment::none) {
+      if (align_line > 0 && said != alignment)
+        throw Error(where + "# align " + (said == AlignComment::causal ? "causal" : "same") + ", but line " +
+                    std::to_string(align_line) + " says " + (alignment == AlignComment::causal ? "causal" : "same"));
+      alignment = said;
+      align_line = line_number;
+    }
     const std::vector<double> values = parse_text_line(line, where);
     start = end + (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n' ? 2 : 1);
     if (values.empty()) continue;
@@ -338,7 +389,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
     masks[c].taps = std::move(columns[c]);
     masks[c].rate_hz = rate_hz;
-    masks[c].causal = causal;
+    masks[c].causal = alignment == AlignComment::causal;
     masks[c].provenance = "file " + path;
     if (columns.size() > 1) masks[c].provenance += " column " + std::to_string(c + 1);
   }

@@ -121,18 +121,37 @@ TEST_F(MaskFile, AJsonTapsThatIsNoNumberIsSaidSo) {
   expect_read_error(path("deep.json"), {"deep.json: \"taps\" is not a number"});
 }
 
-// A rate line as a hand writes it, "# rate 44100" without its unit, is the rate too (it had
-// been taken for no rate, and the mask used at any audio's rate without a word: a QA pass);
-// a line that says something else is a comment.
-TEST_F(MaskFile, ARateLineWithoutItsUnitIsTheRate) {
-  for (const std::string line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  "}) {
+// A rate line as a hand writes it, "# rate 44100" without its unit or "# rate 44.1 kHz", is the
+// rate too (each had been taken for no rate, and the mask used at any audio's rate without a
+// word: QA passes); a line whose word "rate" no figure follows is prose. A figure that is no
+// rate, an "# align" word that is no alignment, and two lines that disagree are refused, naming
+// the line (they had been comments, or the last rate and the first "causal" had won silently).
+TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
+  for (const std::string line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  ", "# rate 44.1 kHz",
+                                 "# rate 44.1k", "# rate 44100 hz", "# rate 44.1 KHz"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 44100.0) << line;
   }
-  for (const std::string line : {"# rate 44100 samples", "# rate of decay 3", "# rated 44100 Hz"}) {
+  for (const std::string line : {"# rate of decay 3", "# rated 44100 Hz", "# rate", "# align the taps to the peak"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 0.0) << line;
+    EXPECT_FALSE(read_mask(path("r.txt"))[0].causal) << line;
   }
+  for (const std::string line : {"# rate 44100 samples", "# rate 0", "# rate -44100 Hz", "# rate 1e999"}) {
+    std::ofstream(path("r.txt")) << "0.5\n" << line << "\n0.25\n";
+    expect_read_error(path("r.txt"), {"r.txt:2: \"" + line + "\" says no sample rate"});
+  }
+  std::ofstream(path("a.txt")) << "# align same\n0.5\n0.25\n";
+  EXPECT_FALSE(read_mask(path("a.txt"))[0].causal);
+  std::ofstream(path("a.txt")) << "# align weird\n0.5\n";
+  expect_read_error(path("a.txt"), {"a.txt:1: \"# align weird\" is no alignment"});
+  std::ofstream(path("two.txt")) << "# rate 48000 Hz\n0.5\n# rate 44100\n";
+  expect_read_error(path("two.txt"), {"two.txt:3: # rate 44100 Hz, but line 1 says 48000 Hz"});
+  std::ofstream(path("two.txt")) << "# align causal\n# align same\n0.5\n";
+  expect_read_error(path("two.txt"), {"two.txt:2: # align same, but line 1 says causal"});
+  std::ofstream(path("two.txt")) << "# rate 48 kHz\n# rate 48000 Hz\n# align causal\n# align causal\n0.5\n";  // the same said twice
+  EXPECT_EQ(read_mask(path("two.txt"))[0].rate_hz, 48000.0);
+  EXPECT_TRUE(read_mask(path("two.txt"))[0].causal);
 }
 
 TEST_F(MaskFile, TextRoundTripIsExact) {
