@@ -207,12 +207,14 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   // play opens no input: its "input 0.00 ms" had read as a measurement.
   char input[64] = "";
   if (!r.input_device.empty()) std::snprintf(input, sizeof input, ", input %.2f ms", r.input_latency_s * 1e3);
-  // live: a linear-phase mask delays what it passes by (M-1)/2 frames on top of what halo adds
-  // (a 16383-tap mask 170 ms, where the line had said 1.33 ms: a QA pass measured the round trip).
+  // live: a centred mask delays what it passes by (M-1)/2 frames on top of what halo adds (a
+  // 16383-tap mask 170 ms, where the line had said 1.33 ms: a QA pass measured the round trip).
+  // Centred, not "linear phase": a measured or hand-made mask is centred without being symmetric.
   char mask_delay[160] = "";
   if (r.mask_delay_frames > 0)
-    std::snprintf(mask_delay, sizeof mask_delay, "; the mask's own delay %zu frames more (%.2f ms: linear phase; "
-                  "--minimum-phase has little)", r.mask_delay_frames, 1e3 * static_cast<double>(r.mask_delay_frames) / r.rate_hz);
+    std::snprintf(mask_delay, sizeof mask_delay, "; the mask's own delay %zu frames more (%.2f ms: centred on its "
+                  "middle tap; a minimum-phase mask has little)", r.mask_delay_frames,
+                  1e3 * static_cast<double>(r.mask_delay_frames) / r.rate_hz);
   char silent_start[160] = "";
   if (r.silent_start_frames > 0)
     std::snprintf(silent_start, sizeof silent_start, "; output began after %.2f ms of silence (%s)",

@@ -700,9 +700,12 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
   ASSERT_GT(latency, 0) << output;
   // The masks are centred (text files): what they pass comes (M-1)/2 frames after what halo
   // adds, as the bypass's dry path, checked below against the recording, is delayed; the
-  // latency line says so (it had left it out).
+  // latency line says so (it had left it out), and calls these random taps centred, not linear
+  // phase (it had, a QA pass).
   EXPECT_NE(summary.find("the mask's own delay " + std::to_string((taps - 1) / 2) + " frames more"), std::string::npos)
       << summary;
+  EXPECT_NE(summary.find("centred on its middle tap"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("linear phase"), std::string::npos) << summary;
   const long window = 1024;
   // Bypass is the input delayed by the engine's latency (none) and the mask's centre.
   const std::vector<Candidate> candidates = {through_mask("a", recording, a), through_mask("b", recording, b),
