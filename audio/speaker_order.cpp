@@ -118,4 +118,8 @@ std::vector<int> channel_moves(const std::vector<int>& from, const std::vector<i
   return {};  // the same speakers in the same places under other names
 }
 
+std::vector<int> moves_into_wav_order(const std::vector<int>& speakers) {
+  return channel_moves(speakers, in_wav_mask_order(speakers));
+}
+
 }  // namespace halo::audio

@@ -35,4 +35,9 @@ std::vector<int> sides_as_rears(const std::vector<int>& speakers);
 // hold the same speakers, or hold them in the same order (nothing to move).
 std::vector<int> channel_moves(const std::vector<int>& from, const std::vector<int>& to);
 
+// For each channel in WAV's mask order, the channel of `speakers` that feeds it: how `play` sends
+// a file that names its speakers to a device (a 5.1 Ogg as a 5.1 WAV, as `filter` writes one).
+// Empty where they are in that order already or name speakers no WAV mask has.
+std::vector<int> moves_into_wav_order(const std::vector<int>& speakers);
+
 }  // namespace halo::audio

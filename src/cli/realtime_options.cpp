@@ -240,6 +240,7 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   // live filters at the devices' rate: nothing is resampled, and "resampled: no" said nothing.
   notice((live ? std::string() : "resampled: " + r.resampled + "; ") +
          "mask switches: " + std::to_string(r.switches > 0 ? r.switches - 1 : 0));
+  if (!r.speaker_note.empty()) notice(r.speaker_note);
   if (!r.warning.empty()) notice("warning: " + r.warning);
 }
 

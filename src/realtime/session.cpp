@@ -12,6 +12,7 @@
 #include "audio/error.hpp"
 #include "audio/portaudio_device.hpp"
 #include "audio/reader.hpp"
+#include "audio/speaker_order.hpp"
 #include "src/engine/error.hpp"
 #include "src/engine/nonfinite.hpp"
 #include "src/engine/tap_set.hpp"
@@ -343,6 +344,15 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   // worker had kept FIFO 60 above it there: a review).
   config.follow_callback = options_.worker_cpu != WorkerCpu::any;
   config.poll = options_.worker_cpu == WorkerCpu::own;
+  // A file that names its speakers goes to the device in WAV's order, as filter writes it to a
+  // WAV: a 5.1 Ogg (Vorbis's order, FL FC FR ...) had sent its centre to the second channel, which
+  // the same file filtered to a WAV first sends to the third.
+  if (!options_.live && device_channels_ == channels_) {
+    config.speaker_moves = audio::moves_into_wav_order(file_format.channel_map);
+    if (!config.speaker_moves.empty())
+      report_.speaker_note = "the file's " + std::to_string(channels_) +
+                             " channels go to the device in WAV's speaker order (FL FR FC LFE ...), as filter writes them";
+  }
   worker_ = std::make_unique<Worker>(config, *slot_, *input_, *output_, *stats_, &callback_->draining);
   callback_->input = options_.live ? input_.get() : nullptr;
   callback_->output = output_.get();

@@ -87,6 +87,7 @@ struct SessionReport {
   std::string memory_locked;       // "yes" or "no (reason)" (memory_lock.hpp)
   std::string worker_cpu;          // "the callback's (cpu 1, moved 2 times)" or "any (not pinned)"
   std::string resampled;           // "no" or "44100 -> 48000 Hz (libsamplerate, ...)"
+  std::string speaker_note;        // play: the file's channels moved into WAV's speaker order; empty: none moved
   EngineChoice engine;
   std::size_t engine_latency_frames = 0;
   std::uint64_t switches = 0;

@@ -230,6 +230,13 @@ bool Worker::preempts_callback() const noexcept {
 }
 
 std::size_t Worker::put(const float* block, std::size_t frames) noexcept {
+  if (!config_.speaker_moves.empty()) {  // into WAV's speaker order (Config::speaker_moves)
+    const std::size_t channels = config_.speaker_moves.size();
+    for (std::size_t f = 0; f < frames; ++f)
+      for (std::size_t k = 0; k < channels; ++k)
+        mapped_[f * channels + k] = block[f * channels + static_cast<std::size_t>(config_.speaker_moves[k])];
+    return output_.write(mapped_.data(), frames);
+  }
   if (config_.output_channels == config_.channels) return output_.write(block, frames);
   // Mono to the first two device channels, silence on the rest.
   const std::size_t out_channels = static_cast<std::size_t>(config_.output_channels);

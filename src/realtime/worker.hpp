@@ -82,6 +82,9 @@ class Worker {
     CallbackState* callback = nullptr;
     bool follow_callback = true;
     bool poll = false;  // poll the rings on a CPU apart from the callback's (see above)
+    // play: device channel k takes channel speaker_moves[k] of the engines' (a file that names
+    // its speakers, in WAV's order); empty: in the file's order. Only where the counts are equal.
+    std::vector<int> speaker_moves;
   };
 
   // Allocates its block buffers. The rings, slot and stats outlive the worker.

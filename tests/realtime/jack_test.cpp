@@ -469,6 +469,35 @@ TEST_F(Jack, PlayAndLiveWarnOfAMaskMadeForAnotherRate) {
   EXPECT_NE(lived.err.find(warning), std::string::npos) << lived.err;
 }
 
+// A file that names its speakers goes to the device in WAV's speaker order, as filter writes it
+// to a WAV (whose order the containers test checks against the specifications): a 5.1 Ogg
+// Vorbis file had gone out in Vorbis's order, FL FC FR BL BR LFE, its centre on the second
+// channel, where the same file filtered to a WAV first plays it on the third. A server of six
+// playback ports (the dummy driver's -P 6).
+TEST_F(Jack, PlaySendsASurroundFileInTheOrderFilterWritesIt) {
+  const OwnServer server("halo-six-" + std::to_string(getpid()), period, {"-P", "6"});
+  ASSERT_TRUE(server.started()) << "jackd -n halo-six-... did not start";
+  const std::string in = dir_ / "in.ogg", ref = dir_ / "ref.wav", rec = dir_ / "rec.wav";
+  write_sound(in, noise_with_lead(rate / 2, 2 * rate, 6, 11), 6, rate, SF_FORMAT_OGG | SF_FORMAT_VORBIS);
+  ASSERT_EQ(halo({"filter", in, ref, "--lowpass", "4k", "--subtype", "float", "-q"}).exit_code, 0);
+  Process play(halo_args({"play", in, "--lowpass", "4k"}));
+  ASSERT_TRUE(wait_for_port("halo-play:out_5", 10));
+  const Result recorded = run(bounded_jack_rec(rec, "3", {"halo-play:out_0", "halo-play:out_1", "halo-play:out_2",
+                                                          "halo-play:out_3", "halo-play:out_4", "halo-play:out_5"}));
+  const Result played = play.wait_at_most(30);
+  ASSERT_EQ(played.exit_code, 0) << played.err;
+  EXPECT_EQ(underruns(played.err), 0) << played.err;
+  EXPECT_NE(played.err.find("the file's 6 channels go to the device in WAV's speaker order"), std::string::npos) << played.err;
+  const Sound reference = read_sound(ref), recording = read_sound(rec);
+  ASSERT_EQ(recording.channels, 6);
+  const std::vector<double> expected(reference.samples.begin(), reference.samples.end());
+  const Comparison c = compare_pieces(recording.samples, 6, {0, 1, 2, 3, 4, 5}, expected, 6, 1e-6);
+  const std::size_t flagged = static_cast<std::size_t>(std::max(0L, host_xruns(played.err)));
+  EXPECT_LE(c.bad, (2 * c.resyncs + flagged) * period) << c.matched << " of " << c.compared << " frames matched\n"
+                                                       << played.err;
+  EXPECT_GT(c.compared, static_cast<std::size_t>(rate)) << "the recording holds too little of the file";
+}
+
 // A server that runs with no capture ports (jackd's dummy driver with -C 0): live names that,
 // not a server that is not running (it had asked "is a sound server such as JACK running?",
 // a QA pass).
