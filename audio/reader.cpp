@@ -23,15 +23,19 @@
 namespace halo::audio {
 namespace {
 
-// Whether a file yields a byte when read (where its size says 0: /proc's files); false where it
-// cannot be opened, which the checks after this one name.
-bool has_a_byte(const std::string& path) {
+// What is wrong with a file whose size says 0 (/proc's files, most of which have bytes to read):
+// "an empty file (0 bytes)" where a read finds none, the system's words where the read fails
+// (/proc/self/mem had been called empty); empty where it yields a byte, or cannot be opened,
+// which the checks after this one name.
+std::string why_no_byte(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return {};
   char byte = 0;
-  const bool read_one = read(fd, &byte, 1) == 1;
+  const ssize_t got = read(fd, &byte, 1);
+  const int error = errno;
   close(fd);
-  return read_one;
+  if (got == 1) return {};
+  return got == 0 ? "an empty file (0 bytes)" : "cannot be read: " + std::string(std::strerror(error));
 }
 
 // Why libsndfile could not open `name`, in words: where it blames its own struct for a header
@@ -240,8 +244,8 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     // libsndfile says "Format not recognised" of a file with no bytes at all. A size of 0 is not
     // enough to say so: /proc's files have that size and bytes to read (/proc/cpuinfo had been
     // "an empty file", a QA pass).
-    if (S_ISREG(status.st_mode) && status.st_size == 0 && raw.subtype == 0 && !has_a_byte(path))
-      throw Error(path + ": an empty file (0 bytes)");
+    if (S_ISREG(status.st_mode) && status.st_size == 0 && raw.subtype == 0)
+      if (const std::string why = why_no_byte(path); !why.empty()) throw Error(path + ": " + why);
     if (access(path.c_str(), R_OK) != 0) throw Error(path + ": " + std::strerror(errno));
     if (S_ISFIFO(status.st_mode) && raw.subtype == 0) {  // a named pipe: as standard input
       const int fifo = open(path.c_str(), O_RDONLY | O_CLOEXEC);

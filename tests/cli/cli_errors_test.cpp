@@ -217,6 +217,10 @@ TEST_F(CliErrors, NotAudio) {
   const Result proc = halo({"info", "/proc/cpuinfo"});
   EXPECT_EQ(proc.exit_code, 1);
   EXPECT_EQ(proc.err, "halo: /proc/cpuinfo: not a sound file libsndfile can read (Format not recognised.)\n");
+  // And one whose read fails (/proc/self/mem at offset 0) says so, not "empty" (a QA note).
+  const Result memory = halo({"info", "/proc/self/mem"});
+  EXPECT_EQ(memory.exit_code, 1);
+  EXPECT_EQ(memory.err, "halo: /proc/self/mem: cannot be read: Input/output error\n");
   // Standard input from a device that gives no bytes (< /dev/null) is empty too (it had been "not
   // a sound file"); from one that gives bytes (/dev/zero, no sound), not.
   expect_clean_failure({"filter", "-", out(), "--lowpass", "1000"}, out(), "standard input: empty: no bytes came");
