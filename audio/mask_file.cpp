@@ -301,7 +301,12 @@ double parse_coefficient(const std::string& token, const std::string& where) {
   }
   if (!std::isfinite(value)) throw Error(where + "NaN or Inf coefficient");
   if (std::fabs(value) > FLT_MAX) throw Error(where + "\"" + excerpt(token) + "\" does not fit in a float");
-  return value;
+  // The float nearest the decimal, read as a float: rounded to a double first and then to a
+  // float, a decimal just past halfway between two floats had come out as the lower one (a
+  // double rounding). Below float's range, the double's own rounding to float.
+  float nearest = 0;
+  const auto as_float = std::from_chars(begin, end, nearest);
+  return as_float.ec == std::errc() && as_float.ptr == end ? static_cast<double>(nearest) : value;
 }
 
 // The numbers of one line, comment removed: separated by whitespace and/or single commas.

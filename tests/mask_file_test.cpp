@@ -154,6 +154,19 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
   EXPECT_TRUE(read_mask(path("two.txt"))[0].causal);
 }
 
+// A decimal just past halfway between two floats reads as the upper one, the float nearest it:
+// 1 + 2^-24 is halfway between 1 and the next float up, and the digits below are 1e-24 more,
+// which the double nearest them (1 + 2^-24 itself) loses, so that reading through a double gave
+// 1 (a tie, to even). Just short of halfway gives 1.
+TEST_F(MaskFile, TextTapsAreTheFloatNearestTheirDecimals) {
+  std::ofstream(path("t.txt")) << "1.000000059604644775390626\n1.000000059604644775390624\n-1.000000059604644775390626\n";
+  const MaskSet masks = read_mask(path("t.txt"));
+  ASSERT_EQ(masks[0].taps.size(), 3u);
+  EXPECT_EQ(masks[0].taps[0], std::nextafter(1.0f, 2.0f));
+  EXPECT_EQ(masks[0].taps[1], 1.0f);
+  EXPECT_EQ(masks[0].taps[2], -std::nextafter(1.0f, 2.0f));
+}
+
 TEST_F(MaskFile, TextRoundTripIsExact) {
   const Mask mask = mask_of(random_taps(301, 1), 44100, "lowpass 1000 Hz, 301 taps, hann window, 44100 Hz");
   write_mask(path("m.txt"), {mask});
