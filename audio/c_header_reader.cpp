@@ -295,7 +295,18 @@ std::size_t list_end(const std::string& text, std::size_t open) {
   return text.size();
 }
 
-// The float arrays with an initialiser, in one pass. A `float` inside parentheses is no
+// The element types whose arrays hold a mask: C's own, and the names filter tools' headers give
+// them: CMSIS-DSP's float32_t and float64_t, MATLAB's filter designer's real32_T, real64_T and
+// real_T, <math.h>'s float_t and double_t. Their arrays had been refused ("change its type to
+// float"), TFilter's `double` too. Each tap is the literal as the compiler reads it, then a
+// float, as any mask's is.
+bool floating_type(const std::string& word) {
+  static const std::set<std::string> types = {"float",    "double",   "float32_t", "float64_t", "real32_T",
+                                              "real64_T", "real_T",   "float_t",   "double_t"};
+  return types.count(word) > 0;
+}
+
+// The floating arrays with an initialiser, in one pass. A type inside parentheses is no
 // declaration's (`alignas(float)` had been counted as a second array, a review), nor one in a
 // string, and a scan that searched ahead from each `float` had taken minutes on a file of them.
 std::vector<Declaration> float_arrays(const std::string& text) {
@@ -314,9 +325,12 @@ std::vector<Declaration> float_arrays(const std::string& text) {
     else if (c == ')') parentheses = std::max(0, parentheses - 1);
     else if (c == ';' || c == '}') float_at = std::string::npos, bracket = false;
     else if (c == '[' && float_at != std::string::npos) bracket = true;
-    else if (c == 'f' && parentheses == 0 && float_at == std::string::npos && text.compare(i, 5, "float") == 0 &&
-             (i == 0 || !identifier_char(text[i - 1])) && (i + 5 >= text.size() || !identifier_char(text[i + 5])))
-      float_at = i;
+    else if (identifier_char(c) && (i == 0 || !identifier_char(text[i - 1]))) {  // a word, whole
+      std::size_t end = i;
+      while (end < text.size() && identifier_char(text[end])) ++end;
+      if (parentheses == 0 && float_at == std::string::npos && floating_type(text.substr(i, end - i))) float_at = i;
+      i = end - 1;
+    }
     else if ((c == '=' || (c == '{' && bracket)) && float_at != std::string::npos && parentheses == 0) {
       const std::size_t next = c == '{' ? i : text.find_first_not_of(" \t\r\n", i + 1);
       if (next != std::string::npos && text[next] == '{') {
@@ -568,7 +582,8 @@ std::string what_else(const std::string& text) {
     const std::size_t start = text.find_last_of(";}", open) == std::string::npos ? 0 : text.find_last_of(";}", open) + 1;
     std::string declaration = trimmed(text.substr(start, eq - start));
     std::replace_if(declaration.begin(), declaration.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }, ' ');
-    return ": the array here is `" + excerpt(declaration, 80) + "`, and halo reads float arrays (change its type to float)";
+    return ": the array here is `" + excerpt(declaration, 80) +
+           "`, and halo reads arrays of float or double (float32_t, real64_T and their kin too)";
   }
   return "";
 }
