@@ -81,7 +81,7 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
 
   Mask at_rate = mask;
   at_rate.rate_hz = spec.rate_hz;
-  const Response r = response(at_rate, static_cast<int>(intervals + 1));
+  const Response r = response(at_rate, static_cast<int>(intervals + 1), false);
 
   DesignReport report;
   report.method = to_string(spec.method);

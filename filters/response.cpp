@@ -15,6 +15,7 @@
 #include <numeric>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "filters/error.hpp"
 
@@ -52,34 +53,51 @@ std::mutex planner;
 struct FftwFree {
   void operator()(void* memory) const noexcept { fftw_free(memory); }
 };
+struct PlanDestroy {
+  void operator()(fftw_plan plan) const noexcept { fftw_destroy_plan(plan); }
+};
 
-// sum_k values[k] e^{-2 pi j i k / n} for i in [0, n/2]: the values folded modulo n (taps k and
-// k + n meet every grid frequency with the same phase, so folding is exact), then one real FFT.
-std::vector<std::complex<double>> folded_transform(const std::vector<double>& values, std::size_t n) {
+// The plan of the last size asked for, kept (with `planner` held to change it): design's
+// search for the shortest mask measures each length it tries on the same grid, and a plan
+// made afresh for each had spent a fifth of the search computing FFTW's twiddles.
+struct KeptPlan {
+  std::size_t n = 0;
+  std::unique_ptr<std::remove_pointer_t<fftw_plan>, PlanDestroy> plan;
+};
+KeptPlan kept_plan;
+
+// sum_k values[k] e^{-2 pi j i k / n} for i in [0, n/2], for each of `rows`: the values folded
+// modulo n (taps k and k + n meet every grid frequency with the same phase, so folding is
+// exact), then one real FFT each.
+std::vector<std::vector<std::complex<double>>> folded_transforms(const std::vector<const std::vector<double>*>& rows,
+                                                                 std::size_t n) {
   std::unique_ptr<double, FftwFree> in(fftw_alloc_real(n));
   std::unique_ptr<fftw_complex, FftwFree> out(fftw_alloc_complex(n / 2 + 1));
   if (!in || !out) throw std::bad_alloc();
-  fftw_plan plan;
-  {
-    const std::lock_guard<std::mutex> lock(planner);
-    plan = fftw_plan_dft_r2c_1d(static_cast<int>(n), in.get(), out.get(), FFTW_ESTIMATE);
+  // Held through the transforms too, so that no call of another size replaces the plan while
+  // it runs (halo measures on one thread at a time; nothing is lost by the wait).
+  const std::lock_guard<std::mutex> lock(planner);
+  if (kept_plan.n != n || !kept_plan.plan) {
+    kept_plan.plan.reset(fftw_plan_dft_r2c_1d(static_cast<int>(n), in.get(), out.get(), FFTW_ESTIMATE));
+    kept_plan.n = kept_plan.plan ? n : 0;
   }
+  const fftw_plan plan = kept_plan.plan.get();
   if (!plan) throw Error("response: FFTW could not plan a transform of " + std::to_string(n) + " points");
-  std::fill(in.get(), in.get() + n, 0.0);
-  for (std::size_t k = 0; k < values.size(); ++k) in.get()[k % n] += values[k];
-  fftw_execute(plan);
-  {
-    const std::lock_guard<std::mutex> lock(planner);
-    fftw_destroy_plan(plan);
+  std::vector<std::vector<std::complex<double>>> transforms;
+  for (const std::vector<double>* values : rows) {
+    std::fill(in.get(), in.get() + n, 0.0);
+    for (std::size_t k = 0; k < values->size(); ++k) in.get()[k % n] += (*values)[k];
+    fftw_execute_dft_r2c(plan, in.get(), out.get());  // arrays of fftw_alloc's alignment, as the plan's
+    std::vector<std::complex<double>> bins(n / 2 + 1);
+    for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = {out.get()[i][0], out.get()[i][1]};
+    transforms.push_back(std::move(bins));
   }
-  std::vector<std::complex<double>> bins(n / 2 + 1);
-  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = {out.get()[i][0], out.get()[i][1]};
-  return bins;
+  return transforms;
 }
 
 }  // namespace
 
-Response response(const Mask& mask, int points) {
+Response response(const Mask& mask, int points, bool with_phase) {
   if (points < 1) {
     throw Error("response: " + std::to_string(points) + " points requested, at least 1 is needed");
   }
@@ -102,8 +120,9 @@ Response response(const Mask& mask, int points) {
     k_h_sums = {std::complex<double>(std::accumulate(k_h.begin(), k_h.end(), 0.0))};
   } else {
     const std::size_t n = 2 * static_cast<std::size_t>(points - 1);
-    h_sums = folded_transform(h, n);
-    k_h_sums = folded_transform(k_h, n);
+    auto sums = folded_transforms({&h, &k_h}, n);
+    h_sums = std::move(sums[0]);
+    k_h_sums = std::move(sums[1]);
   }
 
   for (int i = 0; i < points; ++i) {
@@ -111,12 +130,17 @@ Response response(const Mask& mask, int points) {
     const std::complex<double> h_sum = h_sums[i];
     const std::complex<double> k_h_sum = k_h_sums[i];
     r.freq_hz[i] = fraction * rate / 2;
-    r.magnitude[i] = std::abs(h_sum);
-    r.phase_rad[i] = std::arg(h_sum);
+    // |H| as the root of its norm (std::abs's hypot, which guards against overflow no sum of
+    // float taps reaches, had been a tenth of design's search), hypot where the norm would
+    // underflow.
+    const double norm = std::norm(h_sum);
+    r.magnitude[i] = norm > 1e-290 ? std::sqrt(norm) : std::abs(h_sum);
+    if (with_phase) r.phase_rad[i] = std::arg(h_sum);
     r.group_delay[i] =
         r.magnitude[i] < singular_magnitude ? 0.0 : std::real(k_h_sum / h_sum);
   }
-  unwrap(r.phase_rad);
+  if (with_phase) unwrap(r.phase_rad);
+  else r.phase_rad.clear();
   return r;
 }
 

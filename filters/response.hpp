@@ -12,10 +12,12 @@ namespace halo::filters {
 struct Response {
   std::vector<double> freq_hz;
   std::vector<double> magnitude;     // |H|, linear
-  std::vector<double> phase_rad;     // unwrapped
+  std::vector<double> phase_rad;     // unwrapped; empty where not asked for
   std::vector<double> group_delay;   // in samples
 };
-Response response(const Mask& mask, int points);
+// `with_phase` false leaves phase_rad empty: measure() needs none, and its arctangents had
+// been a tenth of design's search for the shortest mask.
+Response response(const Mask& mask, int points, bool with_phase = true);
 
 // |H| of the mask at one frequency `hz` for a sample rate of `rate_hz`, evaluated directly.
 double magnitude_at(const Mask& mask, double hz, double rate_hz);
