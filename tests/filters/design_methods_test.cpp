@@ -411,6 +411,27 @@ TEST(Bands, BadSpecsNameWhatIsWrong) {
   }
 }
 
+// An attenuation is held in a stop band: a band spec with none is refused with it (the search had
+// stopped at its first length, "met: attenuation >= 120 dB (0.0)", its pass bands 2.8 and 5.8
+// dB off flat: a QA pass); a ripple alone is what such a spec can ask for.
+TEST(Spec, AnAttenuationWithNoStopBandIsRefused) {
+  Spec spec;
+  spec.band = Band::multiband;
+  spec.method = Method::remez;
+  spec.bands = parse_bands("0-3000:1, 4000-24000:0.5");
+  spec.attenuation_db = 120;
+  try {
+    validate(spec);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), Field::attenuation_db);
+    EXPECT_NE(std::string(e.what()).find("no band of gain 0"), std::string::npos) << e.what();
+  }
+  spec.attenuation_db = 0;
+  spec.ripple_db = 1;
+  EXPECT_NO_THROW(validate(spec));
+}
+
 TEST(Spec, EdgesPastNyquistAndTransitionsThatDoNotFitAreRefused) {
   Spec spec;
   spec.method = Method::remez;
