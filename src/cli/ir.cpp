@@ -465,11 +465,15 @@ int ir_command(int argc, char** argv) {
   const std::string sub = argc >= 2 ? argv[1] : "";
   if (sub == "inspect") return inspect(argc - 1, argv + 1);
   if (sub == "fix") return fix(argc - 1, argv + 1);
+  // Both subcommands' own help, options and all: "halo COMMAND --help lists its options" (the
+  // README), and `ir --help` had given the two usage lines alone (a QA pass).
   if (sub == "--help" || sub == "-h") {
-    std::printf("halo ir inspect FILE [--plot F.svg] [--json]\n"
-                "halo ir fix IN OUT [--trim-silence] [--remove-delay] [--normalize peak|energy|DB] [--rate HZ]\n"
-                "                   [--minimum-phase] [--fade-out MS] [--format F]\n");
-    return 0;
+    char inspect_word[] = "inspect", fix_word[] = "fix", help_word[] = "--help";
+    char* inspect_help[] = {inspect_word, help_word, nullptr};
+    char* fix_help[] = {fix_word, help_word, nullptr};
+    inspect(2, inspect_help);
+    audio::print_to_standard_output("\n");
+    return fix(2, fix_help);
   }
   throw UsageError(sub.empty() ? "ir needs inspect or fix (see halo ir --help)"
                                : "ir " + sub + ": give inspect or fix (see halo ir --help)");

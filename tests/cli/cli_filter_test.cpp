@@ -1130,6 +1130,8 @@ TEST(CliHelp, VersionAndHelp) {
                   "--engine", "--chunk", "--tail", "--subtype", "--gain", "--quiet", "--align"}},
       {"design", {"--lowpass", "--rate", "--output", "--transition", "--attenuation"}},
       {"info", {"FILE"}},
+      // Both subcommands' options (ir --help had given their usage lines alone, a QA pass).
+      {"ir", {"ir inspect", "--plot-scale", "--json", "ir fix", "--normalize", "--in-rate", "--format"}},
   };
   for (const auto& [command, words] : command_words) {
     const Result result = halo_ok({command, "--help"});
