@@ -81,7 +81,8 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
 
   Mask at_rate = mask;
   at_rate.rate_hz = spec.rate_hz;
-  const Response r = response(at_rate, static_cast<int>(intervals + 1), false);
+  const Response r = response(at_rate, static_cast<int>(intervals + 1),
+                              spec.minimum_phase ? Figures::magnitude_and_delay : Figures::magnitude);
 
   DesignReport report;
   report.method = to_string(spec.method);
@@ -117,7 +118,7 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
     for (std::size_t i = static_cast<std::size_t>(first); i < r.freq_hz.size() && r.freq_hz[i] <= goal.high_hz; ++i) {
       band.min_gain = std::min(band.min_gain, r.magnitude[i]);
       band.max_gain = std::max(band.max_gain, r.magnitude[i]);
-      if (goal.gain > 0) {
+      if (goal.gain > 0 && !r.group_delay.empty()) {  // (a minimum-phase mask's; a linear one's is (M-1)/2)
         delay_sum += r.group_delay[i];
         ++delay_points;
       }

@@ -97,7 +97,9 @@ std::vector<std::vector<std::complex<double>>> folded_transforms(const std::vect
 
 }  // namespace
 
-Response response(const Mask& mask, int points, bool with_phase) {
+Response response(const Mask& mask, int points, Figures figures) {
+  const bool with_phase = figures == Figures::all;
+  const bool with_delay = figures != Figures::magnitude;
   if (points < 1) {
     throw Error("response: " + std::to_string(points) + " points requested, at least 1 is needed");
   }
@@ -107,28 +109,30 @@ Response response(const Mask& mask, int points, bool with_phase) {
   Response r;
   r.freq_hz.resize(points);
   r.magnitude.resize(points);
-  r.phase_rad.resize(points);
-  r.group_delay.resize(points);
+  if (with_phase) r.phase_rad.resize(points);
+  if (with_delay) r.group_delay.resize(points);
 
   // H and its derivative's companion sum_k k h[k] e^{-jwk} (tau = Re(that / H)) at
   // w_i = pi i / (points - 1): bin i of a DFT of length 2 (points - 1).
-  std::vector<double> h(mask.taps.begin(), mask.taps.end()), k_h(h.size());
-  for (std::size_t k = 0; k < h.size(); ++k) k_h[k] = static_cast<double>(k) * h[k];
+  std::vector<double> h(mask.taps.begin(), mask.taps.end()), k_h;
+  if (with_delay) {
+    k_h.resize(h.size());
+    for (std::size_t k = 0; k < h.size(); ++k) k_h[k] = static_cast<double>(k) * h[k];
+  }
   std::vector<std::complex<double>> h_sums, k_h_sums;
   if (points == 1) {  // DC only
     h_sums = {std::complex<double>(std::accumulate(h.begin(), h.end(), 0.0))};
     k_h_sums = {std::complex<double>(std::accumulate(k_h.begin(), k_h.end(), 0.0))};
   } else {
     const std::size_t n = 2 * static_cast<std::size_t>(points - 1);
-    auto sums = folded_transforms({&h, &k_h}, n);
+    auto sums = with_delay ? folded_transforms({&h, &k_h}, n) : folded_transforms({&h}, n);
     h_sums = std::move(sums[0]);
-    k_h_sums = std::move(sums[1]);
+    if (with_delay) k_h_sums = std::move(sums[1]);
   }
 
   for (int i = 0; i < points; ++i) {
     const double fraction = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
     const std::complex<double> h_sum = h_sums[i];
-    const std::complex<double> k_h_sum = k_h_sums[i];
     r.freq_hz[i] = fraction * rate / 2;
     // |H| as the root of its norm (std::abs's hypot, which guards against overflow no sum of
     // float taps reaches, had been a tenth of design's search), hypot where the norm would
@@ -136,11 +140,9 @@ Response response(const Mask& mask, int points, bool with_phase) {
     const double norm = std::norm(h_sum);
     r.magnitude[i] = norm > 1e-290 ? std::sqrt(norm) : std::abs(h_sum);
     if (with_phase) r.phase_rad[i] = std::arg(h_sum);
-    r.group_delay[i] =
-        r.magnitude[i] < singular_magnitude ? 0.0 : std::real(k_h_sum / h_sum);
+    if (with_delay) r.group_delay[i] = r.magnitude[i] < singular_magnitude ? 0.0 : std::real(k_h_sums[i] / h_sum);
   }
   if (with_phase) unwrap(r.phase_rad);
-  else r.phase_rad.clear();
   return r;
 }
 

@@ -12,12 +12,14 @@ namespace halo::filters {
 struct Response {
   std::vector<double> freq_hz;
   std::vector<double> magnitude;     // |H|, linear
-  std::vector<double> phase_rad;     // unwrapped; empty where not asked for
-  std::vector<double> group_delay;   // in samples
+  std::vector<double> phase_rad;     // unwrapped; empty where not asked for (Figures)
+  std::vector<double> group_delay;   // in samples; empty where not asked for
 };
-// `with_phase` false leaves phase_rad empty: measure() needs none, and its arctangents had
-// been a tenth of design's search for the shortest mask.
-Response response(const Mask& mask, int points, bool with_phase = true);
+// Which figures response() computes: measure() needs no phase, and a linear-phase mask's no
+// group delay either (its delay is (M-1)/2); their arctangents and the delay's second transform
+// had been a third of design's search for the shortest mask. Those left out stay empty.
+enum class Figures { all, magnitude_and_delay, magnitude };
+Response response(const Mask& mask, int points, Figures figures = Figures::all);
 
 // |H| of the mask at one frequency `hz` for a sample rate of `rate_hz`, evaluated directly.
 double magnitude_at(const Mask& mask, double hz, double rate_hz);
