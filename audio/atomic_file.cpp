@@ -174,6 +174,8 @@ bool appends_to_a_file(int fd) noexcept {
   return flags >= 0 && (flags & O_APPEND) != 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
 }
 
+bool names_standard_output(const std::string& path) { return descriptor_named_by(path) == STDOUT_FILENO; }
+
 void remove_live_temporaries() noexcept {
   for (LiveTemporary& entry : live_temporaries)
     if (entry.state.load(std::memory_order_acquire) == slot_live) unlink(entry.path);
@@ -187,6 +189,9 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // /dev/stdout; } > log`, and in `{ halo A /dev/stdout; halo B /dev/stdout; } > log` A's output:
   // the group's descriptor still led to the file replaced.
   if (const int named = descriptor_named_by(path); named >= 0 && leads_to_a_file(named)) {
+    // (`/dev/fd/0 < b.wav`: open for reading only, which had failed only at the first write.)
+    if (const int flags = fcntl(named, F_GETFL); flags >= 0 && (flags & O_ACCMODE) == O_RDONLY)
+      throw Error(path + ": descriptor " + std::to_string(named) + " is open for reading only; name a file");
     target_ = path;
     fd_ = fcntl(named, F_DUPFD_CLOEXEC, 0);
     if (fd_ < 0) throw Error(path + ": " + reason());

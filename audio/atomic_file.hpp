@@ -37,6 +37,11 @@ void remove_live_temporaries() noexcept;
 // end, so a header that libsndfile goes back to complete lands after the samples instead.
 bool appends_to_a_file(int fd) noexcept;
 
+// Whether `path` names this process's standard output through /proc (/dev/stdout, /dev/fd/1):
+// what a command prints there would land in the file it writes (design's report after the taps
+// of `-o /dev/stdout > m.txt`), so it prints to standard error instead, as for `-`.
+bool names_standard_output(const std::string& path);
+
 class AtomicFile {
  public:
   // Opens the temporary or the target; throws audio::Error naming the target.

@@ -21,12 +21,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "audio/atomic_file.hpp"
 #include "audio/c_header_reader.hpp"
+#include "audio/checked_output.hpp"
 #include "audio/error.hpp"
 #include "audio/float_frames.hpp"
 #include "audio/format.hpp"
@@ -631,8 +633,14 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   // appending (as the Writer refuses it).
   if (appends_to_a_file(descriptor))  // (no mask is written as raw or Ogg, which append)
     throw Error(path + ": open for appending (>>), where a sound file's header cannot be completed; name a file");
-  // SF_FALSE: the descriptor stays its owner's (the AtomicFile closes it and checks the close).
-  SndfileHandle file(sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
+  // Through a CheckedOutput where the descriptor seeks: from where it stands, so that `{ echo x;
+  // halo design ... -o /dev/stdout --format wav; } > g` puts the WAV after the x, its header
+  // where its own bytes begin (libsndfile writes a file at an offset for few containers: a
+  // review), and every write's result seen. A pipe keeps sf_open_fd; SF_FALSE: the descriptor
+  // stays its owner's (the AtomicFile closes it and checks the close).
+  std::optional<CheckedOutput> sink;
+  if (CheckedOutput::suits(descriptor)) sink.emplace(descriptor);
+  SndfileHandle file(sink ? sink->open(plan.info) : sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));
   // PCM cannot hold +1.0 exactly: clip it to full scale instead of letting it wrap around.
   if (plan.pcm24) sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);
@@ -652,11 +660,12 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   };
   errno = 0;
   const sf_count_t written = sf_writef_float(file.get(), interleaved.data(), static_cast<sf_count_t>(frames));
-  if (written != static_cast<sf_count_t>(frames)) throw failed(errno, error_words(file.get()));
+  if (written != static_cast<sf_count_t>(frames)) throw failed(sink && sink->error() ? sink->error() : errno, error_words(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
   errno = 0;
   const int closed = sf_close(file.release());
-  if (closed != 0) throw failed(errno, error_number_words(closed));
+  if (closed != 0) throw failed(sink && sink->error() ? sink->error() : errno, error_number_words(closed));
+  if (sink && sink->error() != 0) throw failed(sink->error(), "");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 #include <cxxopts.hpp>
 
+#include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/json_text.hpp"
 #include "audio/mask_file.hpp"
@@ -194,13 +195,16 @@ int design_command(int argc, char** argv) {
     else print_file_summary(to, masks);
   };
   if (output != "-") {
-    summarise(stdout);
+    // -o /dev/stdout: the mask went out there, and the report goes to standard error, as for -
+    // (it had followed the taps into the file: `> m.txt` then read as "is not a number").
+    std::FILE* to = audio::names_standard_output(output) ? stderr : stdout;
+    summarise(to);
     if (!quiet) {  // every file: a config's coefficient files, the plot and the report too (only -o was named)
       std::vector<std::string> files = design_output_files(outputs, masks.size());
       if (designed && !report_path.empty()) files.push_back(report_path);
       std::string written;
       for (const std::string& file : files) written += (written.empty() ? "" : ", ") + file;
-      std::printf("written:    %s\n", written.c_str());
+      std::fprintf(to, "written:    %s\n", written.c_str());
     }
   } else {
     summarise(stderr);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/json_text.hpp"
 #include "audio/mask_export.hpp"
@@ -449,12 +450,14 @@ int fix(int argc, char** argv) {
   if (const std::string early = sox_delay_warning(output, format, masks, "impulse response"); !early.empty())
     notice("warning: " + early);
   if (!quiet) {
-    for (const std::string& step : done) std::printf("%s\n", step.c_str());
+    // OUT /dev/stdout: to standard error, not into the file after the IR (as design's report).
+    std::FILE* to = audio::names_standard_output(output) ? stderr : stdout;
+    for (const std::string& step : done) std::fprintf(to, "%s\n", step.c_str());
     std::string written;  // every file: a config's coefficient files too
     for (const std::string& file : audio::export_files(output, format, masks.size()))
       written += (written.empty() ? "" : ", ") + file;
-    std::printf("written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", written.c_str(), masks.front().taps.size(),
-                masks.size(), masks.size() == 1 ? "" : "s", masks.front().rate_hz);
+    std::fprintf(to, "written:   %s (%zu frames, %zu channel%s, %.10g Hz)\n", written.c_str(), masks.front().taps.size(),
+                 masks.size(), masks.size() == 1 ? "" : "s", masks.front().rate_hz);
   }
   return 0;
 }

@@ -589,8 +589,24 @@ TEST_F(OutputSafety, AnOutputAfterWhatItsGroupWroteKeepsIt) {
       ASSERT_EQ(headed.exit_code, 0) << out << " " << type << ": " << headed.err;
       EXPECT_EQ(read_bytes(at("group.bin")).substr(0, 2), "x\n") << out << " " << type;
       if (type != "ogg") expect_half("in.wav", "alone." + type);
+      else EXPECT_EQ(python("import soundfile as sf\nprint(sf.info('alone.ogg').frames)\n").out, "4800\n") << out;
     }
   }
+  // design's mask to /dev/stdout: its report goes to standard error, not into the file after the
+  // taps (a review: `> m.txt` had then read as "is not a number"), and a sound mask through a
+  // link to /dev/stdout lands after the x with its header where its bytes begin.
+  ASSERT_EQ(sh("$HALO design --lowpass 1k --taps 31 -o /dev/stdout > m.txt 2> report.txt").exit_code, 0);
+  EXPECT_NE(read_bytes(at("report.txt")).find("written:"), std::string::npos);
+  const Result masked = sh("$HALO filter in.wav masked.wav --mask m.txt -q");
+  EXPECT_EQ(masked.exit_code, 0) << masked.err;
+  ASSERT_EQ(sh("ln -s /dev/stdout link.wav && { printf 'x\\n'; $HALO design --lowpass 1k --taps 31 -o link.wav -q; } > g.bin && "
+               "tail -c +3 g.bin > g.wav").exit_code, 0);
+  EXPECT_EQ(python("import soundfile as sf\nprint(sf.info('g.wav').frames)\n").out, "31\n");
+  // A descriptor open for reading only is refused at once (it had failed at the first write).
+  ASSERT_EQ(sh("printf 'kept' > b.raw").exit_code, 0);
+  const auto before = list_directory(work_.path());
+  expect_refused("$HALO filter in.wav /dev/fd/0 --type raw --mask half.txt -q < b.raw", 1, "open for reading only", before);
+  EXPECT_EQ(read_bytes(at("b.raw")), "kept");
   // ALAC is read back from where its bytes begin (libsndfile's own reading from an offset had
   // found no frames and failed a sound file).
   const Result alac = sh("{ printf 'x\\n'; $HALO filter in.wav /dev/stdout --type caf --subtype alac16 --mask half.txt -q; } "
