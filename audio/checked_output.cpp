@@ -33,19 +33,34 @@ sf_count_t CheckedOutput::length(void* self) {
 
 sf_count_t CheckedOutput::seek(sf_count_t offset, int whence, void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
-  const off_t at = lseek(sink.fd_, static_cast<off_t>(whence == SEEK_SET ? offset + sink.start_ : offset), whence);
-  if (at < sink.start_) {  // (before the start: what was there is not this stream's)
-    if (sink.error_ == 0) sink.error_ = at < 0 ? errno : EINVAL;
+  // Where it would land, from the stream's start, refused before the descriptor moves if that is
+  // before the start: the bytes there are not this stream's, and the descriptor is shared.
+  sf_count_t target = offset;
+  if (whence == SEEK_CUR) target += sink.position_;
+  if (whence == SEEK_END) {
+    const sf_count_t size = length(self);
+    if (size < 0) return -1;
+    target += size;
+  }
+  if (target < 0) {
+    if (sink.error_ == 0) sink.error_ = EINVAL;
     return -1;
   }
-  sink.position_ = static_cast<sf_count_t>(at - sink.start_);
+  if (lseek(sink.fd_, static_cast<off_t>(sink.start_ + target), SEEK_SET) < 0) {
+    if (sink.error_ == 0) sink.error_ = errno;
+    return -1;
+  }
+  sink.position_ = target;
   return sink.position_;
 }
 
 sf_count_t CheckedOutput::read_bytes(void* data, sf_count_t count, void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
   const ssize_t got = read(sink.fd_, data, static_cast<std::size_t>(count));
-  if (got < 0) return 0;  // a write-only descriptor: libsndfile only probes
+  if (got < 0) {  // written: a write-only descriptor, which libsndfile only probes; read back
+    if (errno != EBADF && sink.error_ == 0) sink.error_ = errno;  // (verify_written): a real failure
+    return 0;
+  }
   sink.position_ += got;
   return got;
 }

@@ -28,10 +28,10 @@ class CheckedOutput {
   // from an offset (an embedded file) found no frames in a CAF of ALAC there.
   SNDFILE* open(SF_INFO& info, int mode = SFM_WRITE);
 
-  // The first errno a write, seek or length query met; 0 when none.
+  // The first errno a write, read, seek or length query met; 0 when none.
   int error() const { return error_; }
-  // The first four bytes last written at offset 0: the container's magic as it stands (an
-  // RF64 header that libsndfile downgraded to WAV at close reads "RIFF").
+  // The first four bytes last written at the stream's start: the container's magic as it
+  // stands (an RF64 header that libsndfile downgraded to WAV at close reads "RIFF").
   const char* magic() const { return magic_; }
   // The descriptor's offset where the stream begins.
   sf_count_t start() const { return start_; }

@@ -428,7 +428,9 @@ void Writer::verify_written() {
   // From where OUT's bytes begin (past what a file written through held before them).
   const off_t start = sink_ ? static_cast<off_t>(sink_->start()) : 0;
   std::optional<CheckedOutput> from_start;
+  int seek_error = 0;
   if (lseek(reading.fd, start, SEEK_SET) == start) from_start.emplace(reading.fd);
+  else seek_error = errno;
   SF_INFO info{};
   SndfileHandle back(from_start ? from_start->open(info, SFM_READ) : nullptr);
   std::uint64_t hash = 0, frames = 0;
@@ -444,6 +446,12 @@ void Writer::verify_written() {
     }
   }
   if (frames == frames_out_ && hash == written_hash_) return;
+  // A read that failed (EIO) or a descriptor that would not seek is no encoder's fault.
+  if (!from_start || from_start->error() != 0) {
+    const std::string reason = std::strerror(from_start ? from_start->error() : seek_error);
+    discard();
+    throw Error(output_name(path_) + ": cannot read it back to check what libsndfile wrote: " + reason);
+  }
   discard();
   const std::string layout = container_name(format_.container) + " " + subtype_name(format_.subtype) + " of " +
                              std::to_string(format_.channels) + (format_.channels == 1 ? " channel" : " channels");
