@@ -1,5 +1,5 @@
 // C/C++ header masks read back (c_header_reader.hpp): the text as a compiler's early phases
-// leave it, the one float array in it, its sizes and its initialiser's numbers, each read as a
+// leave it, the one floating array in it (float, double or a filter tool's name for them), its sizes and its initialiser's numbers, each read as a
 // compiler reads it or refused.
 #include "audio/c_header_reader.hpp"
 
@@ -277,7 +277,7 @@ Prepared prepared(const std::string& raw) {
   return result;
 }
 
-// A float array's declaration: where its `float` and the `=` (or, for C++'s `float h[] {...}`,
+// A floating array's declaration: where its type (`float`, `double`, ...) and the `= (or, for C++'s `float h[] {...}`,
 // the `{`) of its initialiser are.
 struct Declaration {
   std::size_t float_at;
@@ -373,7 +373,7 @@ Array array_of(const std::string& path, const Prepared& header, Declaration decl
   array.name = array_name(text, declaration);
   const std::size_t open = text.find('[', declaration.float_at);
   if (array.name.empty() || open == std::string::npos || open > declaration.equals)
-    throw Error(where(declaration.float_at) + "the float given a list is not an array halo reads: `float NAME[] = {...}`");
+    throw Error(where(declaration.float_at) + "the number given a list is not an array halo reads: `float NAME[] = {...}`");
   for (std::size_t at = open; at < declaration.equals && text[at] == '[';) {
     const std::size_t close = text.find(']', at);
     if (close == std::string::npos || close > declaration.equals) throw Error(where(at) + array.name + ": a `[` without its `]`");
@@ -571,8 +571,8 @@ MaskSet shaped(const std::string& path, const Array& array, MaskSet masks, bool 
   return masks;
 }
 
-// Where no float array is found, what the file holds instead, for the message: an array of
-// another type (TFilter writes `double`, CMSIS `float32_t`) is named with its declaration.
+// Where no floating array is found, what the file holds instead, for the message: an array of
+// another type (CMSIS's fixed-point `q15_t`, an `int` table) is named with its declaration.
 std::string what_else(const std::string& text) {
   for (std::size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
     const std::size_t eq = text.find_first_of("=;{", open);
@@ -595,7 +595,7 @@ bool holds_header_array(const std::string& raw) { return !float_arrays(prepared(
 MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   const Prepared header = prepared(raw);
   const std::vector<Declaration> arrays = float_arrays(header.text);
-  if (arrays.empty()) throw Error(path + ": no `float NAME[] = {...}` array" + what_else(header.text));
+  if (arrays.empty()) throw Error(path + ": no `float NAME[] = {...}` array (nor double)" + what_else(header.text));
   if (arrays.size() > 1) {  // a helper table before the mask had been read as the mask (a QA pass)
     std::string names;
     for (std::size_t a = 0; a < arrays.size() && a < 4; ++a) {
@@ -603,7 +603,7 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
       names += (a == 0 ? "" : ", ") + (name.empty() ? std::string("?") : name);
     }
     if (arrays.size() > 4) names += ", ...";
-    throw Error(path + ": " + std::to_string(arrays.size()) + " float arrays (" + names +
+    throw Error(path + ": " + std::to_string(arrays.size()) + " floating arrays (" + names +
                 "): halo reads a header of one, the mask");
   }
   const Declaration declaration = arrays.front();

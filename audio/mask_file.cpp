@@ -237,24 +237,27 @@ double rate_comment(const std::string& line, const std::string& where) {
   if (std::strncmp(text, "rate", 4) != 0 || (text[4] != ' ' && text[4] != '\t')) return 0;
   const char* figure = text + 4;
   while (*figure == ' ' || *figure == '\t') ++figure;
-  if (!std::isdigit(static_cast<unsigned char>(*figure)) && *figure != '+' && *figure != '-' && *figure != '.') return 0;
+  // A figure: a digit, after a sign or a point or both ("# rate - see below" is prose).
+  const char* digit = figure + (*figure == '+' || *figure == '-');
+  digit += *digit == '.';
+  if (!std::isdigit(static_cast<unsigned char>(*digit))) return 0;
   char* end = nullptr;
   double rate = std::strtod(figure, &end);
+  const std::string digits(figure, static_cast<std::size_t>(end - figure));
   const auto unit = [&end](const char* word) {
     const std::size_t size = std::strlen(word);
     if (strncasecmp(end, word, size) != 0) return false;
     end += size;
     return true;
   };
-  if (end != figure) {
-    while (*end == ' ' || *end == '\t') ++end;
-    if (unit("khz") || unit("k")) rate *= 1000;
-    else unit("hz");
-    while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
-  }
+  while (*end == ' ' || *end == '\t') ++end;
+  // kHz as the decimal it is: "8.005 kHz" read as 8.005 times 1000 had been 8004.999999999999 Hz.
+  if (unit("khz") || unit("k")) rate = std::strtod((digits + "e3").c_str(), nullptr);
+  else unit("hz");
+  while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
   std::string said = text;
   while (!said.empty() && (said.back() == '\r' || said.back() == ' ' || said.back() == '\t')) said.pop_back();
-  if (end == figure || *end != '\0' || !std::isfinite(rate) || rate <= 0)
+  if (*end != '\0' || !std::isfinite(rate) || rate <= 0)
     throw Error(where + "\"# " + said + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
   return rate;
 }

@@ -44,8 +44,7 @@ struct FftwFree {
 // them both ways (RAII for the buffers and the plans). c2r overwrites the spectrum it reads.
 class RealTransform {
  public:
-  explicit RealTransform(std::size_t n)
-      : n_(n), real_(fftw_alloc_real(n)), spectrum_(fftw_alloc_complex(n / 2 + 1)) {
+  explicit RealTransform(std::size_t n) : real_(fftw_alloc_real(n)), spectrum_(fftw_alloc_complex(n / 2 + 1)) {
     if (!real_ || !spectrum_) throw std::bad_alloc();
     const std::lock_guard<std::mutex> lock(planner);
     forward_ = fftw_plan_dft_r2c_1d(static_cast<int>(n), real_.get(), spectrum_.get(), FFTW_ESTIMATE);
@@ -70,7 +69,6 @@ class RealTransform {
   void backward() { fftw_execute(backward_); }  // spectrum -> real, times n
 
  private:
-  std::size_t n_;
   std::unique_ptr<double, FftwFree> real_;
   std::unique_ptr<fftw_complex, FftwFree> spectrum_;
   fftw_plan forward_ = nullptr, backward_ = nullptr;

@@ -57,14 +57,14 @@ struct PlanDestroy {
   void operator()(fftw_plan plan) const noexcept { fftw_destroy_plan(plan); }
 };
 
-// The plan of the last size asked for, kept (with `planner` held to change it): design's
-// search for the shortest mask measures each length it tries on the same grid, and a plan
-// made afresh for each had spent a fifth of the search computing FFTW's twiddles.
+// The plan of the last size asked for, kept while a ResponsePlanKeeper lives (`planner` held to
+// touch either).
 struct KeptPlan {
   std::size_t n = 0;
   std::unique_ptr<std::remove_pointer_t<fftw_plan>, PlanDestroy> plan;
 };
 KeptPlan kept_plan;
+int keepers = 0;  // ResponsePlanKeepers alive
 
 // sum_k values[k] e^{-2 pi j i k / n} for i in [0, n/2], for each of `rows`: the values folded
 // modulo n (taps k and k + n meet every grid frequency with the same phase, so folding is
@@ -92,10 +92,21 @@ std::vector<std::vector<std::complex<double>>> folded_transforms(const std::vect
     for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = {out.get()[i][0], out.get()[i][1]};
     transforms.push_back(std::move(bins));
   }
+  if (keepers == 0) kept_plan = KeptPlan{};
   return transforms;
 }
 
 }  // namespace
+
+ResponsePlanKeeper::ResponsePlanKeeper() {
+  const std::lock_guard<std::mutex> lock(planner);
+  ++keepers;
+}
+
+ResponsePlanKeeper::~ResponsePlanKeeper() {
+  const std::lock_guard<std::mutex> lock(planner);
+  if (--keepers == 0) kept_plan = KeptPlan{};
+}
 
 Response response(const Mask& mask, int points, Figures figures) {
   const bool with_phase = figures == Figures::all;

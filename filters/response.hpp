@@ -21,6 +21,19 @@ struct Response {
 enum class Figures { all, magnitude_and_delay, magnitude };
 Response response(const Mask& mask, int points, Figures figures = Figures::all);
 
+// While one lives, response() keeps the FFTW plan of its last grid size from call to call:
+// design's search for the shortest mask measures every length it tries on the same grid, and a
+// plan made afresh for each had spent a fifth of the search computing FFTW's twiddles. Outside
+// one, each call's plan is freed after it (kept, a 2^23-point plan's tables would have stayed
+// through the filtering run that follows a designed mask: a review).
+class ResponsePlanKeeper {
+ public:
+  ResponsePlanKeeper();
+  ~ResponsePlanKeeper();
+  ResponsePlanKeeper(const ResponsePlanKeeper&) = delete;
+  ResponsePlanKeeper& operator=(const ResponsePlanKeeper&) = delete;
+};
+
 // |H| of the mask at one frequency `hz` for a sample rate of `rate_hz`, evaluated directly.
 double magnitude_at(const Mask& mask, double hz, double rate_hz);
 // |H| at each of `hz`, in one pass over the taps (a phasor a frequency, set exactly every 1024

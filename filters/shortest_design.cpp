@@ -15,6 +15,7 @@
 #include "filters/design_report.hpp"
 #include "filters/error.hpp"
 #include "filters/methods.hpp"
+#include "filters/response.hpp"
 
 namespace halo::filters {
 namespace {
@@ -101,6 +102,7 @@ class Search {
 
   // The shortest length found that meets, or nothing when none up to max_taps does.
   std::optional<Designed> run() {
+    const ResponsePlanKeeper keep_plan;  // every length is measured on the same grid
     const int step = odd_only_ ? 2 : 1;
     // Lengths known to meet / to fail; 0 = none yet, and the floor below every length (-1 for
     // odd-only searches, so that the bisection's lengths stay odd).

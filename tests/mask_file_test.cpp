@@ -132,7 +132,11 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 44100.0) << line;
   }
-  for (const std::string line : {"# rate of decay 3", "# rated 44100 Hz", "# rate", "# align the taps to the peak"}) {
+  // kHz as the decimal it is (8.005 x 1000 is 8004.999999999999 in doubles: a review).
+  std::ofstream(path("r.txt")) << "# rate 8.005 kHz\n0.5\n";
+  EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 8005.0);
+  for (const std::string line : {"# rate of decay 3", "# rated 44100 Hz", "# rate", "# align the taps to the peak",
+                                 "# rate - see below"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 0.0) << line;
     EXPECT_FALSE(read_mask(path("r.txt"))[0].causal) << line;

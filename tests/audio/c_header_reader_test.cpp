@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -63,13 +62,6 @@ Compiled compile(const test::TempDir& dir, const std::string& header) {
     compiled.values.push_back(std::strtof(value.c_str(), nullptr));
   }
   return compiled;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 TEST(CHeaderReader, ReadsWhatTheCompilerReads) {
@@ -137,7 +129,7 @@ TEST(CHeaderReader, ReadsWhatTheCompilerReads) {
 TEST(CHeaderReader, RefusesWhatItCannotReadAsTheCompilerDoes) {
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"static const float window[3] = {0.1f, 0.2f, 0.3f};\nstatic const float h[3] = {0.5f, 0.25f, 0.125f};\n",
-       "h.h: 2 float arrays (window, h): halo reads a header of one, the mask"},
+       "h.h: 2 floating arrays (window, h): halo reads a header of one, the mask"},
       {"static const float h[1][2][3] = {0.5f, 0.25f, 0.125f, 1.0f, -1.0f, 0.5f};\n", "h has 3 sizes"},
       {"#define N 5\nstatic const float h[N] = {0.5f, 0.25f, 0.125f, 1.0f};\n", "h[5] declares 5 coefficients, the list holds 4"},
       {"static const float h[0x4] = {0.5f, 0.25f, 0.125f};\n", "h[4] declares 4 coefficients, the list holds 3"},
@@ -158,7 +150,7 @@ TEST(CHeaderReader, RefusesWhatItCannotReadAsTheCompilerDoes) {
       {"#define FILTER_TAP_NUM 2\nstatic const q15_t filter_taps[FILTER_TAP_NUM] = {16384, 8192};\n",
        "the array here is `static const q15_t filter_taps[FILTER_TAP_NUM]`, and halo reads arrays of float or double"},
       {"static const float window[2] = {0.5f, 0.5f};\nstatic const double h[2] = {0.5, 0.25};\n",
-       "h.h: 2 float arrays (window, h)"}};
+       "h.h: 2 floating arrays (window, h)"}};
   for (const auto& [header, says] : refused) {
     try {
       parse_header_mask("h.h", header);
