@@ -1,6 +1,6 @@
 // C/C++ header masks read back (c_header_reader.hpp): the text as a compiler's early phases
-// leave it, the one floating array in it (float, double or a filter tool's name for them), its sizes and its initialiser's numbers, each read as a
-// compiler reads it or refused.
+// leave it, the one floating array in it (float, double or a filter tool's name for them), its
+// sizes and its initialiser's numbers, each read as a compiler reads it or refused.
 #include "audio/c_header_reader.hpp"
 
 #include <algorithm>
@@ -277,8 +277,8 @@ Prepared prepared(const std::string& raw) {
   return result;
 }
 
-// A floating array's declaration: where its type (`float`, `double`, ...) and the `= (or, for C++'s `float h[] {...}`,
-// the `{`) of its initialiser are.
+// A floating array's declaration: where its type (`float`, `double`, ...) and the `=` (or, for
+// C++'s `float h[] {...}`, the `{`) of its initialiser are.
 struct Declaration {
   std::size_t float_at;
   std::size_t equals;

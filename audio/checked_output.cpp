@@ -57,8 +57,10 @@ sf_count_t CheckedOutput::seek(sf_count_t offset, int whence, void* self) {
 sf_count_t CheckedOutput::read_bytes(void* data, sf_count_t count, void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
   const ssize_t got = read(sink.fd_, data, static_cast<std::size_t>(count));
-  if (got < 0) {  // written: a write-only descriptor, which libsndfile only probes; read back
-    if (errno != EBADF && sink.error_ == 0) sink.error_ = errno;  // (verify_written): a real failure
+  // Writing, the descriptor is write-only (EBADF) and libsndfile only probes; reading back
+  // (verify_written), any other error is a real failure, kept.
+  if (got < 0) {
+    if (errno != EBADF && sink.error_ == 0) sink.error_ = errno;
     return 0;
   }
   sink.position_ += got;

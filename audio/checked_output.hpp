@@ -13,8 +13,8 @@ namespace halo::audio {
 // For seekable descriptors only, not in append mode: libsndfile takes every virtual stream for
 // seekable and seeks back to rewrite headers. Pipes keep sf_open_fd (and libsndfile's own
 // checks, which every container that can stream to a pipe has). The stream starts where the
-// descriptor stands (`{ halo a.wav - -t raw; halo b.wav - -t raw; } > both.raw`: the second
-// one's offset is past the first's bytes), and every offset libsndfile sees is from there, so
+// descriptor stands (`{ halo filter a.wav - --type raw ...; halo filter b.wav - --type raw ...; }
+// > both.raw`: the second one's offset is past the first's bytes), and every offset libsndfile sees is from there, so
 // each container writes after what the file holds, its header where its own bytes begin.
 class CheckedOutput {
  public:

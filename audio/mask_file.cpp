@@ -5,8 +5,8 @@
 
 #include <fcntl.h>
 #include <sndfile.h>
-#include <sys/mman.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -637,9 +637,9 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   if (appends_to_a_file(descriptor))  // (no mask is written as raw or Ogg, which append)
     throw Error(path + ": open for appending (>>), where a sound file's header cannot be completed; name a file");
   // Through a CheckedOutput where the descriptor seeks: from where it stands, so that `{ echo x;
-  // halo design ... -o /dev/stdout --format wav; } > g` puts the WAV after the x, its header
-  // where its own bytes begin (libsndfile writes a file at an offset for few containers: a
-  // review), and every write's result seen. A pipe keeps sf_open_fd; SF_FALSE: the descriptor
+  // halo design ... -o out.wav; } > g`, out.wav a link to /dev/stdout, puts the WAV after the x,
+  // its header where its own bytes begin (libsndfile writes a file at an offset for few
+  // containers: a review), and every write's result seen. A pipe keeps sf_open_fd; SF_FALSE: the descriptor
   // stays its owner's (the AtomicFile closes it and checks the close).
   std::optional<CheckedOutput> sink;
   if (CheckedOutput::suits(descriptor)) sink.emplace(descriptor);
@@ -663,11 +663,12 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   };
   errno = 0;
   const sf_count_t written = sf_writef_float(file.get(), interleaved.data(), static_cast<sf_count_t>(frames));
-  if (written != static_cast<sf_count_t>(frames)) throw failed(sink && sink->error() ? sink->error() : errno, error_words(file.get()));
+  const auto first_error = [&sink] { return sink && sink->error() != 0 ? sink->error() : errno; };
+  if (written != static_cast<sf_count_t>(frames)) throw failed(first_error(), error_words(file.get()));
   // sf_close writes the final header: if it fails the file is broken, whatever was written.
   errno = 0;
   const int closed = sf_close(file.release());
-  if (closed != 0) throw failed(sink && sink->error() ? sink->error() : errno, error_number_words(closed));
+  if (closed != 0) throw failed(first_error(), error_number_words(closed));
   if (sink && sink->error() != 0) throw failed(sink->error(), "");
 }
 

@@ -197,9 +197,11 @@ void validate(const Spec& spec) {
     // An attenuation is held in a stop band (gain 0): with none it judges nothing, and the
     // search had stopped at the first length ("met: attenuation >= 120 dB (0.0)"), its pass
     // bands 2.8 and 5.8 dB off flat (a QA pass).
-    const bool stop_band = std::any_of(spec.bands.begin(), spec.bands.end(), [](const BandGoal& b) { return b.gain == 0; });
+    const bool stop_band =
+        std::any_of(spec.bands.begin(), spec.bands.end(), [](const BandGoal& b) { return b.gain == 0; });
     if (spec.attenuation_db != 0 && !stop_band)
-      throw Error(Field::attenuation_db, "has no band of gain 0 to be held in: give one, or ripple_db alone for the pass bands");
+      throw Error(Field::attenuation_db,
+                  "has no band of gain 0 to be held in: give one, or ripple_db alone for the pass bands");
     if (spec.method == Method::window || spec.method == Method::kaiser) {
       throw Error(Field::method, to_string(spec.method) + ": a multi-band spec needs remez, firls or auto");
     }
