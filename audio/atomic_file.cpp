@@ -15,6 +15,7 @@
 #include <random>
 
 #include "audio/error.hpp"
+#include "audio/standard_streams.hpp"
 #include "audio/scratch_file.hpp"
 
 namespace halo::audio {
@@ -175,6 +176,17 @@ bool appends_to_a_file(int fd) noexcept {
 }
 
 bool names_standard_output(const std::string& path) { return descriptor_named_by(path) == STDOUT_FILENO; }
+bool names_a_descriptor(const std::string& path) { return descriptor_named_by(path) >= 0; }
+
+void check_output_descriptor(const std::string& path) {
+  if (path == "-") return;  // (the Writer says so of a closed standard output)
+  const int named = descriptor_named_by(path);
+  if (named < 0 || open_when_halo_started(named)) return;
+  if (named == STDOUT_FILENO) throw Error(path + ": standard output was closed when halo started (>&-); name a file");
+  const std::string number = std::to_string(named);
+  throw Error(path + ": descriptor " + number + " was not open when halo started (give it one with " + number +
+              "> FILE, or name a file)");
+}
 
 void remove_live_temporaries() noexcept {
   for (LiveTemporary& entry : live_temporaries)
@@ -183,6 +195,7 @@ void remove_live_temporaries() noexcept {
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   if (path.empty()) throw Error("an empty output name: give a file name, or - for standard output");
+  check_output_descriptor(path);
   // OUT /dev/stdout (or /dev/fd/N) redirected to a file is written through that descriptor, as
   // `-` is, from where it stands. Followed to the file and a new one renamed over it, the file
   // had lost all it held under `>> log` (exit 0, a QA pass), the x of `{ echo x; halo IN
@@ -297,6 +310,8 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
   while (done < size) {
     const ssize_t written = write(fd_, data + done, size - done);
     if (written < 0 && errno == EINTR) continue;
+    // Standard output's reader gone (`design -o /dev/stdout | head`): quietly, as for -.
+    if (written < 0 && errno == EPIPE && names_standard_output(path_)) throw ReaderGone();
     if (written < 0) throw Error(path_ + ": write failed: " + reason());
     done += static_cast<std::size_t>(written);
   }

@@ -41,6 +41,14 @@ bool appends_to_a_file(int fd) noexcept;
 // what a command prints there would land in the file it writes (design's report after the taps
 // of `-o /dev/stdout > m.txt`), so it prints to standard error instead, as for `-`.
 bool names_standard_output(const std::string& path);
+// Whether `path` names any descriptor of this process through /proc (/dev/stdout, /dev/fd/3):
+// a name without an extension to choose a format by, as `-` has none.
+bool names_a_descriptor(const std::string& path);
+
+// Refuses, before any work, an OUT that names through /proc a descriptor the shell did not give
+// halo (/dev/fd/3 without a 3>, /dev/stdout after >&-): it would lead to one of halo's own.
+// Throws audio::Error naming OUT.
+void check_output_descriptor(const std::string& path);
 
 class AtomicFile {
  public:

@@ -20,11 +20,19 @@ CheckedOutput::CheckedOutput(int fd) : fd_(fd), start_(lseek(fd, 0, SEEK_CUR)) {
 SNDFILE* CheckedOutput::open(SF_INFO& info, int mode) {
   static SF_VIRTUAL_IO io = {&CheckedOutput::length, &CheckedOutput::seek, &CheckedOutput::read_bytes,
                              &CheckedOutput::write_bytes, &CheckedOutput::tell};
+  mode_ = mode;
   return sf_open_virtual(&io, mode, &info, this);
+}
+
+void CheckedOutput::leave_at_end() {
+  if (lseek(fd_, static_cast<off_t>(start_ + end_), SEEK_SET) < 0 && error_ == 0) error_ = errno;
 }
 
 sf_count_t CheckedOutput::length(void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
+  // Writing, the stream is what was written: a file opened in place (`1<> old.au`) holds more
+  // past it, which an AU header had counted as samples (a QA pass).
+  if (sink.mode_ != SFM_READ) return sink.end_;
   struct stat status {};
   if (fstat(sink.fd_, &status) == 0) return std::max<sf_count_t>(0, static_cast<sf_count_t>(status.st_size - sink.start_));
   if (sink.error_ == 0) sink.error_ = errno;
@@ -82,6 +90,7 @@ sf_count_t CheckedOutput::write_bytes(const void* data, sf_count_t count, void* 
     done += written;
   }
   sink.position_ += done;
+  sink.end_ = std::max(sink.end_, sink.position_);
   return done;
 }
 

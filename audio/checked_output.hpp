@@ -35,6 +35,10 @@ class CheckedOutput {
   const char* magic() const { return magic_; }
   // The descriptor's offset where the stream begins.
   sf_count_t start() const { return start_; }
+  // After sf_close: the shared descriptor moved to the end of what was written. libsndfile
+  // leaves it where it last went back to (FLAC 18 bytes in, at its STREAMINFO), and what the
+  // shell wrote next (`{ halo ... - --type flac; echo END; } > f`) overwrote the FLAC (a QA pass).
+  void leave_at_end();
 
  private:
   static sf_count_t length(void* self);
@@ -46,6 +50,8 @@ class CheckedOutput {
   int fd_;
   sf_count_t start_;         // the descriptor's offset when the sink was made: the stream's 0
   sf_count_t position_ = 0;  // where the next write lands, from start_, as lseek last set it plus what was written
+  sf_count_t end_ = 0;       // the furthest byte written, from start_: the stream's length while writing
+  int mode_ = SFM_WRITE;     // open()'s
   int error_ = 0;
   char magic_[5] = {};
 };

@@ -297,6 +297,11 @@ void check_export_name(const std::string& path, ExportFormat format) {
   const auto refuse = [&](const std::string& wanted) {
     throw Error(path + ": --format " + format_name(format) + " writes " + wanted);
   };
+  // /dev/stdout, /dev/fd/3: a text --format says the format, as for -, whatever the name (they
+  // had been told to be named .json, a QA pass); a binary one is written by its extension.
+  const bool text = format == ExportFormat::txt || format == ExportFormat::json || format == ExportFormat::header ||
+                    format == ExportFormat::sox;
+  if (text && names_a_descriptor(path)) return;
   switch (format) {
     case ExportFormat::mask_file:
       // The format is the extension's: one halo does not know (a typo, .ogg's cousin) would have

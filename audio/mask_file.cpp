@@ -641,6 +641,7 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   // its header where its own bytes begin (libsndfile writes a file at an offset for few
   // containers: a review), and every write's result seen. A pipe keeps sf_open_fd; SF_FALSE: the descriptor
   // stays its owner's (the AtomicFile closes it and checks the close).
+  if (isatty(descriptor)) throw Error(path + ": a terminal, which shows no sound file: name a file or redirect it");
   std::optional<CheckedOutput> sink;
   if (CheckedOutput::suits(descriptor)) sink.emplace(descriptor);
   SndfileHandle file(sink ? sink->open(plan.info) : sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
@@ -669,6 +670,7 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   errno = 0;
   const int closed = sf_close(file.release());
   if (closed != 0) throw failed(first_error(), error_number_words(closed));
+  if (sink) sink->leave_at_end();
   if (sink && sink->error() != 0) throw failed(sink->error(), "");
 }
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bitset>
 #include <cerrno>
 #include <cstdio>
 
@@ -13,10 +14,15 @@ namespace {
 
 bool closed[3] = {false, false, false};
 bool counting[3] = {false, false, false};  // fd 1 in a memory file, whose size is what was printed
+constexpr int recorded_descriptors = 1024;
+std::bitset<recorded_descriptors> open_at_start;  // which were open, as guard_standard_streams found them
+bool recorded = false;                            // whether it has run
 
 }  // namespace
 
 void guard_standard_streams() noexcept {
+  for (int fd = 0; fd < recorded_descriptors; ++fd) open_at_start[static_cast<std::size_t>(fd)] = fcntl(fd, F_GETFD) != -1;
+  recorded = true;
   for (int fd = 0; fd < 3; ++fd) {
     if (fcntl(fd, F_GETFD) != -1) continue;
     // Opened in turn from 0 up, each takes the lowest free number: the closed one. Where no
@@ -35,6 +41,12 @@ void guard_standard_streams() noexcept {
 }
 
 bool closed_at_start(int fd) noexcept { return fd >= 0 && fd < 3 && closed[fd]; }
+
+bool open_when_halo_started(int fd) noexcept {
+  if (fd < 0) return false;
+  if (!recorded || fd >= recorded_descriptors) return true;
+  return open_at_start[static_cast<std::size_t>(fd)];
+}
 
 long long bytes_printed_to_closed_output() noexcept {
   struct stat status {};

@@ -14,6 +14,12 @@ void guard_standard_streams() noexcept;
 
 bool closed_at_start(int fd) noexcept;  // 0, 1 or 2
 
+// Whether descriptor `fd` was open when halo started (recorded by guard_standard_streams, for
+// descriptors below 1024; any other, or where it never ran, counts as open): a name such as
+// /dev/fd/3 or /dev/stdout leads to whatever halo itself opened under that number where the
+// shell gave none (a spool of standard input had taken OUT's bytes, a QA pass).
+bool open_when_halo_started(int fd) noexcept;
+
 // Bytes printed to a standard output that was closed at the start (0 where it was open).
 long long bytes_printed_to_closed_output() noexcept;
 

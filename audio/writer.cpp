@@ -29,7 +29,8 @@ std::string output_name(const std::string& path) { return path == "-" ? "standar
 // Whether a failed write to standard output means its reader went away (`| head`): EPIPE, as
 // errno or in libsndfile's words, whether the header (at open) or the samples failed.
 bool reader_gone(const std::string& path, int error, const std::string& reason) {
-  return path == "-" && (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos);
+  return (path == "-" || names_standard_output(path)) &&  // (/dev/stdout had exited 1, "write failed")
+         (error == EPIPE || reason.find(std::strerror(EPIPE)) != std::string::npos);
 }
 
 // No NaN or Inf among `count` samples (their exponent bits all ones): a reduction with no early
@@ -87,6 +88,11 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   if (path == "-" && closed_at_start(STDOUT_FILENO))
     throw Error("standard output: closed when halo started (>&-); name OUT instead");
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
+  // A terminal: said as such (every refusal had blamed a pipe, and AU's had advised --type au).
+  if (isatty(descriptor)) {
+    discard();
+    throw Error(output_name(path) + ": a terminal, which plays no sound: redirect it (> out.au, | halo play -) or name a file");
+  }
   if (!writes_to_a_pipe(format.container) && lseek(descriptor, 0, SEEK_CUR) < 0) {
     discard();
     throw Error(output_name(path) + ": " + pipe_refusal(format.container));
@@ -380,6 +386,7 @@ void Writer::commit(const std::function<bool()>& stop) {
     throw Error(output_name(path_) + ": closing failed: " +
                 (status <= 0 && close_errno != 0 ? std::string(std::strerror(close_errno)) : error_number_words(status)));
   }
+  if (sink_) sink_->leave_at_end();  // (CheckedOutput::leave_at_end: the shell writes on from there)
   if (sink_ && sink_->error() != 0) {  // an encoder's last frames, a header rewritten at close
     discard();
     throw Error(output_name(path_) + ": write failed: " + std::strerror(sink_->error()));

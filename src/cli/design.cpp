@@ -121,6 +121,7 @@ int design_command(int argc, char** argv) {
   // -o - is standard output (as for filter's OUT), the same text as no -o at all.
   const std::string output = parsed.count("output") ? parsed["output"].as<std::string>() : "-";
   if (output.empty()) throw UsageError("-o: an empty output name: give a file name, or - for standard output");
+  audio::check_output_descriptor(output);  // (/dev/fd/3 with no 3>: exit 1, as any OUT that cannot be)
   const DesignOutputs outputs = parse_design_outputs(parsed, output);  // every name checked before any design work
   const std::string report_path = parsed.count("report") ? parsed["report"].as<std::string>() : "";
   if (parsed.count("report")) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cxxopts.hpp>
 
+#include "audio/atomic_file.hpp"
 #include "audio/error.hpp"
 #include "audio/format.hpp"
 #include "audio/same_file.hpp"
@@ -102,6 +103,7 @@ int filter_command(int argc, char** argv) {
   const bool quiet = arguments.quiet;
 
   audio::check_output_is_no_folder(output);  // exit 1 (it had been 2, a command-line mistake: a QA pass)
+  audio::check_output_descriptor(output);
   try {  // before any work: the input is read, the mask designed, only for an output that can be
     audio::check_output_name(output, filter.container);
     audio::check_output_subtype(output, filter.container, filter.subtype);

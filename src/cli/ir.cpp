@@ -319,6 +319,7 @@ int fix(int argc, char** argv) {
     }
   }
   check_export_output_name(output, format);  // before any work
+  audio::check_output_descriptor(output);
   audio::refuse_overwriting_input(input, output);
 
   const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;

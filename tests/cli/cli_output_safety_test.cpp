@@ -607,6 +607,47 @@ TEST_F(OutputSafety, AnOutputAfterWhatItsGroupWroteKeepsIt) {
   const auto before = list_directory(work_.path());
   expect_refused("$HALO filter in.wav /dev/fd/0 --type raw --mask half.txt -q < b.raw", 1, "open for reading only", before);
   EXPECT_EQ(read_bytes(at("b.raw")), "kept");
+  // A descriptor the shell did not give halo is refused before any work: /dev/fd/3 had led to
+  // halo's own spool of standard input (the output written into it, lost, exit 0), and
+  // /dev/stdout after >&- to the placeholder halo keeps there (a QA pass).
+  expect_refused("cat in.wav | $HALO filter - /dev/fd/3 --type raw --mask half.txt -q 3>&-", 1,
+                 "descriptor 3 was not open when halo started", before);
+  expect_refused("$HALO filter in.wav /dev/stdout --mask half.txt -q >&-", 1, "standard output was closed when halo started",
+                 before);
+  expect_refused("$HALO design --lowpass 1k --taps 11 -o /dev/stdout >&-", 1, "standard output was closed when halo started",
+                 before);
+  // The shell writes on after a FLAC, whose STREAMINFO libsndfile goes back to at close: the
+  // descriptor is left at the FLAC's end (it had been left 18 bytes in, and the END below had
+  // overwritten the FLAC, a QA pass).
+  for (const std::string out : {"-", "/dev/stdout"}) {
+    ASSERT_EQ(sh("{ $HALO filter in.wav " + out + " --type flac --mask half.txt -q; printf END; } > end.flac").exit_code, 0);
+    const std::string bytes = read_bytes(at("end.flac"));
+    ASSERT_GT(bytes.size(), 3u);
+    EXPECT_EQ(bytes.substr(bytes.size() - 3), "END") << out;
+    ASSERT_EQ(sh("head -c " + std::to_string(bytes.size() - 3) + " end.flac > alone.flac").exit_code, 0);
+    expect_half("in.wav", "alone.flac", 1.0 / 8388608);
+  }
+  // An AU written into a longer file opened in place (1<>) counts its own frames, not the bytes
+  // past them (its header had counted the old tail as samples).
+  ASSERT_EQ(sh("head -c 200000 /dev/urandom > in-place.au && $HALO filter in.wav /dev/stdout --type au --mask half.txt -q "
+               "1<> in-place.au").exit_code, 0);
+  EXPECT_EQ(python("import soundfile as sf\nprint(sf.info('in-place.au').frames)\n").out, "4800\n");
+  // Standard output's reader gone is a quiet 141 whatever OUT names it (/dev/stdout had been
+  // exit 1, "write failed: Broken pipe").
+  ASSERT_EQ(python("import numpy as np, soundfile as sf\n"
+                   "sf.write('long.wav', np.random.default_rng(3).uniform(-0.4, 0.4, (480000, 2)), 48000, subtype='FLOAT')\n")
+                .exit_code, 0);
+  const Result gone = sh("{ $HALO filter long.wav /dev/stdout --type raw --mask half.txt -q 2> gone.err; echo $? > gone.rc; } "
+                         "| head -c 10 > /dev/null");
+  EXPECT_EQ(read_bytes(at("gone.rc")), "141\n") << read_bytes(at("gone.err"));
+  EXPECT_EQ(read_bytes(at("gone.err")), "");
+  // Sound to a terminal is refused as such (it had blamed a pipe, and advised --type au to AU).
+  const Result terminal = sh("/usr/bin/script -qec \"$HALO filter in.wav - --type au --mask half.txt\" /dev/null");
+  EXPECT_NE(terminal.out.find("standard output: a terminal, which plays no sound"), std::string::npos) << terminal.out;
+  // A text --format to /dev/stdout is written as for - (it had been told to be named .json).
+  ASSERT_EQ(sh("$HALO design --lowpass 1k --taps 11 -o /dev/stdout --format json -q > d.json").exit_code, 0);
+  const Result json_mask = sh("$HALO filter in.wav from-json.wav --mask d.json -q");
+  EXPECT_EQ(json_mask.exit_code, 0) << json_mask.err;
   // ALAC is read back from where its bytes begin (libsndfile's own reading from an offset had
   // found no frames and failed a sound file).
   const Result alac = sh("{ printf 'x\\n'; $HALO filter in.wav /dev/stdout --type caf --subtype alac16 --mask half.txt -q; } "
