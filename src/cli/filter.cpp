@@ -1,4 +1,5 @@
 // halo filter IN OUT (mask options) [--engine E] [--chunk FRAMES] [--tail] ...
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -81,6 +82,17 @@ std::string engine_notice(const FilterReport& report) {
   return line + "; the input ended before " + handover.second + " had started";
 }
 
+// The largest sum of |taps| over the masks: the most a full-scale input can reach through them.
+double loudest_mask_sum(const filters::MaskSet& masks) {
+  double loudest = 0;
+  for (const filters::Mask& mask : masks) {
+    double sum = 0;
+    for (const float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
+    loudest = std::max(loudest, sum);
+  }
+  return loudest;
+}
+
 }  // namespace
 
 int filter_command(int argc, char** argv) {
@@ -143,6 +155,10 @@ int filter_command(int argc, char** argv) {
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
   warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at", source);
 
+  // --norm's floor: 2^-20 (-120 dB) of the most full-scale input can reach through the masks.
+  // FFT engines leave rounding of about 1e-7 of that where the exact output is 0; a signal this
+  // far below full scale is below 20-bit resolution.
+  if (filter.write.norm_peak > 0) filter.write.norm_noise_floor = std::ldexp(loudest_mask_sum(masks), -20);
   FilterReport report;
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
@@ -188,13 +204,21 @@ int filter_command(int argc, char** argv) {
   // A warning: --norm of a silent output scales nothing (it had said nothing).
   if (filter.write.norm_peak > 0 && report.norm_found_silence)
     notice("warning: the output is silent: --norm had no peak to scale to");
+  if (filter.write.norm_peak > 0 && report.norm_found_noise) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "warning: the output's peak, %.1f dB below what full-scale input through the mask reaches, is float32 "
+                  "rounding, not signal: --norm left it as it is",
+                  20 * std::log10(loudest_mask_sum(masks) / report.norm_noise_peak));
+    notice(line);
+  }
   if (!quiet) {
     // After the run, not before: a failed run says one line, the error.
     notice(engine_notice(report));
     // The gain applied, where one was: --gain's, or the one --norm found (the summary had been
     // the same with or without them, a QA pass).
     char gain[96] = "";
-    if (filter.write.norm_peak > 0 && !report.norm_found_silence)
+    if (filter.write.norm_peak > 0 && !report.norm_found_silence && !report.norm_found_noise)
       std::snprintf(gain, sizeof gain, "; gain %+.2f dB (--norm)", 20 * std::log10(report.norm_gain));
     else if (filter.stream.gain != 1.0f)
       std::snprintf(gain, sizeof gain, "; gain %+.2f dB", 20 * std::log10(static_cast<double>(filter.stream.gain)));

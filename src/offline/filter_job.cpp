@@ -130,6 +130,8 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   report.output_note = writer.note();
   report.norm_gain = writer.norm_gain();
   report.norm_found_silence = writer.norm_found_silence();
+  report.norm_found_noise = writer.norm_found_noise();
+  report.norm_noise_peak = writer.norm_noise_peak();
   report.input_damage = reader_.damage();
   report.input_partial_frame_note = reader_.partial_frame_note();
   report.input_streamed_declared_frames = reader_.streamed_declared_frames();

@@ -221,6 +221,28 @@ assert np.max(np.abs(y - x * g)) < 1e-6, np.max(np.abs(y - x * g))
   EXPECT_EQ(halo({"filter", "loud.wav", "bad.wav", "--lowpass", "2k", "--norm=0x1"}).exit_code, 2) << last;
 }
 
+// Where the exact output is 0 but an FFT engine leaves its float32 rounding (1e-8), --norm leaves
+// that as it is and says so: a mask whose first 1000 taps are 0 on 300 frames (the exact
+// convolution below is 0 everywhere, and cpu, the direct engine, gives 0) had been raised 151 dB
+// to -1 dBFS of noise on cpu-fft (a QA pass). A quiet real signal, -100 dB, is still scaled.
+TEST_F(DitherNormRaw, NormLeavesAnFftEnginesRoundingAsItIs) {
+  check("h = np.zeros(2000); h[1000] = 0.5; h[1001:] = 0.01 * np.random.default_rng(1).standard_normal(999)\n"
+        "sf.write('delay.wav', h.astype(np.float32), 48000, subtype='FLOAT')\n"
+        "x = np.random.default_rng(2).uniform(-0.5, 0.5, 300)\n"
+        "assert np.max(np.abs(np.convolve(x, h)[:300])) == 0\n"
+        "sf.write('click.wav', x.astype(np.float32), 48000, subtype='FLOAT')\n"
+        "t = np.arange(4800) / 48000\n"
+        "sf.write('faint.wav', (1e-5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), 48000, subtype='FLOAT')\n"
+        "open('unit.txt', 'w').write('1\\n')\n");
+  const Result noise = halo({"filter", "click.wav", "noise.wav", "--ir", "delay.wav", "--engine", "cpu-fft", "--norm"});
+  ASSERT_EQ(noise.exit_code, 0) << last;
+  EXPECT_NE(noise.err.find("is float32 rounding, not signal: --norm left it as it is"), std::string::npos) << noise.err;
+  EXPECT_EQ(noise.err.find("(--norm)"), std::string::npos) << "no gain applied: " << noise.err;
+  check("y, _ = sf.read('noise.wav', dtype='float64')\nassert np.max(np.abs(y)) < 1e-6, np.max(np.abs(y))\n");
+  ASSERT_EQ(halo({"filter", "faint.wav", "faint-n.wav", "--mask", "unit.txt", "--norm", "-q"}).exit_code, 0) << last;
+  check("y, _ = sf.read('faint-n.wav', dtype='float64')\nassert abs(20 * np.log10(np.max(np.abs(y))) + 1) < 0.01\n");
+}
+
 // The summary says the gain applied: --gain's, or the one --norm found (it had read the same
 // with or without them), and a silent output under --norm is warned of, not scaled (a QA pass).
 // The peak of the loud file is 0.3 (-10.46 dBFS): --norm -1 applies +9.46 dB through the unit mask.
