@@ -314,8 +314,14 @@ double parse_coefficient(const std::string& token, const std::string& where) {
   return as_float.ec == std::errc() && as_float.ptr == end ? static_cast<double>(nearest) : value;
 }
 
+// How a line's numbers were written, for parse_text's check of decimal commas.
+struct LineShape {
+  bool comma = false;     // a comma separated two of them
+  bool fraction = false;  // one of them had a point or an exponent
+};
+
 // The numbers of one line, comment removed: separated by whitespace and/or single commas.
-std::vector<double> parse_text_line(std::string line, const std::string& where) {
+std::vector<double> parse_text_line(std::string line, const std::string& where, LineShape& shape) {
   line = line.substr(0, line.find('#'));
   std::vector<double> values;
   bool comma_pending = false;  // a comma seen and no number after it yet
@@ -327,11 +333,14 @@ std::vector<double> parse_text_line(std::string line, const std::string& where) 
     } else if (c == ',') {
       if (values.empty() || comma_pending) throw Error(where + "empty column before ','");
       comma_pending = true;
+      shape.comma = true;
       ++i;
     } else {
       const std::size_t start = i;
       while (i < line.size() && line[i] != ',' && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      values.push_back(parse_coefficient(line.substr(start, i - start), where));
+      const std::string token = line.substr(start, i - start);
+      values.push_back(parse_coefficient(token, where));
+      shape.fraction = shape.fraction || token.find_first_of(".eE") != std::string::npos;
       comma_pending = false;
     }
   }
@@ -346,6 +355,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
   int rate_line = 0;    // the line that said it
   AlignComment alignment = AlignComment::none;  // from a "# align causal" (or "same") line
   int align_line = 0;
+  LineShape shape;  // of every line together
   std::vector<std::vector<float>> columns;
   int first_data_line = 0;
   int line_number = 0;
@@ -376,7 +386,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
       alignment = said;
       align_line = line_number;
     }
-    const std::vector<double> values = parse_text_line(line, where);
+    const std::vector<double> values = parse_text_line(line, where, shape);
     start = end + (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n' ? 2 : 1);
     if (values.empty()) continue;
     if (columns.empty()) {
@@ -394,6 +404,13 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
       throw Error(path + ": more than " + std::to_string(max_mask_taps) + " taps, the most a mask holds");
   }
   if (columns.empty()) throw Error(path + ": no coefficients");
+  // Columns of whole numbers split by commas, and no point anywhere: decimal commas, as a
+  // European locale writes 0,25. Read as columns, "0,25" had been a mask of 0 for the left
+  // channel and of 25 for the right (+32 dBFS), without a word (a QA pass).
+  if (columns.size() > 1 && shape.comma && !shape.fraction)
+    throw Error(path + ":" + std::to_string(first_data_line) + ": commas split whole numbers into " +
+                std::to_string(columns.size()) + " columns: decimal commas? write 0.25 with a point (columns of whole "
+                "numbers: separate them with spaces)");
 
   MaskSet masks(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {

@@ -171,6 +171,18 @@ TEST_F(MaskFile, TextTapsAreTheFloatNearestTheirDecimals) {
   EXPECT_EQ(masks[0].taps[2], -std::nextafter(1.0f, 2.0f));
 }
 
+// Decimal commas (0,25 as a European locale writes a quarter) are not read as columns of whole
+// numbers: "0,25" had been 0 for the left channel and 25 for the right, without a word (a QA
+// pass). Columns with a point anywhere, or whole numbers apart by spaces, are columns.
+TEST_F(MaskFile, DecimalCommasAreRefusedNotReadAsColumns) {
+  std::ofstream(path("dc.txt")) << "0,25\n0,5\n0,25\n";
+  expect_read_error(path("dc.txt"), {"dc.txt:1: commas split whole numbers into 2 columns: decimal commas?"});
+  std::ofstream(path("cols.txt")) << "0.25,0.5\n1,0\n";
+  EXPECT_EQ(read_mask(path("cols.txt")).size(), 2u);
+  std::ofstream(path("ints.txt")) << "1 0\n0 1\n";
+  EXPECT_EQ(read_mask(path("ints.txt")).size(), 2u);
+}
+
 TEST_F(MaskFile, TextRoundTripIsExact) {
   const Mask mask = mask_of(random_taps(301, 1), 44100, "lowpass 1000 Hz, 301 taps, hann window, 44100 Hz");
   write_mask(path("m.txt"), {mask});

@@ -34,8 +34,17 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
   if (masks.size() != 1 && masks.size() != static_cast<std::size_t>(channels)) {
     // Named by where it came from ("file ir.wav"): the caller names the audio.
     const std::string source = filters::mask_set_source(masks);
+    // One tap a channel: a single line of numbers, read as columns (a CSV row of 1024 taps had
+    // been "1024 channels" with no word of why, a QA pass). A mono IN with a stereo IR (a
+    // reverb): IN made stereo first.
+    const bool one_row = masks.front().taps.size() == 1 && masks.size() > 2;
+    const std::string advice = one_row ? ": a single line of numbers is one tap per channel; write one tap per line"
+                               : channels == 1 ? ": give one mask, or make IN " + std::to_string(masks.size()) +
+                                                     " channels first (sox IN -c " + std::to_string(masks.size()) +
+                                                     " OUT, or remix)"
+                                               : ": give one mask, or one per channel";
     throw Error("the mask" + (source.empty() ? "" : " (" + source + ")") + " has " + std::to_string(masks.size()) +
-                " channels but the audio has " + std::to_string(channels) + ": give one mask, or one per channel");
+                " channels but the audio has " + std::to_string(channels) + advice);
   }
   check_taps(masks);
   TapSet set;

@@ -126,6 +126,21 @@ TEST(Messages, AMaskOfTheWrongChannelCountIsNamed) {
   EXPECT_EQ(result.err, "halo: " + std::string(dir / "in.wav") + ": the mask (file " + std::string(dir / "ir3.wav") +
                             ") has 3 channels but the audio has 2: give one mask, or one per channel\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "out.wav"));
+  // Mono audio with a stereo IR (a reverb) is told how to make IN stereo, and a single line of
+  // numbers that it is read as one tap per channel (both had said no more than the counts: a QA pass).
+  write_sound(dir / "mono.wav", random_signal(4800, 66, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_sound(dir / "ir2.wav", random_signal(16 * 2, 67, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  const Result mono = halo({"filter", dir / "mono.wav", dir / "out.wav", "--ir", dir / "ir2.wav"});
+  EXPECT_EQ(mono.exit_code, 1);
+  EXPECT_NE(mono.err.find("has 2 channels but the audio has 1: give one mask, or make IN 2 channels first (sox IN -c 2"),
+            std::string::npos)
+      << mono.err;
+  write_bytes(dir / "row.txt", "0.1, 0.2, 0.4, 0.2, 0.1\n");
+  const Result row = halo({"filter", dir / "in.wav", dir / "out.wav", "--mask", dir / "row.txt"});
+  EXPECT_EQ(row.exit_code, 1);
+  EXPECT_NE(row.err.find("a single line of numbers is one tap per channel; write one tap per line"), std::string::npos)
+      << row.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.wav"));
 }
 
 // design writes "# rate 44100 Hz"; --mask reads it back: a sound file made from it keeps the
