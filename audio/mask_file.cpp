@@ -348,6 +348,25 @@ std::vector<double> parse_text_line(std::string line, const std::string& where, 
   return values;
 }
 
+namespace {
+
+// Other tools' text that is no list of taps, named with what to give halo instead, at its first
+// line: each had been '"Preamp:" is not a number' or '"*" is not a number' (a QA pass).
+void refuse_other_tools_text(const std::string& line, const std::string& where) {
+  const std::size_t first = line.find_first_not_of(" \t");
+  if (first == std::string::npos) return;
+  const std::string start = line.substr(first);
+  for (const char* directive : {"Preamp:", "Filter:", "Filter ", "Convolution:", "Include:", "Device:", "Channel:"})
+    if (start.rfind(directive, 0) == 0)
+      throw Error(where + "an Equalizer APO configuration, not coefficients: give --mask the WAV file its Convolution: "
+                          "line names");
+  if (start[0] == '*')
+    throw Error(where + "REW's text export ('*' lines), not a list of taps: export the impulse response from REW as a "
+                        "WAV file, which halo reads");
+}
+
+}  // namespace
+
 MaskSet parse_text(const std::string& path, const std::string& text) {
   if (text.find('\0') != std::string::npos) throw Error(binary_as_text(path));
   if (text.size() > max_text_bytes) throw Error(text_too_large(path));
@@ -386,6 +405,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
       alignment = said;
       align_line = line_number;
     }
+    if (columns.empty()) refuse_other_tools_text(line, where);
     const std::vector<double> values = parse_text_line(line, where, shape);
     start = end + (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n' ? 2 : 1);
     if (values.empty()) continue;

@@ -174,6 +174,15 @@ TEST_F(MaskFile, TextTapsAreTheFloatNearestTheirDecimals) {
 // Decimal commas (0,25 as a European locale writes a quarter) are not read as columns of whole
 // numbers: "0,25" had been 0 for the left channel and 25 for the right, without a word (a QA
 // pass). Columns with a point anywhere, or whole numbers apart by spaces, are columns.
+// Other tools' text is named with what to give instead: an Equalizer APO configuration and REW's
+// text export (each had been '"Preamp:" is not a number', '"*" is not a number': a QA pass).
+TEST_F(MaskFile, OtherToolsTextIsNamed) {
+  std::ofstream(path("eq.txt")) << "Preamp: -6 dB\nFilter 1: ON PK Fc 100 Hz Gain 3 dB Q 1\n";
+  expect_read_error(path("eq.txt"), {"eq.txt:1: an Equalizer APO configuration, not coefficients"});
+  std::ofstream(path("rew.txt")) << "* Impulse Response data saved by REW V5.20\n0.7 // Peak value\n";
+  expect_read_error(path("rew.txt"), {"rew.txt:1: REW's text export", "as a WAV file"});
+}
+
 TEST_F(MaskFile, DecimalCommasAreRefusedNotReadAsColumns) {
   std::ofstream(path("dc.txt")) << "0,25\n0,5\n0,25\n";
   expect_read_error(path("dc.txt"), {"dc.txt:1: commas split whole numbers into 2 columns: decimal commas?"});
