@@ -163,7 +163,7 @@ int filter_command(int argc, char** argv) {
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
   warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at", source);
 
-  // --norm's floor: 2^-20 (-120 dB) of the most full-scale input can reach through the masks.
+  // --norm's floor: 2^-20 (-120 dB) of the most that full-scale input can reach through the masks.
   // FFT engines leave rounding of about 1e-7 of that where the exact output is 0; a signal this
   // far below full scale is below 20-bit resolution.
   if (filter.write.norm_peak > 0) filter.write.norm_noise_floor = std::ldexp(loudest_mask_sum(masks), -20);
