@@ -682,6 +682,9 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   std::optional<CheckedOutput> sink;
   if (CheckedOutput::suits(descriptor)) sink.emplace(descriptor);
   SndfileHandle file(sink ? sink->open(plan.info) : sf_open_fd(descriptor, SFM_WRITE, &plan.info, SF_FALSE));
+  // A pipe: libsndfile completes a sound file's header at its end, which no pipe takes back (its
+  // own words had been "Error : this file format does not support pipe write.").
+  if (!file && !sink) throw Error(path + ": a pipe, and a sound mask's header is completed at its end: name a file");
   if (!file) throw Error(path + ": " + sf_strerror(nullptr));
   // PCM cannot hold +1.0 exactly: clip it to full scale instead of letting it wrap around.
   if (plan.pcm24) sf_command(file.get(), SFC_SET_CLIPPING, nullptr, SF_TRUE);

@@ -84,9 +84,12 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // before opening it, which would wait for a reader first.
   struct stat target {};
   if (path != "-" && stat(path.c_str(), &target) == 0 && S_ISFIFO(target.st_mode) && !writes_to_a_pipe(format.container))
-    throw Error(path + ": a FIFO, and " + pipe_refusal(format.container));
+    throw Error(path + (names_a_descriptor(path) ? ": a pipe, and " : ": a FIFO, and ") + pipe_refusal(format.container));
   if (path == "-" && closed_at_start(STDOUT_FILENO))
     throw Error("standard output: closed when halo started (>&-); name OUT instead");
+  // (`- 1< file`: it had failed at the first write, "Bad file descriptor".)
+  if (const int flags = fcntl(STDOUT_FILENO, F_GETFL); path == "-" && flags >= 0 && (flags & O_ACCMODE) == O_RDONLY)
+    throw Error("standard output is open for reading only (1< FILE); redirect it with > or name OUT");
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // A terminal: said as such (every refusal had blamed a pipe, and AU's had advised --type au).
   if (isatty(descriptor)) {

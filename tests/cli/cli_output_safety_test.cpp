@@ -641,6 +641,16 @@ TEST_F(OutputSafety, AnOutputAfterWhatItsGroupWroteKeepsIt) {
                          "| head -c 10 > /dev/null");
   EXPECT_EQ(read_bytes(at("gone.rc")), "141\n") << read_bytes(at("gone.err"));
   EXPECT_EQ(read_bytes(at("gone.err")), "");
+  // A read-only standard output, a pipe named /dev/stdout and a sound mask to a pipe are each said
+  // as such ("Bad file descriptor", "a FIFO", and libsndfile's own words had been: a QA pass).
+  expect_refused("$HALO filter in.wav - --type raw --mask half.txt -q 1< b.raw", 1, "standard output is open for reading only",
+                 list_directory(work_.path()));
+  const Result piped_wav = sh("$HALO filter in.wav /dev/stdout --mask half.txt -q 2> piped.err | cat > /dev/null");
+  EXPECT_NE(read_bytes(at("piped.err")).find("/dev/stdout: a pipe, and"), std::string::npos) << read_bytes(at("piped.err"));
+  const Result piped_mask = sh("$HALO design --lowpass 1k --taps 11 -o link.wav -q 2> mask.err | cat > /dev/null");
+  EXPECT_NE(read_bytes(at("mask.err")).find("link.wav: a pipe, and a sound mask's header is completed at its end"),
+            std::string::npos)
+      << read_bytes(at("mask.err"));
   // Sound to a terminal is refused as such (it had blamed a pipe, and advised --type au to AU).
   const Result terminal = sh("/usr/bin/script -qec \"$HALO filter in.wav - --type au --mask half.txt\" /dev/null");
   EXPECT_NE(terminal.out.find("standard output: a terminal, which plays no sound"), std::string::npos) << terminal.out;
