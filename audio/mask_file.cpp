@@ -258,7 +258,7 @@ double rate_comment(const std::string& line, const std::string& where) {
   std::string said = text;
   while (!said.empty() && (said.back() == '\r' || said.back() == ' ' || said.back() == '\t')) said.pop_back();
   if (*end != '\0' || !std::isfinite(rate) || rate <= 0)
-    throw Error(where + "\"# " + said + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
+    throw Error(where + "\"# " + excerpt(said, 60) + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
   return rate;
 }
 
@@ -275,7 +275,7 @@ AlignComment align_comment(const std::string& line, const std::string& where) {
   if (!(words >> key >> value) || key != "align" || words >> rest) return AlignComment::none;
   if (value == "causal") return AlignComment::causal;
   if (value == "same" || value == "centred" || value == "centered") return AlignComment::centred;
-  throw Error(where + "\"# align " + value + "\" is no alignment: a mask says # align causal or # align same");
+  throw Error(where + "\"# align " + excerpt(value, 40) + "\" is no alignment: a mask says # align causal or # align same");
 }
 
 std::string line_prefix(const std::string& path, int line) {

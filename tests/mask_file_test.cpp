@@ -149,6 +149,12 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
   EXPECT_FALSE(read_mask(path("a.txt"))[0].causal);
   std::ofstream(path("a.txt")) << "# align weird\n0.5\n";
   expect_read_error(path("a.txt"), {"a.txt:1: \"# align weird\" is no alignment"});
+  // Control bytes in the line quoted are escaped, as every message quotes a file's bytes (the
+  // fuzzer found a backspace that had reached the terminal raw).
+  std::ofstream(path("c.txt")) << "# rate 48080 \bz\n# align \x1b[2J\n0.5\n";
+  expect_read_error(path("c.txt"), {"c.txt:1: \"# rate 48080 \\x08z\" says no sample rate"});
+  std::ofstream(path("c.txt")) << "# align \x1b[2J\n0.5\n";
+  expect_read_error(path("c.txt"), {"c.txt:1: \"# align \\x1B[2J\" is no alignment"});
   std::ofstream(path("two.txt")) << "# rate 48000 Hz\n0.5\n# rate 44100\n";
   expect_read_error(path("two.txt"), {"two.txt:3: # rate 44100 Hz, but line 1 says 48000 Hz"});
   std::ofstream(path("two.txt")) << "# align causal\n# align same\n0.5\n";
