@@ -170,9 +170,13 @@ bool leads_to_a_file(int fd) noexcept {
 }  // namespace
 
 bool appends_to_a_file(int fd) noexcept {
-  struct stat status {};
   const int flags = fcntl(fd, F_GETFL);
-  return flags >= 0 && (flags & O_APPEND) != 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+  return flags >= 0 && (flags & O_APPEND) != 0 && leads_to_a_file(fd);
+}
+
+bool open_for_reading_only(int fd) noexcept {
+  const int flags = fcntl(fd, F_GETFL);
+  return flags >= 0 && (flags & O_ACCMODE) == O_RDONLY;
 }
 
 bool names_standard_output(const std::string& path) { return descriptor_named_by(path) == STDOUT_FILENO; }
@@ -202,8 +206,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   // /dev/stdout; } > log`, and in `{ halo A /dev/stdout; halo B /dev/stdout; } > log` A's output:
   // the group's descriptor still led to the file replaced.
   if (const int named = descriptor_named_by(path); named >= 0 && leads_to_a_file(named)) {
-    // (`/dev/fd/0 < b.wav`: open for reading only, which had failed only at the first write.)
-    if (const int flags = fcntl(named, F_GETFL); flags >= 0 && (flags & O_ACCMODE) == O_RDONLY)
+    if (open_for_reading_only(named))
       throw Error(path + ": descriptor " + std::to_string(named) + " is open for reading only; name a file");
     target_ = path;
     fd_ = fcntl(named, F_DUPFD_CLOEXEC, 0);

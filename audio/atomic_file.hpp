@@ -36,6 +36,9 @@ void remove_live_temporaries() noexcept;
 // Whether a descriptor is a regular file open for appending (`>> log`): every write lands at its
 // end, so a header that libsndfile goes back to complete lands after the samples instead.
 bool appends_to_a_file(int fd) noexcept;
+// Whether a descriptor is open for reading only (`1< file`, `/dev/fd/0 < b.wav`): no output
+// goes through it, which had been found only at the first write ("Bad file descriptor").
+bool open_for_reading_only(int fd) noexcept;
 
 // Whether `path` names this process's standard output through /proc (/dev/stdout, /dev/fd/1):
 // what a command prints there would land in the file it writes (design's report after the taps

@@ -76,17 +76,6 @@ const char* format_name(ExportFormat format) {
   return "";
 }
 
-// sum |h| of the loudest mask: the largest |output| a full-scale input can give.
-double worst_case_gain(const MaskSet& masks) {
-  double worst = 0;
-  for (const Mask& mask : masks) {
-    double sum = 0;
-    for (float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
-    worst = std::max(worst, sum);
-  }
-  return worst;
-}
-
 void check_masks(const std::string& path, const MaskSet& masks) {
   if (masks.empty()) throw Error(path + ": no mask to write");
   for (std::size_t m = 0; m < masks.size(); ++m) {

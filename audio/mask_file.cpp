@@ -724,11 +724,7 @@ std::string mask_text(const MaskSet& masks) {
     out += masks[m].provenance.empty() ? "halo mask" : comment_text(masks[m].provenance);
     out += "\n";
   }
-  if (masks[0].rate_hz > 0) {
-    char rate[48];
-    std::snprintf(rate, sizeof rate, "# rate %.10g Hz\n", masks[0].rate_hz);
-    out += rate;
-  }
+  if (masks[0].rate_hz > 0) out += "# rate " + rate_text(masks[0].rate_hz) + "\n";
   if (masks[0].causal) out += "# align causal\n";  // filter aligns it so by default
   char number[32];
   for (std::size_t i = 0; i < masks[0].taps.size(); ++i) {

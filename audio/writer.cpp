@@ -87,8 +87,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     throw Error(path + (names_a_descriptor(path) ? ": a pipe, and " : ": a FIFO, and ") + pipe_refusal(format.container));
   if (path == "-" && closed_at_start(STDOUT_FILENO))
     throw Error("standard output: closed when halo started (>&-); name OUT instead");
-  // (`- 1< file`: it had failed at the first write, "Bad file descriptor".)
-  if (const int flags = fcntl(STDOUT_FILENO, F_GETFL); path == "-" && flags >= 0 && (flags & O_ACCMODE) == O_RDONLY)
+  if (path == "-" && open_for_reading_only(STDOUT_FILENO))
     throw Error("standard output is open for reading only (1< FILE); redirect it with > or name OUT");
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // A terminal: said as such (every refusal had blamed a pipe, and AU's had advised --type au).

@@ -166,8 +166,7 @@ DesignReport measure(const Mask& mask, const Spec& spec) {
   report.minus_3db_hz = crossings(r, pass_gain * std::pow(10.0, -3.0 / 20), lower_pass_bands);
   report.minus_6db_hz = crossings(r, pass_gain * std::pow(10.0, -6.0 / 20), lower_pass_bands);
 
-  double sum = 0;
-  for (float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
+  const double sum = worst_case_gain(mask);
   report.worst_case_gain = sum;
   report.worst_case_gain_db = sum > 0 ? db(sum) : -INFINITY;
 

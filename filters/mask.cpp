@@ -1,5 +1,8 @@
 #include "filters/mask.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace halo::filters {
 
 std::string mask_set_source(const MaskSet& masks) {
@@ -16,6 +19,18 @@ std::string mask_set_source(const MaskSet& masks) {
                                                                        source[at + word.size()] == ' '))
       source.erase(at, word.size());
   return source;
+}
+
+double worst_case_gain(const Mask& mask) {
+  double sum = 0;
+  for (const float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
+  return sum;
+}
+
+double worst_case_gain(const MaskSet& masks) {
+  double worst = 0;
+  for (const Mask& mask : masks) worst = std::max(worst, worst_case_gain(mask));
+  return worst;
 }
 
 }  // namespace halo::filters

@@ -29,4 +29,9 @@ using MaskSet = std::vector<Mask>;
 // first's less its channel's word ("file ir.wav", not "file ir.wav ch 1").
 std::string mask_set_source(const MaskSet& masks);
 
+// sum |h|: the largest |output| a full-scale input (within [-1, 1]) can give through the mask;
+// for a set, that of its loudest mask.
+double worst_case_gain(const Mask& mask);
+double worst_case_gain(const MaskSet& masks);
+
 }  // namespace halo::filters

@@ -1,5 +1,4 @@
 // halo filter IN OUT (mask options) [--engine E] [--chunk FRAMES] [--tail] ...
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,17 +81,6 @@ std::string engine_notice(const FilterReport& report) {
   return line + "; the input ended before " + handover.second + " had started";
 }
 
-// The largest sum of |taps| over the masks: the most a full-scale input can reach through them.
-double loudest_mask_sum(const filters::MaskSet& masks) {
-  double loudest = 0;
-  for (const filters::Mask& mask : masks) {
-    double sum = 0;
-    for (const float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));
-    loudest = std::max(loudest, sum);
-  }
-  return loudest;
-}
-
 }  // namespace
 
 int filter_command(int argc, char** argv) {
@@ -166,7 +154,7 @@ int filter_command(int argc, char** argv) {
   // --norm's floor: 2^-20 (-120 dB) of the most that full-scale input can reach through the masks.
   // FFT engines leave rounding of about 1e-7 of that where the exact output is 0; a signal this
   // far below full scale is below 20-bit resolution.
-  if (filter.write.norm_peak > 0) filter.write.norm_noise_floor = std::ldexp(loudest_mask_sum(masks), -20);
+  if (filter.write.norm_peak > 0) filter.write.norm_noise_floor = std::ldexp(filters::worst_case_gain(masks), -20);
   FilterReport report;
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
@@ -217,7 +205,7 @@ int filter_command(int argc, char** argv) {
     std::snprintf(line, sizeof line,
                   "warning: the output's peak, %.1f dB below what full-scale input through the mask reaches, is float32 "
                   "rounding, not signal: --norm left it as it is",
-                  20 * std::log10(loudest_mask_sum(masks) / report.norm_noise_peak));
+                  20 * std::log10(filters::worst_case_gain(masks) / report.norm_noise_peak));
     notice(line);
   }
   if (!quiet) {
