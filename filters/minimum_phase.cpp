@@ -14,65 +14,20 @@
 // so the transforms are FFTW's real ones: a real array of L and a half spectrum, 16 L bytes
 // (1 GiB at 2^26), where complex ones had taken twice that. |H| is floored at 1e-12 of its
 // peak (-240 dB) so that log stays finite at those zeros.
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <memory>
-#include <mutex>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "filters/error.hpp"
 #include "filters/methods.hpp"
+#include "filters/real_transform.hpp"
 
 namespace halo::filters {
 namespace {
 
 constexpr double floor_fraction = 1e-12;
-
-// FFTW's planner is not thread-safe; plans are made and destroyed one at a time.
-std::mutex planner;
-
-struct FftwFree {
-  void operator()(void* memory) const noexcept { fftw_free(memory); }
-};
-
-// A real sequence of n points and its half spectrum (n/2 + 1 bins), with FFTW's plans between
-// them both ways (RAII for the buffers and the plans). c2r overwrites the spectrum it reads.
-class RealTransform {
- public:
-  explicit RealTransform(std::size_t n) : real_(fftw_alloc_real(n)), spectrum_(fftw_alloc_complex(n / 2 + 1)) {
-    if (!real_ || !spectrum_) throw std::bad_alloc();
-    const std::lock_guard<std::mutex> lock(planner);
-    forward_ = fftw_plan_dft_r2c_1d(static_cast<int>(n), real_.get(), spectrum_.get(), FFTW_ESTIMATE);
-    backward_ = fftw_plan_dft_c2r_1d(static_cast<int>(n), spectrum_.get(), real_.get(), FFTW_ESTIMATE);
-    if (!forward_ || !backward_) {
-      if (forward_) fftw_destroy_plan(forward_);
-      if (backward_) fftw_destroy_plan(backward_);
-      throw Error("minimum phase: FFTW could not plan a transform of " + std::to_string(n) + " points");
-    }
-  }
-  ~RealTransform() {
-    const std::lock_guard<std::mutex> lock(planner);
-    fftw_destroy_plan(forward_);
-    fftw_destroy_plan(backward_);
-  }
-  RealTransform(const RealTransform&) = delete;
-  RealTransform& operator=(const RealTransform&) = delete;
-
-  double* real() { return real_.get(); }
-  std::complex<double>* spectrum() { return reinterpret_cast<std::complex<double>*>(spectrum_.get()); }
-  void forward() { fftw_execute(forward_); }    // real -> spectrum
-  void backward() { fftw_execute(backward_); }  // spectrum -> real, times n
-
- private:
-  std::unique_ptr<double, FftwFree> real_;
-  std::unique_ptr<fftw_complex, FftwFree> spectrum_;
-  fftw_plan forward_ = nullptr, backward_ = nullptr;
-};
 
 }  // namespace
 

@@ -2,14 +2,39 @@
 
 #include <samplerate.h>
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "filters/error.hpp"
+#include "filters/real_transform.hpp"
 
 namespace halo::filters {
+namespace {
+
+// The mask's band-limited values at old frames i + offset for i in [0, count): its spectrum
+// (zero-padded to at least twice count, so that the interpolation's wrap-around lies a whole
+// count away) turned by e^{2 pi j k offset / n}, in double.
+std::vector<float> band_limited_from(const std::vector<float>& taps, double offset, std::size_t count) {
+  std::size_t n = 2;
+  while (n < 2 * std::max(count, taps.size())) n *= 2;
+  RealTransform transform(n);
+  double* x = transform.real();
+  std::fill(x, x + n, 0.0);
+  std::copy(taps.begin(), taps.end(), x);
+  transform.forward();
+  const double pi = 3.14159265358979323846;
+  std::complex<double>* bins = transform.spectrum();
+  for (std::size_t k = 0; k <= n / 2; ++k)
+    bins[k] *= std::polar(1.0 / static_cast<double>(n), 2 * pi * static_cast<double>(k) * offset / static_cast<double>(n));
+  transform.backward();  // c2r reads the real part of the last bin: the band-limited value
+  return std::vector<float>(x, x + count);
+}
+
+}  // namespace
 
 Mask resample(const Mask& mask, double new_rate_hz) {
   if (!(mask.rate_hz > 0) || !(new_rate_hz > 0))
@@ -32,12 +57,30 @@ Mask resample(const Mask& mask, double new_rate_hz) {
                   mask.taps.size(), mask.rate_hz, frames, new_rate_hz, max_mask_taps);
     throw Error(Field::rate_hz, text);
   }
+  // libsamplerate puts new frame j at old frame j / ratio. A causal mask keeps its start there;
+  // a centred one (its (M - 1) / 2 frames of delay removed) must keep its centre, new frame
+  // (frames - 1) / 2 at old (M - 1) / 2, so its grid starts `start` old frames in (within half a
+  // frame of 0). Started at 0, one tap at 8 kHz had come out at 48 kHz with its peak 2.5 frames
+  // early, and a 255-tap low-pass from 44.1 to 48 kHz 0.27 frames early, no longer symmetric (a
+  // QA pass).
+  const double start =
+      mask.causal ? 0 : 0.5 * static_cast<double>(mask.taps.size() - 1) - 0.5 * static_cast<double>(frames - 1) / ratio;
+  // Off the old grid, libsamplerate is given the mask's band-limited values at old frames
+  // i + offset (i >= 0), whose tails do not end at the mask's ends as its taps do: `margin` old
+  // frames of them before the mask and after it, beyond the reach of libsamplerate's best sinc
+  // (about 143 zero crossings of the lower rate), so that neither end is cut where the other
+  // is not. `lead` is the new frames the margin before it makes, dropped from the output.
+  const std::size_t margin = start == 0 ? 0 : static_cast<std::size_t>(std::ceil(256 / std::min(1.0, ratio)));
+  const std::size_t lead = static_cast<std::size_t>(std::ceil(static_cast<double>(margin) * ratio));
+  const double offset = start - static_cast<double>(lead) / ratio;  // old frame of input frame 0
   // libsamplerate gives floor(input x ratio) frames, so the mask's last frame at the new rate
   // (and a mask shorter than a frame there, all of it: one tap of 48 kHz at 8 kHz had come out
-  // silent, a QA pass) needs input past the mask's end: zeros, which the mask is made of there.
-  std::vector<float> in(mask.taps);
-  in.resize(in.size() + static_cast<std::size_t>(std::ceil(1 / ratio)) + 1, 0.0f);
-  std::vector<float> out(frames + 2, 0.0f);
+  // silent, a QA pass) needs input past the mask's end.
+  const std::size_t input_frames =
+      2 * margin + mask.taps.size() + static_cast<std::size_t>(std::ceil(1 / ratio)) + 1;
+  std::vector<float> in = margin == 0 ? mask.taps : band_limited_from(mask.taps, offset, input_frames);
+  in.resize(input_frames, 0.0f);  // beyond the mask on the old grid: zeros, which it is made of there
+  std::vector<float> out(lead + frames + 2, 0.0f);
   SRC_DATA data{};
   data.data_in = in.data();
   data.input_frames = static_cast<long>(in.size());
@@ -53,8 +96,8 @@ Mask resample(const Mask& mask, double new_rate_hz) {
   result.causal = mask.causal;
   result.taps.assign(frames, 0.0f);
   const double scale = mask.rate_hz / new_rate_hz;
-  for (std::size_t i = 0; i < frames && i < static_cast<std::size_t>(data.output_frames_gen); ++i)
-    result.taps[i] = static_cast<float>(out[i] * scale);
+  for (std::size_t i = 0; i < frames && lead + i < static_cast<std::size_t>(data.output_frames_gen); ++i)
+    result.taps[i] = static_cast<float>(out[lead + i] * scale);
   char note[96];
   std::snprintf(note, sizeof note, ", resampled from %.10g to %.10g Hz", mask.rate_hz, new_rate_hz);
   result.provenance = mask.provenance + note;

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "filters/error.hpp"
+#include "filters/real_transform.hpp"
 
 namespace halo::filters {
 namespace {
@@ -47,9 +48,6 @@ void unwrap(std::vector<double>& phase) {
   }
 }
 
-// FFTW's planner is not thread-safe; its plans are made and destroyed one at a time.
-std::mutex planner;
-
 struct FftwFree {
   void operator()(void* memory) const noexcept { fftw_free(memory); }
 };
@@ -57,8 +55,8 @@ struct PlanDestroy {
   void operator()(fftw_plan plan) const noexcept { fftw_destroy_plan(plan); }
 };
 
-// The plan of the last size asked for, kept while a ResponsePlanKeeper lives (`planner` held to
-// touch either).
+// The plan of the last size asked for, kept while a ResponsePlanKeeper lives
+// (fftw_planner_mutex() held to touch either).
 struct KeptPlan {
   std::size_t n = 0;
   std::unique_ptr<std::remove_pointer_t<fftw_plan>, PlanDestroy> plan;
@@ -76,7 +74,7 @@ std::vector<std::vector<std::complex<double>>> folded_transforms(const std::vect
   if (!in || !out) throw std::bad_alloc();
   // Held through the transforms too, so that no call of another size replaces the plan while
   // it runs (halo measures on one thread at a time; nothing is lost by the wait).
-  const std::lock_guard<std::mutex> lock(planner);
+  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   if (kept_plan.n != n || !kept_plan.plan) {
     kept_plan.plan.reset(fftw_plan_dft_r2c_1d(static_cast<int>(n), in.get(), out.get(), FFTW_ESTIMATE));
     kept_plan.n = kept_plan.plan ? n : 0;
@@ -99,12 +97,12 @@ std::vector<std::vector<std::complex<double>>> folded_transforms(const std::vect
 }  // namespace
 
 ResponsePlanKeeper::ResponsePlanKeeper() {
-  const std::lock_guard<std::mutex> lock(planner);
+  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   ++keepers;
 }
 
 ResponsePlanKeeper::~ResponsePlanKeeper() {
-  const std::lock_guard<std::mutex> lock(planner);
+  const std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   if (--keepers == 0) kept_plan = KeptPlan{};
 }
 
