@@ -139,7 +139,15 @@ HeaderLength header_length(SNDFILE* file, const SF_INFO& info, const std::string
     case SF_FORMAT_AVR:
     case SF_FORMAT_MPC2K: frames = log_number(log, "Frames"); break;
     case SF_FORMAT_MAT4:
-    case SF_FORMAT_MAT5: frames = log_number(log, "Cols"); break;  // the last matrix's: the samples, a row a channel
+    case SF_FORMAT_MAT5:
+      // The last matrix's columns: the samples, a row a channel. libsndfile reads on to the end
+      // of the file, so a variable saved after them (scipy's savemat, MATLAB's save) had been
+      // read as more frames, its header and all (a QA pass): only the matrix's are read.
+      if (const long long columns = log_number(log, "Cols"); columns > 0 && columns < info.frames)
+        length.declared = length.present = columns;
+      else
+        frames = columns;
+      break;
     case SF_FORMAT_NIST: frames = nist_sample_count(path); break;
     case SF_FORMAT_VOC:  // the sound block's size, with its own header's bytes
       if (cut) {

@@ -38,6 +38,7 @@
 #include "audio/sndfile_log.hpp"
 #include "audio/sndfile_handle.hpp"
 #include "audio/standard_streams.hpp"
+#include "audio/stated_rate.hpp"
 
 namespace halo::audio {
 
@@ -509,7 +510,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
                 std::to_string(frames) + " could be read (a mask or impulse response must be whole)");
   MaskSet masks(channels);
   for (std::size_t c = 0; c < channels; ++c) {
-    masks[c].rate_hz = info.samplerate;
+    masks[c].rate_hz = states_its_rate(file, info) ? info.samplerate : 0;  // 0: unknown, as a text mask's
     masks[c].causal = causal;
     masks[c].provenance = "file " + path;
     if (channels > 1) masks[c].provenance += " ch " + std::to_string(c + 1);

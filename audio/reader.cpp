@@ -19,6 +19,7 @@
 #include "audio/sndfile_log.hpp"
 #include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
+#include "audio/stated_rate.hpp"
 
 namespace halo::audio {
 namespace {
@@ -271,6 +272,9 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     const bool sized = path == "-" ? fstat(STDIN_FILENO, &status) == 0 : stat(path.c_str(), &status) == 0;
     if (sized && S_ISREG(status.st_mode)) partial_frame_bytes_ = static_cast<std::size_t>(status.st_size) % frame_bytes_;
   }
+  if (!states_its_rate(file_.get(), info))
+    throw Error(path + ": a MAT-file that does not say its rate: libsndfile reads its first variable, 1x1, as the "
+                "rate, and the second as the samples, a row a channel");
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;
   format_.container = info.format & SF_FORMAT_TYPEMASK;

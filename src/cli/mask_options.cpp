@@ -302,20 +302,25 @@ filters::MaskSet checked_taps(filters::MaskSet masks, const std::string& path) {
   return masks;
 }
 
+// Asked to resample a file that says no rate (raw .f32, a text mask without "# rate", a MAT-file
+// without its rate variable): its taps are taken as they are, and the user hears so (--ir had
+// said nothing).
+void warn_when_no_rate_to_resample_from(const filters::MaskSet& masks, MaskSource::IrRate policy, const char* option,
+                                        const std::string& name, const MaskSource& source, double rate_hz) {
+  if (policy != MaskSource::IrRate::resample || masks.front().rate_hz > 0) return;
+  char line[160];
+  std::snprintf(line, sizeof line, " does not say its rate: %s resample takes it as %s %.10g Hz", option,
+                rate_words(source.rate_from).owner, rate_hz);
+  notice("warning: " + name + line);
+}
+
 }  // namespace
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   const std::string name = audio::input_name(source.path);  // "-" is standard input
   if (source.kind == MaskSource::Kind::mask_file) {
     filters::MaskSet masks = checked_taps(audio::read_mask(source.path), name);
-    // Asked to resample a file that says no rate (raw .f32, a text mask without "# rate"): its
-    // taps are taken as they are, and the user hears so.
-    if (source.mask_rate == MaskSource::IrRate::resample && !(masks.front().rate_hz > 0)) {
-      char line[160];
-      std::snprintf(line, sizeof line, " does not say its rate: --mask-rate resample takes it as %s %.10g Hz",
-                    rate_words(source.rate_from).owner, rate_hz);
-      notice("warning: " + name + line);
-    }
+    warn_when_no_rate_to_resample_from(masks, source.mask_rate, "--mask-rate", name, source, rate_hz);
     if (carries_design_rate(source.path) || source.every_mask_rate)
       to_audio_rate(masks, source.mask_rate, rate_hz, name, "the mask", "--mask-rate",
                     rate_words(source.rate_from).wanted);
@@ -326,6 +331,7 @@ filters::MaskSet masks_for(MaskSource source, double rate_hz) {
     // An impulse response starts at its first tap: design's exports of it say so, so that
     // --mask reads them back causal, as --ir applies them (they had been marked centred).
     for (filters::Mask& mask : masks) mask.causal = true;
+    warn_when_no_rate_to_resample_from(masks, source.ir_rate, "--ir-rate", name, source, rate_hz);
     to_audio_rate(masks, source.ir_rate, rate_hz, name, "the impulse response", "--ir-rate",
                   rate_words(source.rate_from).wanted);
     return masks;
