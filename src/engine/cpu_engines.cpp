@@ -23,8 +23,8 @@ std::vector<EngineEntry> cpu_engine_entries() {
          return CpuFftEngine::parallel_block_frames(spec, options.cpu_threads);
        }},
       {"cpu-partitioned", EngineDevice::cpu,
-       "FFTW non-uniformly partitioned convolution, long partitions on a second thread; latency of one "
-       "period (>= 32 frames): long masks in real time",
+       "FFTW non-uniformly partitioned convolution, long partitions on a second thread; no latency past "
+       "the period: long masks in real time",
        accepts_anything, [](const EngineOptions&) { return std::make_unique<CpuPartitionedEngine>(); }},
   };
 }

@@ -64,7 +64,10 @@ void HandoverEngine::do_prepare(const ProcessSpec& spec) {
 void HandoverEngine::do_set_taps(const TapSet& taps) {
   first_->set_taps(taps);  // idle after the hand-over, but reset() goes back to it
   if (!background_.joinable()) {
-    start_second(taps);
+    // Tried once: a second engine whose thread could not be started leaves the first alone for
+    // good. A later mask had tried again while the state still said failed, so no history was
+    // kept for the hand-over that then came (a review).
+    if (state_.load(std::memory_order_acquire) != failed) start_second(taps);
     if (timing_.wait_in_set_taps) wait_for_second();
     return;
   }

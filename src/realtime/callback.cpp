@@ -163,10 +163,14 @@ void run_callback(CallbackState& state, const float* input, float* output, std::
       state.owed_frames -= dropped;
       state.discarded += dropped;
     }
+    // Read before the ring: set, every frame the worker will put is in it, and a short read is
+    // the end. Read after it, a worker late at the end could put its last frames and set it
+    // between the two, and a real underrun had passed for the end (a review).
+    const bool drained = state.draining.load(std::memory_order_acquire);
     const std::size_t got = ring.read(output, frames);
     if (got < frames) {
       std::fill(output + got * channels, output + frames * channels, 0.0f);
-      if (state.draining.load(std::memory_order_acquire)) {
+      if (drained) {
         state.finished.store(true, std::memory_order_release);
       } else {
         state.underruns.fetch_add(1, std::memory_order_relaxed);

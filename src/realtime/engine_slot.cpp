@@ -112,7 +112,11 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
     warmed_frames_ = 0;
   }
   if (warming_ != nullptr && current_ == nullptr) warmed_frames_ = warming_->warmup_frames();
-  if (warming_ != nullptr && warmed_frames_ >= warming_->warmup_frames()) {
+  // The crossfade's end retires the voice it fades out, so it starts only with the mailbox
+  // empty: a voice superseded during this one's warm-up may still wait there (it had been
+  // stored over and leaked, engine thread and all, when not collected in time: a review).
+  if (warming_ != nullptr && warmed_frames_ >= warming_->warmup_frames() &&
+      (current_ == nullptr || retired_.load(std::memory_order_acquire) == nullptr)) {
     if (current_ != nullptr) {
       fading_ = current_;
       fade_done_ = 0;

@@ -95,7 +95,8 @@ class Voice {
 // end, and the next waits for it. Then the new voice warms up: it is fed the same
 // input as the current one, unheard, until it has seen a whole mask's length of it (plus its
 // latency), so that its output is the exact filtered signal and not the onset transient of
-// a signal that seems to start at the switch; only then does the crossfade start. For a mask
+// a signal that seems to start at the switch; only then, and with the retired mailbox empty
+// (the fade's end retires the old voice there), does the crossfade start. For a mask
 // of M taps a switch so takes M frames (plus the fade) and twice the work meanwhile.
 //
 // Crossfades are equal-gain (linear): old and new outputs of the same input are strongly

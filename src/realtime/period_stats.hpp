@@ -31,7 +31,9 @@ class PeriodStats {
 
  private:
   double deadline_us_;
-  std::vector<std::atomic<std::uint32_t>> bins_;
+  // 64-bit: most periods fall in one or two bins, and a 32-bit count wraps after 2^32 of them
+  // (six hours of 1-frame periods at 192 kHz, days of short ones), the percentiles with it.
+  std::vector<std::atomic<std::uint64_t>> bins_;
   std::atomic<std::uint64_t> periods_{0};
   std::atomic<std::uint64_t> late_{0};
   std::atomic<std::uint64_t> worst_ns_{0};

@@ -71,7 +71,10 @@ struct Session::Reader {
   FrameRing* ring = nullptr;
   Worker* worker = nullptr;
   std::unique_ptr<audio::Reader> file;
-  SRC_STATE* resampler = nullptr;
+  struct ResamplerDelete {
+    void operator()(SRC_STATE* state) const noexcept { src_delete(state); }
+  };
+  std::unique_ptr<SRC_STATE, ResamplerDelete> resampler;  // null: the file plays at its own rate
   std::thread thread;
   std::atomic<bool> stopping{false};
   std::atomic<bool> failed{false};
@@ -86,7 +89,6 @@ struct Session::Reader {
 
   ~Reader() {
     stop();
-    if (resampler != nullptr) src_delete(resampler);
   }
   void stop() {
     stopping.store(true);
@@ -162,7 +164,7 @@ struct Session::Reader {
           for (;;) {
             data.data_out = out.data();
             data.output_frames = static_cast<long>(out.size() / channels);
-            if (const int code = src_process(resampler, &data); code != 0)
+            if (const int code = src_process(resampler.get(), &data); code != 0)
               throw audio::Error(std::string("resampling: ") + src_strerror(code));
             const std::uint64_t room = length > frames_written ? length - frames_written : 0;
             if (!push(out.data(), static_cast<std::size_t>(std::min<std::uint64_t>(data.output_frames_gen, room)))) return;
@@ -293,8 +295,16 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
       else if (options_.engine.empty())
         report_.engine = {"cpu-partitioned", "live: low latency at any mask length"};
     } else {
-      const std::uint64_t samples = file_format.frames > 0 ? static_cast<std::uint64_t>(file_format.frames) * channels_ : 0;
-      report_.engine = choose_engine(options_.engine.empty() ? "auto" : options_.engine, taps, spec, samples);
+      // As build_voice makes it: a voice's engine runs alone, a period at a time, so auto's
+      // choice is its CPU engine whatever the file's length. The summary had weighed the file's
+      // length and named a GPU engine taking over, or running alone, where the CPU one ran (a
+      // review).
+      report_.engine = choose_engine(options_.engine.empty() ? "auto" : options_.engine, taps, spec, 0);
+      if (!report_.engine.takes_over.empty()) {
+        report_.engine.reason = "play runs auto's CPU engine alone, a period at a time (" + report_.engine.takes_over +
+                                " takes over only filter's jobs)";
+        report_.engine.takes_over.clear();
+      }
     }
     engine_name_ = report_.engine.name;
   }
@@ -380,7 +390,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     }
     if (reader_->ratio != 1.0) {
       int error = 0;
-      reader_->resampler = src_new(SRC_SINC_MEDIUM_QUALITY, channels_, &error);
+      reader_->resampler.reset(src_new(SRC_SINC_MEDIUM_QUALITY, channels_, &error));
       if (reader_->resampler == nullptr) throw audio::Error(std::string("libsamplerate: ") + src_strerror(error));
     }
   }
@@ -430,6 +440,15 @@ Session::~Session() {
   try {
     stop();
   } catch (...) {
+  }
+  // A stream PortAudio would not stop is left open (DeviceStream::abandoned): should its host
+  // call back yet, the callback must find what it reaches, so that outlives the session on
+  // purpose, the worker's semaphore with it (its thread has stopped). The process is ending.
+  if (stream_abandoned()) {
+    (void)callback_.release();
+    (void)input_.release();
+    (void)output_.release();
+    (void)worker_.release();
   }
 }
 

@@ -156,12 +156,15 @@ class Session {
   std::size_t common_delay_frames_ = 0;  // play: every voice lines up on it; trimmed at the start
   int wanted_mask_ = 0;
   std::string wanted_label_;
+  // Declared before the voices (pending_, slot_) so that it outlives them: their engines'
+  // threads follow its cpu and priority ceiling, and may read them up to their last wake-up (it
+  // had been destroyed first: a review).
+  std::unique_ptr<CallbackState> callback_;
+  std::unique_ptr<PeriodStats> stats_;
   std::unique_ptr<Voice> pending_;       // built, waiting for the slot's mailbox
   std::unique_ptr<Reader> reader_;
   std::unique_ptr<EngineSlot> slot_;
   std::unique_ptr<FrameRing> input_, output_;
-  std::unique_ptr<PeriodStats> stats_;
-  std::unique_ptr<CallbackState> callback_;
   std::unique_ptr<Worker> worker_;
   std::unique_ptr<audio::DeviceStream> stream_;
   SessionReport report_;

@@ -53,7 +53,8 @@ Worker::Worker(const Config& config, EngineSlot& slot, FrameRing& input, FrameRi
       out_block_(config.block_frames * static_cast<std::size_t>(config.channels), 0.0f),
       mapped_(config.block_frames * static_cast<std::size_t>(config.output_channels), 0.0f),
       cpu_(config.callback != nullptr ? &config.callback->cpu : nullptr) {
-  sem_init(&wake_, 0, 0);
+  // Checked: the callback posts it and the worker waits on it from the first period.
+  if (sem_init(&wake_, 0, 0) != 0) throw Error(std::string("cannot make the worker's semaphore: ") + std::strerror(errno));
 }
 
 Worker::~Worker() {
@@ -118,14 +119,15 @@ void Worker::loop() noexcept {
 }
 
 void Worker::wait_for_work() noexcept {
+  // On the monotonic clock: a wall clock set back (NTP, the user) had stretched the fallback.
   timespec until{};
-  clock_gettime(CLOCK_REALTIME, &until);
+  clock_gettime(CLOCK_MONOTONIC, &until);
   until.tv_nsec += 20 * 1000 * 1000;  // wake now and then even if nobody posts
   if (until.tv_nsec >= 1000000000) {
     until.tv_sec += 1;
     until.tv_nsec -= 1000000000;
   }
-  while (sem_timedwait(&wake_, &until) != 0 && errno == EINTR) {
+  while (sem_clockwait(&wake_, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR) {
   }
 }
 

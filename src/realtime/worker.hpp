@@ -65,7 +65,7 @@ namespace halo::realtime {
 // asked priority is not (4 under `jackd -R` at its default), or outside SCHED_FIFO at nice -20
 // under a callback at the lowest priority, 1.
 // Carried state: in_frames_ (frames taken from input), out_frames_ (frames produced by the
-// slot, trimmed ones included), written_frames_ (frames put into output).
+// slot, trimmed ones included), written_ (frames put into output).
 class Worker {
  public:
   struct Config {

@@ -295,6 +295,34 @@ TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
   EXPECT_EQ(slot.current_mask(), 5) << "then 5";
 }
 
+// The crossfade's end retires the voice it fades out, so a switch waits while a superseded
+// voice still waits in the retired mailbox: it had been stored over, and leaked with its engine
+// and thread, when the control thread had not collected it within the newer voice's warm-up
+// and fade (a review).
+TEST(EngineSlot, ASwitchWaitsForTheSupersededVoiceToBeCollected) {
+  const int channels = 1;
+  const std::size_t block = 64;
+  EngineSlot slot(channels, block, 64);
+  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(31, 0.1), channels, block, 0)), nullptr);
+  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
+  std::vector<float> output(block);
+  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 1)), nullptr);
+  for (int b = 0; b < 4; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 2)), nullptr);
+  // 1 is superseded by 2 and retired; nobody collects it for well past 2's warm-up and fade.
+  for (int b = 0; b < 20; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.current_mask(), 0) << "the switch to 2 waits for the mailbox";
+  const std::unique_ptr<Voice> superseded = slot.take_retired();
+  ASSERT_NE(superseded, nullptr);
+  EXPECT_EQ(superseded->mask_index(), 1);
+  for (int b = 0; b < 20; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
+  EXPECT_EQ(slot.current_mask(), 2);
+  const std::unique_ptr<Voice> faded = slot.take_retired();
+  ASSERT_NE(faded, nullptr);
+  EXPECT_EQ(faded->mask_index(), 0);
+}
+
 TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
   const int channels = 2;
   const std::size_t block = 64;
