@@ -145,12 +145,17 @@ std::string text_too_large(const std::string& path) {
 std::string binary_as_text(const std::string& path) {
   if (path.size() > 4 && path.compare(path.size() - 4, 4, ".txt") == 0)
     return path + ": a binary file named .txt, which halo reads as a text mask: name it for what it holds (.wav, .f32, ...)";
-  return path + ": a binary file, not a text mask nor a sound file libsndfile reads (raw float32 masks are "
-                "named .f32)";
+  // A raw mask is told only by its name: one on standard input cannot be (a QA pass: the hint
+  // had sent float64 and int32 files to a rename, which read them as garbage).
+  return path + ": a binary file, not a text mask nor a sound file libsndfile reads (" +
+         (path == input_name("-") ? std::string("a raw mask, little-endian float32, is read from a file named .f32")
+                                  : std::string("a raw mask must be little-endian float32, named .f32")) +
+         ")";
 }
 
-// Whether `bytes`, a file's first block, open as a sound file (its header); mask_file.cpp below.
-bool opens_as_sound(const std::string& bytes);
+// Whether `bytes` open as a sound file (its header): a whole file's, or with `more_follow` the
+// first block of a longer one; mask_file.cpp below.
+bool opens_as_sound(const std::string& bytes, bool more_follow = false);
 
 // What read_bytes takes a file for: text (refused at its first NUL byte), binary (anything), or
 // text unless its first block holds a NUL byte, and then a sound file, whose header that first
@@ -183,7 +188,10 @@ std::string read_descriptor(int fd, const std::string& path, std::size_t limit_b
         if (more <= 0) break;
         first.append(block, static_cast<std::size_t>(more));
       }
-      if (opens_as_sound(first)) {
+      // A block full, more may follow: libsndfile is told the file is longer, or a CAF whose
+      // data chunk runs past it is refused (an IR of 8192 stereo frames on standard input had
+      // been "a binary file", a QA pass).
+      if (opens_as_sound(first, first.size() == sizeof block)) {
         content = Content::binary;
         bytes = std::move(first);
         continue;
@@ -225,7 +233,7 @@ const std::string& standard_input_bytes() {
 
 
 // The sample rate a "# rate" line says: "# rate 44100 Hz" (as write_mask writes it), or as a
-// hand may write it, "# rate 44100", "# rate 44.1 kHz", "# rate 44.1k" (each had been taken for
+// hand may write it, "# rate 44100", "# rate 44.1 kHz", "# rate 44.1k", "# Rate: 44100" (each had been taken for
 // no rate, without a word, and the mask used at any rate, --mask-rate refuse or not: QA passes).
 // 0 for a line that says none ("# rate of decay" is prose: no figure follows the word). A
 // figure that is no rate ("# rate 0", "# rate -44100", "# rate 44100 Hz stereo") is refused,
@@ -235,8 +243,13 @@ double rate_comment(const std::string& line, const std::string& where) {
   if (hash == std::string::npos) return 0;
   const char* text = line.c_str() + hash + 1;
   while (*text == ' ' || *text == '\t') ++text;
-  if (std::strncmp(text, "rate", 4) != 0 || (text[4] != ' ' && text[4] != '\t')) return 0;
+  // In any case, and with a colon or an equals sign ("# rate: 44100", np.savetxt's
+  // header='rate: 44100', "# Rate=44100" had been prose, the rate check gone without a word:
+  // a QA pass).
+  if (strncasecmp(text, "rate", 4) != 0 || std::strchr(" \t:=", text[4]) == nullptr || text[4] == '\0') return 0;
   const char* figure = text + 4;
+  while (*figure == ' ' || *figure == '\t') ++figure;
+  if (*figure == ':' || *figure == '=') ++figure;
   while (*figure == ' ' || *figure == '\t') ++figure;
   // A figure: a digit, after a sign or a point or both ("# rate - see below" is prose).
   const char* digit = figure + (*figure == '+' || *figure == '-');
@@ -537,10 +550,12 @@ MaskSet read_sound(const std::string& path) {
   return decode_sound(path, file.get(), info, true);
 }
 
-// Bytes in memory as a read-only libsndfile virtual file.
+// Bytes in memory as a read-only libsndfile virtual file: all of one, or (`length` past them)
+// the first bytes of a longer one, whose rest reads as its end.
 struct MemoryFile {
   const std::string& bytes;
   sf_count_t position = 0;  // the next byte read
+  sf_count_t length = static_cast<sf_count_t>(bytes.size());
 };
 
 // libsndfile over bytes in memory (null where they are no sound file it reads); `memory` must
@@ -548,18 +563,17 @@ struct MemoryFile {
 SndfileHandle open_in_memory(MemoryFile& memory, SF_INFO& info) {
   static SF_VIRTUAL_IO io = [] {
     SF_VIRTUAL_IO made{};
-    made.get_filelen = [](void* user) { return static_cast<sf_count_t>(static_cast<MemoryFile*>(user)->bytes.size()); };
+    made.get_filelen = [](void* user) { return static_cast<MemoryFile*>(user)->length; };
     made.seek = [](sf_count_t offset, int whence, void* user) {
       auto* file = static_cast<MemoryFile*>(user);
-      const sf_count_t size = static_cast<sf_count_t>(file->bytes.size());
-      const sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : size;
-      file->position = std::clamp<sf_count_t>(base + offset, 0, size);
+      const sf_count_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? file->position : file->length;
+      file->position = std::clamp<sf_count_t>(base + offset, 0, file->length);
       return file->position;
     };
     made.read = [](void* to, sf_count_t count, void* user) {
       auto* file = static_cast<MemoryFile*>(user);
       const sf_count_t left = static_cast<sf_count_t>(file->bytes.size()) - file->position;
-      const sf_count_t got = std::clamp<sf_count_t>(count, 0, left);
+      const sf_count_t got = std::clamp<sf_count_t>(count, 0, std::max<sf_count_t>(left, 0));
       std::memcpy(to, file->bytes.data() + file->position, static_cast<std::size_t>(got));
       file->position += got;
       return got;
@@ -571,8 +585,9 @@ SndfileHandle open_in_memory(MemoryFile& memory, SF_INFO& info) {
   return SndfileHandle(sf_open_virtual(&io, SFM_READ, &info, &memory));
 }
 
-bool opens_as_sound(const std::string& bytes) {
+bool opens_as_sound(const std::string& bytes, bool more_follow) {
   MemoryFile memory{bytes};
+  if (more_follow) memory.length = static_cast<sf_count_t>(max_text_bytes);
   SF_INFO info{};
   return static_cast<bool>(open_in_memory(memory, info));
 }

@@ -128,7 +128,9 @@ TEST_F(MaskFile, AJsonTapsThatIsNoNumberIsSaidSo) {
 // the line (they had been comments, or the last rate and the first "causal" had won silently).
 TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
   for (const std::string line : {"# rate 44100", "#rate 44100 Hz", "# rate 44100\r", "  # rate   44100  ", "# rate 44.1 kHz",
-                                 "# rate 44.1k", "# rate 44100 hz", "# rate 44.1 KHz"}) {
+                                 "# rate 44.1k", "# rate 44100 hz", "# rate 44.1 KHz",
+                                 // np.savetxt(header='rate: 44100') and other hands (a QA pass)
+                                 "# rate: 44100", "# Rate 44100", "# rate=44100", "# RATE = 44.1 kHz"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 44100.0) << line;
   }
@@ -136,7 +138,7 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
   std::ofstream(path("r.txt")) << "# rate 8.005 kHz\n0.5\n";
   EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 8005.0);
   for (const std::string line : {"# rate of decay 3", "# rated 44100 Hz", "# rate", "# align the taps to the peak",
-                                 "# rate - see below"}) {
+                                 "# rate - see below", "# rate: see below", "# rates: 44100 and 48000"}) {
     std::ofstream(path("r.txt")) << line << "\n0.5\n0.25\n";
     EXPECT_EQ(read_mask(path("r.txt"))[0].rate_hz, 0.0) << line;
     EXPECT_FALSE(read_mask(path("r.txt"))[0].causal) << line;
@@ -250,6 +252,24 @@ TEST_F(MaskFile, ASoundFileUnderANameThatSaysNothingIsReadByItsContent) {
   EXPECT_THROW(read_mask(write_file("room.txt", bytes)), halo::audio::Error);
   EXPECT_THROW(read_mask(write_file("noise.bin", std::string("\x01\x00\x02\x03", 4) + std::string(100, 'x'))),
                halo::audio::Error);
+}
+
+// Past the first block read (64 KiB), a file is judged by its header, with the rest to come:
+// a CAF whose data chunk ran past that block had been refused as "a binary file" (an IR of 8192
+// stereo float frames on standard input or as room.irs, a QA pass). Every container that holds
+// float taps, long enough to pass the block.
+TEST_F(MaskFile, ALongSoundFileUnderANameThatSaysNothingIsReadByItsContent) {
+  const MaskSet stereo = {mask_of(random_taps(20000, 5), 48000, ""), mask_of(random_taps(20000, 6), 48000, "")};
+  for (const std::string extension : {"caf", "w64", "aiff", "wav", "rf64"}) {
+    write_mask(path("room." + extension), stereo);
+    std::ifstream in(path("room." + extension), std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+    ASSERT_GT(bytes.size(), 65536u) << extension;
+    const MaskSet back = read_mask(write_file("room.irs", bytes));
+    ASSERT_EQ(back.size(), 2u) << extension;
+    EXPECT_EQ(back[0].taps, stereo[0].taps) << extension;
+    EXPECT_EQ(back[1].taps, stereo[1].taps) << extension;
+  }
 }
 
 // Where a mask's delay lies (Mask::causal: a minimum-phase design starts at its first tap)

@@ -299,6 +299,15 @@ filters::MaskSet checked_taps(filters::MaskSet masks, const std::string& path) {
   } catch (const halo::Error& error) {
     throw audio::Error(path + ": " + error.what());
   }
+  // A gain no filter has (+100 dB): most likely a file of another format read as this one
+  // (float64 or int32 bytes named .f32 had given taps up to 1.8e37, written out without a word:
+  // a QA pass). Said, not refused: the taps are what the file holds.
+  if (const double gain = filters::worst_case_gain(masks); gain > 1e5) {
+    char line[200];
+    std::snprintf(line, sizeof line, ": the mask can raise a full-scale input by %.0f dB (sum |h| = %.3g): is the file "
+                  "in the format its name says?", 20 * std::log10(gain), gain);
+    notice("warning: " + path + line);
+  }
   return masks;
 }
 

@@ -38,7 +38,9 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
     // been "1024 channels" with no word of why, a QA pass). A mono IN with a stereo IR (a
     // reverb): IN made stereo first.
     const bool one_row = masks.front().taps.size() == 1 && masks.size() > 2;
-    const std::string advice = one_row ? ": a single line of numbers is one tap per channel; write one tap per line"
+    // (A MAT-file's column of taps reads the same way: libsndfile takes a row a channel.)
+    const std::string advice = one_row ? ": a single line of numbers is one tap per channel; write one tap per line "
+                                         "(in a MAT-file, a row is a channel: save the taps as one row)"
                                : channels == 1 ? ": give one mask, or make IN " + std::to_string(masks.size()) +
                                                      " channels first (sox IN -c " + std::to_string(masks.size()) +
                                                      " OUT, or remix)"
