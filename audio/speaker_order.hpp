@@ -28,7 +28,8 @@ std::vector<int> container_speakers(int container, int subtype, int channels);
 std::vector<int> in_wav_mask_order(const std::vector<int>& speakers);
 
 // A layout with a side pair and no rear pair (5.1 as ffmpeg writes it, mask 0x60F) with its
-// sides as the rear pair: the surround pair that Vorbis's and FLAC's orders by count call rear.
+// sides as the rear pair: the surround pair that Vorbis's and FLAC's orders by count call rear,
+// and CAF's 5.1 layouts Ls and Rs.
 std::vector<int> sides_as_rears(const std::vector<int>& speakers);
 
 // For each speaker of `to`, the channel of `from` that feeds it; empty where the two do not

@@ -17,6 +17,7 @@
 #include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
+#include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 
@@ -158,6 +159,10 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // says no, and nothing is lost that the container could have kept).
   if (format.channel_map.size() == static_cast<std::size_t>(format.channels)) {
     std::vector<int> map = format.channel_map;
+    // CAF's 5.1 layouts name their surround pair Ls and Rs, which libsndfile holds as rear: a
+    // 5.1 of side speakers (WAV's 0x60F, as ffmpeg writes it) had found no layout tag and been
+    // written with none, its order lost further down a chain (a QA pass).
+    if (format.container == SF_FORMAT_CAF) map = sides_as_rears(map);
     sf_command(file_.get(), SFC_SET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int)));
   }
   if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(piece_frames_ * format.channels);

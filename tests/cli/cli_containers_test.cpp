@@ -535,6 +535,22 @@ TEST(Containers, ChannelsMoveToWhereOutsContainerPutsTheirSpeakers) {
   ASSERT_EQ(wavex_mask(dir / "side.wav"), 0x60Fu);
   ASSERT_EQ(halo({"filter", dir / "side.wav", dir / "side.opus", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
   EXPECT_EQ(speakers_heard(dir / "side.opus"), (std::vector<Speaker>{FL, FC, FR, SL, SR, LFE}));
+  // Into CAF, whose 5.1 names its surround pair Ls and Rs (libsndfile: rear): that layout, so
+  // that a chain on to Vorbis still finds the centre (a CAF without one had gone on in WAV's
+  // order, the centre on the right: a QA pass).
+  ASSERT_EQ(halo({"filter", dir / "side.wav", dir / "side.caf", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  {
+    SF_INFO info{};
+    SNDFILE* file = sf_open((dir / "side.caf").c_str(), SFM_READ, &info);
+    ASSERT_NE(file, nullptr);
+    std::vector<int> map(6);
+    EXPECT_EQ(sf_command(file, SFC_GET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int))), SF_TRUE);
+    sf_close(file);
+    EXPECT_EQ(map, (std::vector<int>{SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_LFE,
+                                     SF_CHANNEL_MAP_REAR_LEFT, SF_CHANNEL_MAP_REAR_RIGHT}));
+  }
+  ASSERT_EQ(halo({"filter", dir / "side.caf", dir / "side.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
+  EXPECT_EQ(speakers_heard(dir / "side.ogg"), (std::vector<Speaker>{FL, FC, FR, SL, SR, LFE}));
   // A plain WAV says nothing of its speakers: its order is kept, into Vorbis too.
   write_sound(dir / "plain6.wav", speaker_tones(wav_order[6]), 6, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   ASSERT_EQ(halo({"filter", dir / "plain6.wav", dir / "plain6.ogg", "--mask", dir / "unit.txt", "-q"}).exit_code, 0);
