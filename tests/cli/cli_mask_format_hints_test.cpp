@@ -61,5 +61,25 @@ TEST_F(MaskFormatHints, BinaryBytesOnStandardInputAreNotToldToBeRenamed) {
   expect_one_line_failure(named, 1, "(a raw mask must be little-endian float32, named .f32)", before, "h.bin");
 }
 
+// Taps below float32's normal range count as 0 in every engine (the README says so): a mask of
+// nothing else is silence, and a mask with some loses them; both are said (taps of 1e-40 had
+// given a silent file without a word, a QA pass).
+TEST_F(MaskFormatHints, TapsThatCountAsZeroAreSaid) {
+  write_bytes(path("silent.txt"), "1e-40\n2e-40\n1e-40\n");
+  const Result silent = halo({"filter", path("x.wav"), path("y.wav"), "--mask", path("silent.txt"), "-q"});
+  ASSERT_EQ(silent.exit_code, 0) << silent.err;
+  EXPECT_EQ(silent.err, "halo: warning: " + path("silent.txt") +
+                            ": every tap is 0 or below float32's normal range (1.2e-38), which counts as 0: the "
+                            "output is silence\n");
+  write_bytes(path("some.txt"), "1e-40\n0.5\n1e-40\n0\n");
+  const Result some = halo({"filter", path("x.wav"), path("z.wav"), "--mask", path("some.txt"), "-q"});
+  ASSERT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_EQ(some.err, "halo: warning: " + path("some.txt") +
+                          ": 2 of 4 taps lie below float32's normal range (1.2e-38) and count as 0\n");
+  write_bytes(path("plain.txt"), "0.25\n0.5\n0\n");
+  const Result plain = halo({"filter", path("x.wav"), path("w.wav"), "--mask", path("plain.txt"), "-q"});
+  EXPECT_EQ(plain.err, "");
+}
+
 }  // namespace
 }  // namespace halo::test
