@@ -162,6 +162,17 @@ std::string unreplaceable(const std::string& target, const struct stat& existing
   return {};
 }
 
+// Whether a folder is append-only (chattr +a): a name may be added to it, none replaced or
+// removed, so a temporary renamed into place there had failed after the whole run and stayed
+// behind, undeletable (a QA pass).
+bool append_only_folder(const std::string& folder) {
+  const int fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+  int flags = 0;
+  const bool flagged = fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  if (fd >= 0) close(fd);
+  return flagged && (flags & FS_APPEND_FL);
+}
+
 bool leads_to_a_file(int fd) noexcept {
   struct stat status {};
   return fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
@@ -190,6 +201,13 @@ void check_output_descriptor(const std::string& path) {
   const std::string number = std::to_string(named);
   throw Error(path + ": descriptor " + number + " was not open when halo started (give it one with " + number +
               "> FILE, or name a file)");
+}
+
+void check_output_writable(const std::string& path) {
+  if (path == "-" || names_a_descriptor(path)) return;
+  struct stat status {};
+  if (stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) return;
+  const AtomicFile probe(path);
 }
 
 void remove_live_temporaries() noexcept {
@@ -243,6 +261,18 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     throw Error(path + ": write-protected (" + reason() + "); halo replaces no file this user may not write");
   if (exists)
     if (const std::string why = unreplaceable(target_, existing); !why.empty()) throw Error(path + ": " + why);
+  // Names the file system cannot take, refused before any work as the shell's `>` refuses them:
+  // halo had filtered to the end and then failed to rename (a QA pass). The temporary beside the
+  // target is up to 13 bytes longer than its path.
+  const long name_max = pathconf(directory_of(target_).c_str(), _PC_NAME_MAX);
+  if (base_name(target_).size() > static_cast<std::size_t>(name_max > 0 ? name_max : NAME_MAX))
+    throw Error(path + ": " + std::strerror(ENAMETOOLONG));
+  if (target_.size() + 13 >= PATH_MAX)
+    throw Error(path + ": a path of " + std::to_string(target_.size()) + " bytes leaves no room for halo's temporary "
+                "beside it (at most " + std::to_string(PATH_MAX - 14) + ")");
+  const bool append_only = append_only_folder(directory_of(target_));
+  if (append_only && exists)
+    throw Error(path + ": in an append-only folder (chattr +a), where no rename may replace a file");
   // First an unnamed file in the target's folder (O_TMPFILE), named only as it goes into place:
   // a kill no handler sees (SIGKILL, the OOM killer, a power cut) had left the named temporary
   // behind, a hidden ".NAME.halo-XXXXXX" as large as the output so far (a QA pass). Where the
@@ -250,6 +280,10 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   fd_ = open(directory_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
   if (fd_ >= 0) {
     unnamed_ = true;
+    link_at_commit_ = append_only;  // a new name may be added there: the whole file's, at commit()
+  } else if (append_only) {
+    throw Error(path + ": in an append-only folder (chattr +a), which takes a new file only whole, from an unnamed "
+                "one that this file system cannot make");
   } else {
     std::string pattern = temporary_pattern(target_);
     fd_ = mkostemp(pattern.data(), O_CLOEXEC);
@@ -281,7 +315,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
 // cannot replace a name, so commit() renames it over the target as it does a named temporary.
 // Through /proc/self/fd (no privilege needed), else AT_EMPTY_PATH (which needs one).
 void AtomicFile::name_unnamed() {
-  if (!unnamed_) return;
+  if (!unnamed_ || link_at_commit_) return;
   char proc[64];
   std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_);
   std::random_device entropy;
@@ -322,6 +356,12 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
 
 void AtomicFile::close_checked() {
   if (fd_ < 0) return;
+  // Kept open and unnamed until commit() links it into place; its errors asked of fsync here,
+  // where close would surface them.
+  if (link_at_commit_) {
+    if (fsync(fd_) != 0) throw Error(path_ + ": writing failed: " + reason());
+    return;
+  }
   name_unnamed();
   const int fd = fd_;
   fd_ = -1;
@@ -332,6 +372,17 @@ void AtomicFile::commit() {
   // The descriptor closed without error, then the rename: in that order, so that the target
   // name only ever holds a complete file (a full disk or a quota can surface only at close).
   close_checked();
+  if (link_at_commit_) {  // the new name, given to the whole file at once
+    char proc[64];
+    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, target_.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
+        (errno == EEXIST || linkat(fd_, "", AT_FDCWD, target_.c_str(), AT_EMPTY_PATH) != 0))
+      throw Error(path_ + ": cannot name the finished file: " + reason());
+    close(fd_);
+    fd_ = -1;
+    committed_ = true;
+    return;
+  }
   if (!temporary_.empty() && std::rename(temporary_.c_str(), target_.c_str()) != 0)
     throw Error(path_ + ": cannot rename the finished file into place: " + reason());
   committed_ = true;

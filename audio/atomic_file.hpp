@@ -20,7 +20,9 @@ namespace halo::audio {
 // /dev/fd/N) that leads to a file, as `-` is: from where the descriptor stands (`>> log`, or
 // `{ echo x; halo IN /dev/stdout; } > log`), after what the file holds.
 // Destroyed without commit() (an error, Ctrl-C), the temporary is removed and an existing
-// target is left as it was. An empty name is refused.
+// target is left as it was. An empty name is refused, and so are names the file system cannot
+// take and a file to replace in an append-only folder (chattr +a), before any work; a new file
+// there is linked into place whole by commit(), unnamed until then.
 //
 // No fsync, for sound and mask files alike: the promise is that a failed or interrupted run
 // never leaves a partial file under the target's name, which the rename alone keeps; like
@@ -53,6 +55,13 @@ bool names_a_descriptor(const std::string& path);
 // Throws audio::Error naming OUT.
 void check_output_descriptor(const std::string& path);
 
+// Refuses, before any work, an OUT that AtomicFile would refuse when the work is done (a folder
+// this user may not write, a read-only file system, a write-protected file, a name too long):
+// one is made, its unnamed temporary with it, and dropped. A device, a FIFO, a descriptor
+// named through /proc and `-` are left to their writing (opening a FIFO would wait for its
+// reader). Throws audio::Error naming OUT.
+void check_output_writable(const std::string& path);
+
 class AtomicFile {
  public:
   // Opens the temporary or the target; throws audio::Error naming the target.
@@ -81,6 +90,7 @@ class AtomicFile {
   std::string target_;     // the file it leads to, symbolic links followed: what commit() replaces
   std::string temporary_;  // the temporary's name until commit(); empty when writing directly or unnamed yet
   bool unnamed_ = false;   // an O_TMPFILE file that close_checked() has yet to name
+  bool link_at_commit_ = false;  // in an append-only folder: unnamed until commit() links it as the target
   void name_unnamed();
   int slot_ = -1;          // its entry in the table remove_live_temporaries() reads; -1 when none
   int fd_ = -1;

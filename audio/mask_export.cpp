@@ -55,6 +55,22 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Whether a file name can stand in a configuration's line as it is: UTF-8 (YAML takes nothing
+// else) without control characters. A newline had split Equalizer APO's "Convolution:" line and
+// a 0xFF byte made CamillaDSP's YAML unreadable, each written with exit 0 (a QA pass).
+bool fits_a_config_line(const std::string& name) {
+  for (std::size_t i = 0; i < name.size();) {
+    const auto lead = static_cast<unsigned char>(name[i]);
+    if (lead < 0x20 || lead == 0x7F) return false;
+    const std::size_t more = lead < 0x80 ? 0 : (lead >> 5) == 0x6 ? 1 : (lead >> 4) == 0xE ? 2 : (lead >> 3) == 0x1E ? 3 : 4;
+    if (more == 4 || i + more >= name.size() + (more == 0)) return false;
+    for (std::size_t k = 1; k <= more; ++k)
+      if ((static_cast<unsigned char>(name[i + k]) & 0xC0) != 0x80) return false;
+    i += more + 1;
+  }
+  return true;
+}
+
 bool is_sound_extension(const std::string& extension) {
   static const char* const sound[] = {"wav", "wave", "bwf", "w64", "rf64", "aif", "aiff", "aifc", "au", "snd", "caf",
                                       "mat", "ircam", "sf", "flac", "ogg", "oga", "opus", "mp3", "voc"};
@@ -320,9 +336,15 @@ void check_export_name(const std::string& path, ExportFormat format) {
       break;
     case ExportFormat::camilladsp:
       if (extension != "yml" && extension != "yaml") refuse("CamillaDSP's YAML; name it .yml or .yaml");
+      if (!fits_a_config_line(base_name(path)))
+        throw Error(path + ": CamillaDSP's YAML names its coefficients' file, and YAML takes only UTF-8 without "
+                    "control characters: give such a name");
       break;
     case ExportFormat::eqapo:
     case ExportFormat::sox:
+      if (format == ExportFormat::eqapo && !fits_a_config_line(base_name(path)))
+        throw Error(path + ": Equalizer APO's config names its WAV on a line of text: give a name without control "
+                    "characters, in UTF-8");
       if (extension == "f32" || is_sound_extension(extension) || extension == "json" || extension == "yml" ||
           extension == "yaml" || extension == "h" || extension == "hpp")
         refuse(std::string(format == ExportFormat::eqapo ? "Equalizer APO's config" : "sox's coefficient") +

@@ -134,6 +134,10 @@ int design_command(int argc, char** argv) {
   }
   MaskSource source = parse_mask_options(parsed);
   if (source.kind != MaskSource::Kind::designed) audio::refuse_overwriting_input(source.path, output, file_role(source));
+  // Each file that can be judged now (a folder not writable, a write-protected file), before
+  // the design: a search of 8 s had ended in "Permission denied" (a QA pass).
+  for (const std::string& file : design_output_files(outputs, 1)) audio::check_output_writable(file);
+  if (!report_path.empty()) audio::check_output_writable(report_path);
   // design converts a mask file (--mask, --ir) without audio: its own rate stands unless
   // --rate names another (then the --ir-rate / --mask-rate rules apply, refusing by default).
   if (parsed.count("rate") == 0) {

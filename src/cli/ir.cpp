@@ -321,6 +321,7 @@ int fix(int argc, char** argv) {
   check_export_output_name(output, format);  // before any work
   audio::check_output_descriptor(output);
   audio::refuse_overwriting_input(input, output);
+  audio::check_output_writable(output);  // a read-only folder had been found after the resampling (a QA pass)
 
   const double rate_hz = parsed.count("rate") ? parse_rate_hz("--rate", parsed["rate"].as<std::string>()) : 0;
   const double in_rate_hz = parsed.count("in-rate") ? parse_rate_hz("--in-rate", parsed["in-rate"].as<std::string>()) : 0;

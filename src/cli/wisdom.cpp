@@ -86,6 +86,10 @@ int wisdom_command(int argc, char** argv) {
     throw UsageError(parsed.count("file") ? "--file: an empty name: name the file to keep the wisdom in"
                                           : "wisdom: nowhere to save (HALO_FFTW_WISDOM is set but empty, or there is no HOME): "
                                             "name a --file");
+  // `-` is standard output everywhere else in halo; wisdom is a file FFTW reads back by name, so
+  // it is refused rather than written as a file named "-" (a QA pass).
+  if (parsed.count("file") && file == "-")
+    throw UsageError("--file -: wisdom is kept in a file that halo reads back by name: name one");
   const bool quiet = parsed.count("quiet") > 0;
 
   // The file first (its directory made, its temporary opened), so a place that cannot be

@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "audio/atomic_file.hpp"
 #include "audio/same_file.hpp"
 #include "audio/writer.hpp"
 
@@ -24,6 +25,9 @@ struct PreparedEngine {
 FilterJob::FilterJob(const std::string& input_path, const std::string& output_path, const audio::RawInput& raw)
     : reader_(input_path, raw), output_path_(output_path) {
   audio::refuse_overwriting_input(input_path, output_path);
+  // IN opened, OUT judged, before the mask is designed and any frame filtered: a name too long
+  // had been found out only after the whole run (a QA pass).
+  audio::check_output_writable(output_path);
   // A raw file shorter than one frame says why, as one with a part-frame at its end does (it had
   // said only "has no audio frames", a QA pass).
   if (reader_.format().frames == 0)

@@ -205,6 +205,64 @@ TEST_F(OutputSafety, AFileNoRenameMayReplaceIsRefusedBeforeAnyWork) {
   EXPECT_EQ(read_bytes(at("sticky/root.wav")), "root's");
 }
 
+// An append-only folder (chattr +a) takes a new name but replaces and removes none: a new OUT is
+// linked into place whole, and an existing one refused before any work. halo had filtered to
+// the end, failed to rename, and left a full-size temporary nobody could delete (a QA pass).
+TEST_F(OutputSafety, AnAppendOnlyFolderTakesANewFileWholeAndReplacesNone) {
+  ASSERT_EQ(mkdir(at("log").c_str(), 0755), 0);
+  std::ofstream(at("log/old.wav")) << "old";
+  if (sh("chattr +a log 2>/dev/null").exit_code != 0) GTEST_SKIP() << "chattr +a is not available here";
+  const Result made = sh("$HALO filter in.wav log/new.wav --mask half.txt -q");
+  const Result refused = sh("$HALO filter in.wav log/old.wav --mask half.txt -q");
+  const Result design = sh("$HALO design --lowpass 30k -o log/old.txt");  // a name not taken: the spec's error
+  const std::vector<std::string> left = list_directory(at("log"));
+  ASSERT_EQ(sh("chattr -a log").exit_code, 0);
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  expect_half("in.wav", "log/new.wav");
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("log/old.wav: in an append-only folder (chattr +a), where no rename may replace a file"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(read_bytes(at("log/old.wav")), "old");
+  EXPECT_NE(design.err.find("--lowpass"), std::string::npos) << design.err;
+  EXPECT_EQ(left, (std::vector<std::string>{"new.wav", "old.wav"}));
+}
+
+// Names the file system cannot take are refused before any work, as the shell's `>` refuses
+// them: a 256-byte name had been found out after the whole run (a QA pass). A read-only file
+// system for design's -o and ir fix's OUT too: found after an 8 s design, or the resampling.
+TEST_F(OutputSafety, NamesAndFoldersThatCannotBeWrittenAreRefusedFirst) {
+  const std::string long_name = std::string(252, 'n') + ".wav";
+  expect_refused("$HALO filter in.wav " + long_name + " --lowpass 1k", 1, "File name too long", list_directory(work_.path()));
+  // design: the spec's error (30k at 48 kHz) would come first if the output were checked after it.
+  expect_refused("$HALO design --lowpass 30k -o " + long_name.substr(0, 252) + ".txt", 1, "File name too long",
+                 list_directory(work_.path()));
+  ASSERT_EQ(mkdir(at("ro").c_str(), 0755), 0);
+  if (mount("tmpfs", at("ro").c_str(), "tmpfs", MS_RDONLY, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a read-only tmpfs here (" << std::strerror(errno) << ")";
+  const Result design = sh("$HALO design --lowpass 30k -o ro/m.txt");
+  const Result fix = sh("$HALO ir fix missing.wav ro/m.wav --in-rate 48000");
+  umount(at("ro").c_str());
+  EXPECT_EQ(design.exit_code, 1) << design.err;
+  EXPECT_NE(design.err.find("ro/m.txt"), std::string::npos) << design.err;
+  EXPECT_NE(design.err.find("Read-only file system"), std::string::npos) << design.err;
+  EXPECT_EQ(fix.exit_code, 1) << fix.err;
+  EXPECT_NE(fix.err.find("Read-only file system"), std::string::npos) << fix.err;
+}
+
+// An export's configuration names its coefficients' file on a line of text: a name with a
+// newline had split Equalizer APO's "Convolution:" line, and one with a 0xFF byte made
+// CamillaDSP's YAML unreadable, each written with exit 0 (a QA pass). Refused before any work.
+TEST_F(OutputSafety, ConfigsNameOnlyFilesTheirProgramsCanRead) {
+  const std::vector<std::string> before = list_directory(work_.path());
+  expect_refused("$HALO design --lowpass 4k --taps 11 --format eqapo -o \"$(printf 'eq\\nnl.txt')\"", 2,
+                 "Equalizer APO's config names its WAV on a line of text", before);
+  expect_refused("$HALO design --lowpass 4k --taps 11 -o \"$(printf 'cy\\377.yml')\"", 2,
+                 "CamillaDSP's YAML names its coefficients' file", before);
+  const Result plain = sh("$HALO design --lowpass 4k --taps 11 -o 'caf\xc3\xa9 ok.yml' -q");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+}
+
 // Standard streams closed at the start (`>&-`, `<&-`): a closed output that nothing needs is no
 // error (filter to a file had exited 1, "write failed: Bad file descriptor"), one that something
 // needs is refused naming it (OUT `-` had been taken for IN, which had landed on descriptor 1),

@@ -177,6 +177,8 @@ TEST(CliWisdom, BadOptionsAndPlacesAreRefused) {
       {with_wisdom("", {"wisdom", "-q"}), 2, "halo: wisdom: nowhere to save"},
       // An empty --file is named, not taken for an empty HALO_FFTW_WISDOM (a QA pass).
       {with_wisdom(dir / "w", {"wisdom", "-q", "--file", ""}), 2, "halo: --file: an empty name"},
+      // `-` is no file FFTW could read back (it had been written as a file named "-", a QA pass).
+      {with_wisdom(dir / "w", {"wisdom", "-q", "--file", "-"}), 2, "halo: --file -: wisdom is kept in a file"},
       {with_wisdom(dir / "w", {"wisdom", "--taps", "64", "-q", "--file", "/proc/halo-wisdom"}), 1, "/proc/halo-wisdom"},
   };
   for (const Case& c : cases) {
