@@ -495,7 +495,10 @@ int run_session(realtime::Session& session, const RealtimeArguments& arguments, 
       std::snprintf(worst, sizeof worst, "worst %.2f ms", session.stats().worst_us() / 1e3);
       std::snprintf(gain, sizeof gain, "gain %+d dB", session.gain_db());
       const std::vector<StatusFigure> figures = {
-          {session.bypass() ? "BYPASS" : "filtered", 2},
+          // "switching" until the mask selected is heard: in play the read-ahead and a warm-up as
+          // long as the longest mask's delay (seconds with a 2^18-tap mask listed), which the
+          // status line had shown as "filtered" by the mask not yet heard (a QA pass).
+          {session.bypass() ? "BYPASS" : session.switching() ? "switching" : "filtered", 2},
           {gain, 2},
           {"underruns " + std::to_string(all_short > host_short ? all_short - host_short : 0), 3},
           {"host xruns " + std::to_string(counters.host_xruns.load()) + ", " + std::to_string(host_short) + " short", 1},

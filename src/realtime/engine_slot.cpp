@@ -81,6 +81,12 @@ std::unique_ptr<Voice> EngineSlot::offer(std::unique_ptr<Voice> voice) {
   return nullptr;
 }
 
+std::unique_ptr<Voice> EngineSlot::cancel_switch() {
+  std::unique_ptr<Voice> offered(incoming_.exchange(nullptr, std::memory_order_acq_rel));
+  cancels_asked_.fetch_add(1, std::memory_order_acq_rel);
+  return offered;
+}
+
 std::unique_ptr<Voice> EngineSlot::take_retired() {
   return std::unique_ptr<Voice>(retired_.exchange(nullptr, std::memory_order_acq_rel));
 }
@@ -92,12 +98,26 @@ const char* EngineSlot::failure() const noexcept {
 
 Status EngineSlot::process(const float* in, float* out, std::size_t frames) noexcept {
   const std::size_t channels = static_cast<std::size_t>(channels_);
+  // A switch called off: the warming voice goes back unheard once the mailbox is free, and
+  // until then is not handed over. (`play` with keys n then p faster than a long mask warms up
+  // had played the mask in between ten seconds later, for eleven: a QA pass.)
+  if (const std::uint64_t asked = cancels_asked_.load(std::memory_order_acquire); asked != cancels_done_) {
+    if (warming_ == nullptr) {
+      cancels_done_ = asked;
+    } else if (retired_.load(std::memory_order_acquire) == nullptr) {
+      retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
+      warming_ = nullptr;
+      warming_superseded_ = false;
+      cancels_done_ = asked;
+    }
+  }
+  const bool cancelling = cancels_done_ != cancels_asked_.load(std::memory_order_acquire);
   // A voice offered while another still warms up supersedes it: the warming one was never
   // heard. (A mask file written twice within a long mask's warm-up, 5.5 s at 2^18 taps, had
   // played the older file first and the newer one seconds later: a QA pass.)
   // Once a warm-up: the voice that superseded one warms up to the end, or a file rewritten more
   // often than a long mask warms up would never be heard at all.
-  if (warming_ != nullptr && !warming_superseded_ && incoming_.load(std::memory_order_acquire) != nullptr &&
+  if (warming_ != nullptr && !warming_superseded_ && !cancelling && incoming_.load(std::memory_order_acquire) != nullptr &&
       retired_.load(std::memory_order_acquire) == nullptr) {
     retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
     warming_ = incoming_.exchange(nullptr, std::memory_order_acq_rel);
@@ -115,7 +135,7 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
   // The crossfade's end retires the voice it fades out, so it starts only with the mailbox
   // empty: a voice superseded during this one's warm-up may still wait there (it had been
   // stored over and leaked, engine thread and all, when not collected in time: a review).
-  if (warming_ != nullptr && warmed_frames_ >= warming_->warmup_frames() &&
+  if (warming_ != nullptr && warmed_frames_ >= warming_->warmup_frames() && !cancelling &&
       (current_ == nullptr || retired_.load(std::memory_order_acquire) == nullptr)) {
     if (current_ != nullptr) {
       fading_ = current_;

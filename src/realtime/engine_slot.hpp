@@ -115,6 +115,10 @@ class EngineSlot {
   std::unique_ptr<Voice> offer(std::unique_ptr<Voice> voice);
   bool offer_pending() const noexcept { return incoming_.load(std::memory_order_acquire) != nullptr; }
   std::unique_ptr<Voice> take_retired();
+  // Calls off the switch under way (the selection came back to the mask playing): the voice
+  // still offered is returned, to be destroyed; the warming one goes back through the retired
+  // mailbox, never heard, at a later process(). A voice offered after this is taken as ever.
+  std::unique_ptr<Voice> cancel_switch();
   void set_bypass(bool bypass) noexcept { bypass_.store(bypass, std::memory_order_relaxed); }
   bool bypass() const noexcept { return bypass_.load(std::memory_order_relaxed); }
   void set_gain_db(int db) noexcept { gain_db_.store(db, std::memory_order_relaxed); }
@@ -142,12 +146,14 @@ class EngineSlot {
   std::atomic<std::size_t> current_dry_delay_{0};
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<const Engine*> failed_{nullptr};
+  std::atomic<std::uint64_t> cancels_asked_{0};  // control -> worker: cancel_switch() calls
 
   // Worker-only state.
   Voice* current_ = nullptr;
   Voice* fading_ = nullptr;     // the previous voice while a crossfade runs
   Voice* warming_ = nullptr;    // the next voice, fed the input until its output is exact
   std::size_t warmed_frames_ = 0;
+  std::uint64_t cancels_done_ = 0;  // the cancels_asked_ this worker has carried out
   bool warming_superseded_ = false;  // the warming voice took the place of another (once a warm-up)
   std::size_t fade_done_ = 0;   // frames of the crossfade done
   float dry_mix_ = 0;           // 0 filtered .. 1 bypassed, ramping toward bypass_

@@ -280,6 +280,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   std::vector<MaskEntry> entries;
   entries.push_back(made_before_the_device ? std::move(*made_before_the_device) : mask_source_(0, rate_hz_));
   wanted_label_ = entries.front().label;
+  labels_[0] = wanted_label_;
   {
     const TapSet taps = TapSet::from_masks(entries.front().masks, channels_);
     ProcessSpec spec;
@@ -578,9 +579,22 @@ void Session::change_gain_db(int steps) {
 void Session::select_mask(int index) {
   const int count = std::max(1, options_.mask_count);
   index = ((index % count) + count) % count;
+  // Back to the mask being heard before the switch away from it was heard (n then p within a
+  // long mask's warm-up): the switch is called off, and nothing changes. The voices on their
+  // way had played later, one after the other, the status line naming the mask heard before (a
+  // QA pass), and a switch from a mask to itself had been counted.
+  if (slot_->switches() > 0 && index == slot_->current_mask() && labels_.count(index)) {
+    pending_.reset();
+    slot_->cancel_switch().reset();
+    wanted_mask_ = index;
+    wanted_label_ = labels_[index];
+    return;
+  }
   const MaskEntry entry = mask_source_(index, rate_hz_);
   replace_mask(index, entry);
 }
+
+bool Session::switching() const { return slot_->current_mask() != wanted_mask_; }
 
 void Session::replace_mask(int index, const MaskEntry& entry) {
   std::unique_ptr<Voice> voice = build_voice(entry, index);
@@ -588,6 +602,7 @@ void Session::replace_mask(int index, const MaskEntry& entry) {
   if (options_.live) check_live_voice(*voice, entry);
   wanted_mask_ = index;
   wanted_label_ = entry.label;
+  labels_[index] = entry.label;
   pending_ = std::move(voice);  // a voice still pending is replaced (destroyed here, never offered)
   if (started_) memory_lock_problem_ = lock_process_memory();  // the new engine's pages too
   poll();
@@ -661,8 +676,14 @@ SessionReport Session::report() const {
   report.switches = slot_->switches();
   if (reader_) {
     std::lock_guard<std::mutex> lock(reader_->error_mutex);
-    report.warning = reader_->warning;
+    if (!reader_->warning.empty()) report.warning += (report.warning.empty() ? "" : "; ") + reader_->warning;
   }
+  // A selection still warming up at the end was never heard: said, where the count of switches
+  // alone had left the user to think it was (a QA pass).
+  if (switching() && slot_->switches() > 0)
+    report.warning += std::string(report.warning.empty() ? "" : "; ") + "the mask selected last (" +
+                      std::to_string(wanted_mask_ + 1) + "/" + std::to_string(std::max(1, options_.mask_count)) + ", " +
+                      wanted_label_ + ") was still warming up at the end, and was not heard";
   return report;
 }
 

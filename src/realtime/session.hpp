@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -131,10 +132,13 @@ class Session {
   bool bypass() const { return slot_->bypass(); }
   void change_gain_db(int steps);
   int gain_db() const { return slot_->gain_db(); }
-  void select_mask(int index);                       // builds the voice and queues it
+  // Builds the voice and queues it; back to the mask being heard, calls off the switch instead.
+  void select_mask(int index);
   void replace_mask(int index, const MaskEntry& entry);  // a reloaded file: validated by the caller
   int mask_index() const { return wanted_mask_; }
   const std::string& mask_label() const { return wanted_label_; }
+  // Whether the mask selected is not yet the one heard (its voice waits or warms up).
+  bool switching() const;
   double rate_hz() const { return rate_hz_; }
 
   const CallbackState& counters() const { return *callback_; }
@@ -156,6 +160,7 @@ class Session {
   std::size_t common_delay_frames_ = 0;  // play: every voice lines up on it; trimmed at the start
   int wanted_mask_ = 0;
   std::string wanted_label_;
+  std::map<int, std::string> labels_;  // each mask's label, from when its voice was built
   // Declared before the voices (pending_, slot_) so that it outlives them: their engines'
   // threads follow its cpu and priority ceiling, and may read them up to their last wake-up (it
   // had been destroyed first: a review).

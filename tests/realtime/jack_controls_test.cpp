@@ -751,6 +751,42 @@ TEST_F(JackControls, KeysSwitchBypassStepTheGainAndQuit) {
   EXPECT_LE(unmatched(matches), static_cast<long>(matches.size()) / 4) << context;
 }
 
+// Keys that come back to the mask playing before the switch away from it is heard call the
+// switch off: with a long mask in play's list (the voices warm up for its delay), n n p p had
+// played the masks in between later, one after the other, while the status line named the
+// first (a QA pass). Nothing changes, no switch is counted; and a selection still warming up
+// at the end is said never to have been heard, the status line showing "switching" meanwhile.
+TEST_F(JackControls, KeysBackToTheMaskPlayingCallTheSwitchOff) {
+  const std::string in = dir_ / "in.wav", mask_a = dir_ / "a.txt", mask_long = dir_ / "long.txt", mask_b = dir_ / "b.txt";
+  write_sound(in, random_signal(2 * 4 * rate, 66, 0.3f), 2, rate, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  write_mask_text(mask_a, {random_signal(31, 67, 0.1f)});
+  write_mask_text(mask_long, {random_signal(65535, 68, 0.001f)});
+  write_mask_text(mask_b, {random_signal(31, 69, 0.1f)});
+  {
+    Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_long, "--mask", mask_b, "--loop"}));
+    ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+    ASSERT_TRUE(play.wait_for("| gain +0 dB |")) << "the status line, drawn once keys are read";
+    ASSERT_TRUE(play.type("nnpp"));
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // past every warm-up the old code let run
+    ASSERT_TRUE(play.press('q'));
+    ASSERT_EQ(play.wait_exit(), 0) << play.output();
+    const std::string& output = play.output();
+    EXPECT_NE(output.find("mask switches: 0"), std::string::npos) << output;
+    EXPECT_EQ(output.find("not heard"), std::string::npos) << output;
+  }
+  Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_long, "--mask", mask_b, "--loop"}));
+  ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+  ASSERT_TRUE(play.wait_for("| gain +0 dB |"));
+  ASSERT_TRUE(play.press('n'));
+  ASSERT_TRUE(play.wait_for("| switching |")) << "the long mask warming up";
+  ASSERT_TRUE(play.press('q'));
+  ASSERT_EQ(play.wait_exit(), 0) << play.output();
+  EXPECT_NE(play.output().find("the mask selected last (2/3, file " + mask_long + ") was still warming up at the end, and was "
+                               "not heard"),
+            std::string::npos)
+      << play.output();
+}
+
 // Arrow and function keys are escape sequences whose last letter is no key: the down arrow
 // (ESC [ B) had toggled bypass and F1 (ESC O P) chosen the previous mask (a QA pass). After
 // them, play is where it was (mask 1, filtered, no switch), and a + typed right after them is

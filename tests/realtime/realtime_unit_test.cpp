@@ -250,49 +250,59 @@ TEST(EngineSlot, MaskSwitchCrossfadesWithoutAStep) {
   }
 }
 
+// The switch tests' start: a mono slot of 64-frame blocks (5 ms fades) offered mask 0 (31
+// taps), fed a 1 kHz sine a block at a time; step() is one block of the worker's.
+struct SlotPlayingMaskZero {
+  static constexpr int channels = 1;
+  static constexpr std::size_t block = 64;
+  EngineSlot slot{channels, block, 240};
+  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
+  std::vector<float> output = std::vector<float>(block);
+  SlotPlayingMaskZero() { slot.offer(voice("cpu", lowpass(31, 0.1), 0)); }
+  static std::unique_ptr<Voice> voice(const std::string& engine, const std::vector<float>& taps, int index) {
+    return make_voice(engine, taps, channels, block, index);
+  }
+  Status step() { return slot.process(input.data(), output.data(), block); }
+};
+
 // A voice offered while another still warms up supersedes it: the warming one is never heard
 // and goes back to the control thread; the newest mask plays after its own warm-up.
 TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
-  const int channels = 1;
-  const std::size_t block = 64;
-  EngineSlot slot(channels, block, 240);
-  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(31, 0.1), channels, block, 0)), nullptr);
-  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
-  std::vector<float> output(block);
-  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.current_mask(), 0);
-  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 1)), nullptr);
-  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);  // 1 warms up
-  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 2)), nullptr);
-  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  const std::unique_ptr<Voice> retired = slot.take_retired();
+  SlotPlayingMaskZero playing;
+  ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 0);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu-partitioned", lowpass(16383, 0.1), 1)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(playing.step(), Status::ok);  // 1 warms up
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(63, 0.05), 2)), nullptr);
+  ASSERT_EQ(playing.step(), Status::ok);
+  const std::unique_ptr<Voice> retired = playing.slot.take_retired();
   ASSERT_NE(retired, nullptr) << "the warming voice goes back";
   EXPECT_EQ(retired->mask_index(), 1);
-  for (int b = 0; b < 20 && slot.current_mask() != 2; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.current_mask(), 2) << "the newest mask plays within its own warm-up (63 taps)";
-  EXPECT_EQ(slot.switches(), 2u) << "mask 1 was never heard";
+  for (int b = 0; b < 20 && playing.slot.current_mask() != 2; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 2) << "the newest mask plays within its own warm-up (63 taps)";
+  EXPECT_EQ(playing.slot.switches(), 2u) << "mask 1 was never heard";
 
   // Once a warm-up: a voice that took another's place warms up to the end, whatever comes
   // after it (a file rewritten faster than a long mask warms up must still be heard).
   for (int b = 0; b < 10; ++b) {  // the crossfade from 0 to 2 ends, and 0 goes back
-    ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-    slot.take_retired();
+    ASSERT_EQ(playing.step(), Status::ok);
+    playing.slot.take_retired();
   }
-  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 3)), nullptr);
-  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(4095, 0.1), channels, block, 4)), nullptr);
-  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  ASSERT_NE(slot.take_retired(), nullptr) << "3 superseded by 4";
-  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 5)), nullptr);
-  for (int b = 0; b < 10; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.take_retired(), nullptr) << "4 is not superseded in turn";
-  for (int b = 0; b < 200 && slot.current_mask() != 4; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.current_mask(), 4) << "4 is heard once warm";
-  for (int b = 0; b < 40 && slot.current_mask() != 5; ++b) {
-    ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-    slot.take_retired();
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu-partitioned", lowpass(16383, 0.1), 3)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu-partitioned", lowpass(4095, 0.1), 4)), nullptr);
+  ASSERT_EQ(playing.step(), Status::ok);
+  ASSERT_NE(playing.slot.take_retired(), nullptr) << "3 superseded by 4";
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(63, 0.05), 5)), nullptr);
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.take_retired(), nullptr) << "4 is not superseded in turn";
+  for (int b = 0; b < 200 && playing.slot.current_mask() != 4; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 4) << "4 is heard once warm";
+  for (int b = 0; b < 40 && playing.slot.current_mask() != 5; ++b) {
+    ASSERT_EQ(playing.step(), Status::ok);
+    playing.slot.take_retired();
   }
-  EXPECT_EQ(slot.current_mask(), 5) << "then 5";
+  EXPECT_EQ(playing.slot.current_mask(), 5) << "then 5";
 }
 
 // The crossfade's end retires the voice it fades out, so a switch waits while a superseded
@@ -300,27 +310,56 @@ TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
 // and thread, when the control thread had not collected it within the newer voice's warm-up
 // and fade (a review).
 TEST(EngineSlot, ASwitchWaitsForTheSupersededVoiceToBeCollected) {
-  const int channels = 1;
-  const std::size_t block = 64;
-  EngineSlot slot(channels, block, 64);
-  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(31, 0.1), channels, block, 0)), nullptr);
-  const std::vector<float> input = sine(block, channels, 1000, 0.5f);
-  std::vector<float> output(block);
-  ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  ASSERT_EQ(slot.offer(make_voice("cpu-partitioned", lowpass(16383, 0.1), channels, block, 1)), nullptr);
-  for (int b = 0; b < 4; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  ASSERT_EQ(slot.offer(make_voice("cpu", lowpass(63, 0.05), channels, block, 2)), nullptr);
+  SlotPlayingMaskZero playing;
+  ASSERT_EQ(playing.step(), Status::ok);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu-partitioned", lowpass(16383, 0.1), 1)), nullptr);
+  for (int b = 0; b < 4; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(63, 0.05), 2)), nullptr);
   // 1 is superseded by 2 and retired; nobody collects it for well past 2's warm-up and fade.
-  for (int b = 0; b < 20; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.current_mask(), 0) << "the switch to 2 waits for the mailbox";
-  const std::unique_ptr<Voice> superseded = slot.take_retired();
+  for (int b = 0; b < 20; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 0) << "the switch to 2 waits for the mailbox";
+  const std::unique_ptr<Voice> superseded = playing.slot.take_retired();
   ASSERT_NE(superseded, nullptr);
   EXPECT_EQ(superseded->mask_index(), 1);
-  for (int b = 0; b < 20; ++b) ASSERT_EQ(slot.process(input.data(), output.data(), block), Status::ok);
-  EXPECT_EQ(slot.current_mask(), 2);
-  const std::unique_ptr<Voice> faded = slot.take_retired();
+  for (int b = 0; b < 20; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 2);
+  const std::unique_ptr<Voice> faded = playing.slot.take_retired();
   ASSERT_NE(faded, nullptr);
   EXPECT_EQ(faded->mask_index(), 0);
+}
+
+// A switch called off (the selection back to the mask playing) takes back the voice still
+// offered and retires the warming one unheard; the mask playing stays, no switch is counted,
+// and a voice offered afterwards is taken as ever.
+TEST(EngineSlot, ACancelledSwitchLeavesTheCurrentMaskAndCountsNoSwitch) {
+  SlotPlayingMaskZero playing;
+  ASSERT_EQ(playing.step(), Status::ok);
+  ASSERT_EQ(playing.slot.switches(), 1u);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu-partitioned", lowpass(16383, 0.1), 1)), nullptr);
+  ASSERT_EQ(playing.step(), Status::ok);  // 1 warms up
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(63, 0.05), 2)), nullptr);  // waits: 1 superseded once
+  ASSERT_EQ(playing.step(), Status::ok);
+  std::unique_ptr<Voice> superseded = playing.slot.take_retired();
+  ASSERT_NE(superseded, nullptr);
+  EXPECT_EQ(superseded->mask_index(), 1);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(31, 0.2), 3)), nullptr);  // 2 warms to the end; 3 waits
+  const std::unique_ptr<Voice> offered = playing.slot.cancel_switch();
+  ASSERT_NE(offered, nullptr) << "the voice still offered comes back";
+  EXPECT_EQ(offered->mask_index(), 3);
+  ASSERT_EQ(playing.step(), Status::ok);
+  const std::unique_ptr<Voice> warming = playing.slot.take_retired();
+  ASSERT_NE(warming, nullptr) << "the warming voice goes back unheard";
+  EXPECT_EQ(warming->mask_index(), 2);
+  for (int b = 0; b < 40; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.current_mask(), 0);
+  EXPECT_EQ(playing.slot.switches(), 1u);
+  EXPECT_EQ(playing.slot.take_retired(), nullptr);
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(31, 0.3), 4)), nullptr);
+  for (int b = 0; b < 40 && playing.slot.current_mask() != 4; ++b) {
+    ASSERT_EQ(playing.step(), Status::ok);
+    playing.slot.take_retired();
+  }
+  EXPECT_EQ(playing.slot.current_mask(), 4) << "a voice offered after the cancel is taken";
 }
 
 TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
