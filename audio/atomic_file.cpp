@@ -173,6 +173,15 @@ bool append_only_folder(const std::string& folder) {
   return flagged && (flags & FS_APPEND_FL);
 }
 
+// Gives the unnamed file open as fd the name `name` (which must not exist): through
+// /proc/self/fd (no privilege needed), else AT_EMPTY_PATH (which needs one). False with errno.
+bool link_unnamed(int fd, const std::string& name) {
+  char proc[64];
+  std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, proc, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+         (errno != EEXIST && linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0);
+}
+
 bool leads_to_a_file(int fd) noexcept {
   struct stat status {};
   return fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
@@ -313,18 +322,14 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
 
 // The unnamed file gets its temporary name beside the target, the descriptor still open: linkat
 // cannot replace a name, so commit() renames it over the target as it does a named temporary.
-// Through /proc/self/fd (no privilege needed), else AT_EMPTY_PATH (which needs one).
 void AtomicFile::name_unnamed() {
   if (!unnamed_ || link_at_commit_) return;
-  char proc[64];
-  std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_);
   std::random_device entropy;
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = temporary_pattern(target_);
     static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     for (std::size_t i = name.size() - 6; i < name.size(); ++i) name[i] = letters[entropy() % (sizeof letters - 1)];
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
-        (errno == EEXIST || linkat(fd_, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) != 0)) {
+    if (!link_unnamed(fd_, name)) {
       if (errno == EEXIST) continue;
       throw Error(path_ + ": cannot name the finished file: " + reason());
     }
@@ -373,11 +378,7 @@ void AtomicFile::commit() {
   // name only ever holds a complete file (a full disk or a quota can surface only at close).
   close_checked();
   if (link_at_commit_) {  // the new name, given to the whole file at once
-    char proc[64];
-    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_);
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, target_.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
-        (errno == EEXIST || linkat(fd_, "", AT_FDCWD, target_.c_str(), AT_EMPTY_PATH) != 0))
-      throw Error(path_ + ": cannot name the finished file: " + reason());
+    if (!link_unnamed(fd_, target_)) throw Error(path_ + ": cannot name the finished file: " + reason());
     close(fd_);
     fd_ = -1;
     committed_ = true;
