@@ -28,6 +28,12 @@ void CheckedOutput::leave_at_end() {
   if (lseek(fd_, static_cast<off_t>(start_ + end_), SEEK_SET) < 0 && error_ == 0) error_ = errno;
 }
 
+sf_count_t CheckedOutput::bytes_after_end() const {
+  struct stat status {};
+  if (fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode)) return 0;
+  return std::max<sf_count_t>(0, static_cast<sf_count_t>(status.st_size) - (start_ + end_));
+}
+
 sf_count_t CheckedOutput::length(void* self) {
   auto& sink = *static_cast<CheckedOutput*>(self);
   // Writing, the stream is what was written: a file opened in place (`1<> old.au`) holds more

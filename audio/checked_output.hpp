@@ -39,6 +39,9 @@ class CheckedOutput {
   // leaves it where it last went back to (FLAC 18 bytes in, at its STREAMINFO), and what the
   // shell wrote next (`{ halo ... - --type flac; echo END; } > f`) overwrote the FLAC (a QA pass).
   void leave_at_end();
+  // After sf_close: the bytes the file holds past what was written, which it held before (a file
+  // opened in place, `1<> old.raw`, is not truncated by the shell); 0 when none, or not a file.
+  sf_count_t bytes_after_end() const;
 
  private:
   static sf_count_t length(void* self);

@@ -351,9 +351,9 @@ void Writer::copy_strings(const std::vector<std::pair<int, std::string>>& string
                   (latin1 ? latin1_for_id3(text, lost) : ascii ? ascii_for_tags(text, lost) : text).c_str());
   }
   if (lost > 0)
-    note_ = output_name(path_) +
+    add_note(output_name(path_) +
             (latin1 ? ": MP3 tags hold Latin-1 text only: " : ": AIFF's copyright and software hold ASCII only: ") +
-            std::to_string(lost) + (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'";
+            std::to_string(lost) + (lost == 1 ? " character" : " characters") + " of IN's tags written as '?'");
 }
 
 void Writer::commit(const std::function<bool()>& stop) {
@@ -399,10 +399,17 @@ void Writer::commit(const std::function<bool()>& stop) {
     discard();
     throw Error(output_name(path_) + ": write failed: " + std::strerror(sink_->error()));
   }
+  // A file opened in place (`1<> old.raw`) keeps what it held past halo's bytes: said, since a
+  // reader that goes by the file's size (raw, IRCAM, AVR) takes them for more samples (an AVR
+  // had counted them, a QA pass).
+  if (const sf_count_t left = sink_ ? sink_->bytes_after_end() : 0; left > 0)
+    add_note("warning: " + output_name(path_) + ": " + std::to_string(left) +
+             " bytes the file held before remain after halo's output (opened in place, as 1<> opens it, it was not "
+             "truncated): a reader of raw, IRCAM or AVR takes them for samples");
   if (wav_as_rf64_ && std::memcmp(sink_->magic(), "RF64", 4) == 0) {
     format_.container = SF_FORMAT_RF64;
-    note_ = output_name(path_) + ": more than 4 GiB, beyond what a WAV header can count: written as RF64 (the 64-bit WAV "
-            "that sox, ffmpeg and libsndfile read)";
+    add_note(output_name(path_) + ": more than 4 GiB, beyond what a WAV header can count: written as RF64 (the 64-bit WAV "
+             "that sox, ffmpeg and libsndfile read)");
   } else if (wav_as_rf64_) {
     // Turned back into a WAV at close, libsndfile keeps RF64's fmt chunk, WAVE_FORMAT_EXTENSIBLE:
     // the summary had called it WAV.
@@ -482,6 +489,8 @@ void Writer::verify_written() {
 // ADPCM and GSM 6.10 code whole blocks of frames and pad the last with silence, so OUT holds
 // more frames than were written: said, not hidden (the summary counts the frames filtered). So
 // does PAF at 24 bits, in blocks of 10 frames (found by the layout probe, format_probe.hpp).
+void Writer::add_note(const std::string& line) { note_ += (note_.empty() ? "" : "; ") + line; }
+
 void Writer::note_padding() {
   const int subtype = format_.subtype & SF_FORMAT_SUBMASK;
   const bool paf24 = is_paf24(format_.container | format_.subtype);
@@ -504,9 +513,9 @@ void Writer::note_padding() {
   const HeaderLength length = header_length(written.get(), info, path_);
   const sf_count_t holds = length.present >= 0 ? static_cast<sf_count_t>(length.present) : info.frames;
   if (holds <= static_cast<sf_count_t>(frames_out_)) return;
-  note_ = path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " +
-          std::to_string(holds) + " frames, the last " + std::to_string(holds - static_cast<sf_count_t>(frames_out_)) +
-          " of them the codec's padding";
+  add_note(path_ + ": " + (paf24 ? std::string("PAF pcm24") : subtype_name(subtype)) + " codes whole blocks: it holds " +
+           std::to_string(holds) + " frames, the last " + std::to_string(holds - static_cast<sf_count_t>(frames_out_)) +
+           " of them the codec's padding");
 }
 
 }  // namespace halo::audio

@@ -93,6 +93,7 @@ class Writer {
   bool wav_as_rf64_ = false;          // a WAV opened as RF64 that libsndfile downgrades when small
   std::string note_;                  // see note()
   void note_padding();
+  void add_note(const std::string& line);  // joins note_'s lines with "; "
   Format format_;
   SampleScale scale_;
   SndfileHandle file_;                // declared after output_: closed before its descriptor

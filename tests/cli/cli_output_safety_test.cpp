@@ -690,6 +690,14 @@ TEST_F(OutputSafety, AnOutputAfterWhatItsGroupWroteKeepsIt) {
   ASSERT_EQ(sh("head -c 200000 /dev/urandom > in-place.au && $HALO filter in.wav /dev/stdout --type au --mask half.txt -q "
                "1<> in-place.au").exit_code, 0);
   EXPECT_EQ(python("import soundfile as sf\nprint(sf.info('in-place.au').frames)\n").out, "4800\n");
+  // Raw keeps the old tail after its bytes (the shell's 1<> truncates nothing), which a reader
+  // takes for samples: said (it had not been, a QA note).
+  const Result in_place = sh("head -c 200000 /dev/urandom > in-place.raw && $HALO filter in.wav /dev/stdout --type raw "
+                             "--mask half.txt -q 1<> in-place.raw");
+  ASSERT_EQ(in_place.exit_code, 0) << in_place.err;
+  EXPECT_NE(in_place.err.find("/dev/stdout: 161600 bytes the file held before remain after halo's output"),
+            std::string::npos)
+      << in_place.err;
   // Standard output's reader gone is a quiet 141 whatever OUT names it (/dev/stdout had been
   // exit 1, "write failed: Broken pipe").
   ASSERT_EQ(python("import numpy as np, soundfile as sf\n"
