@@ -304,20 +304,24 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   }
   // mkstemp makes 0600. A file replaced keeps its owner where we may set it (root), and its mode
   // (less set-id bits when the owner could not be kept); a new file gets what a plain create gives.
-  mode_t mode = 0666 & ~process_umask();
+  mode_ = 0666 & ~process_umask();
+  replacing_ = exists;
   if (exists) {
-    mode = existing.st_mode & 07777;
+    mode_ = existing.st_mode & 07777;
     if (fchown(fd_, existing.st_uid, existing.st_gid) != 0 && fchown(fd_, static_cast<uid_t>(-1), existing.st_gid) != 0)
-      mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);
+      mode_ &= ~static_cast<mode_t>(S_ISUID | S_ISGID);
   }
-  if (fchmod(fd_, mode) != 0) {
-    const Error error(path + ": " + reason());
-    close(fd_);
-    fd_ = -1;
-    if (!temporary_.empty()) unlink(temporary_.c_str());
-    forget_temporary(slot_);
-    throw error;
-  }
+}
+
+// The mode the file goes into place with, given once it is written and read back: a replaced
+// file's (0200, its owner's write-only, had made the read-back of the temporary fail: a review).
+// A file system that keeps no modes (vfat, some FUSE mounts) refuses the change; a new file there
+// takes what it gives, as `>` does, and only a replaced file's mode is worth an error.
+void AtomicFile::give_mode() {
+  if (mode_given_ || fd_ < 0) return;
+  mode_given_ = true;
+  if (fchmod(fd_, mode_) != 0 && (replacing_ || (errno != EPERM && errno != EOPNOTSUPP)))
+    throw Error(path_ + ": " + reason());
 }
 
 // The unnamed file gets its temporary name beside the target, the descriptor still open: linkat
@@ -361,6 +365,7 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
 
 void AtomicFile::close_checked() {
   if (fd_ < 0) return;
+  if (!direct()) give_mode();
   // Kept open and unnamed until commit() links it into place; its errors asked of fsync here,
   // where close would surface them.
   if (link_at_commit_) {

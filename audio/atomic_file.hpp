@@ -1,4 +1,6 @@
 #pragma once
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 
@@ -91,6 +93,10 @@ class AtomicFile {
   std::string temporary_;  // the temporary's name until commit(); empty when writing directly or unnamed yet
   bool unnamed_ = false;   // an O_TMPFILE file that close_checked() has yet to name
   bool link_at_commit_ = false;  // in an append-only folder: unnamed until commit() links it as the target
+  mode_t mode_ = 0;              // the mode the file goes into place with (a replaced file's, or a create's)
+  bool replacing_ = false;       // whether a file of the target's name existed
+  bool mode_given_ = false;
+  void give_mode();
   void name_unnamed();
   int slot_ = -1;          // its entry in the table remove_live_temporaries() reads; -1 when none
   int fd_ = -1;

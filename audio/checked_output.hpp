@@ -42,6 +42,8 @@ class CheckedOutput {
   // After sf_close: the bytes the file holds past what was written, which it held before (a file
   // opened in place, `1<> old.raw`, is not truncated by the shell); 0 when none, or not a file.
   sf_count_t bytes_after_end() const;
+  // The bytes written so far, from start(): the stream's length.
+  sf_count_t bytes_written() const { return end_; }
 
  private:
   static sf_count_t length(void* self);

@@ -318,15 +318,29 @@ Format output_format(const Format& input, const std::string& output_path, int su
 
 namespace halo::audio {
 
-bool wav_may_outgrow(const Format& format) {
-  if (format.frames < 0) return true;
+namespace {
+constexpr std::uint64_t size_field_limit = 0xFFFFFFFFull;  // a 32-bit size field (RIFF's: file length - 8)
+constexpr std::uint64_t header_bytes = 1 << 16;            // the header's own chunks, strings (metadata copied over)
+}  // namespace
+
+std::uint64_t sample_bytes_of(const Format& format) {
+  if (format.frames < 0) return 0;
   const int fixed = fixed_sample_bytes(format.subtype);
   const std::uint64_t sample_bytes = fixed > 0 ? static_cast<std::uint64_t>(fixed) : 8;  // else the widest: double
-  constexpr std::uint64_t riff_limit = 0xFFFFFFFFull;  // the RIFF size field: file length - 8
-  constexpr std::uint64_t header_bytes = 1 << 16;      // fmt, fact, strings (metadata copied over)
-  const std::uint64_t data_bytes =
-      static_cast<std::uint64_t>(format.frames) * static_cast<std::uint64_t>(format.channels) * sample_bytes;
-  return data_bytes > riff_limit - header_bytes;
+  return static_cast<std::uint64_t>(format.frames) * static_cast<std::uint64_t>(format.channels) * sample_bytes;
+}
+
+bool wav_may_outgrow(const Format& format) {
+  return format.frames < 0 || sample_bytes_of(format) > size_field_limit - header_bytes;
+}
+
+std::uint64_t container_byte_limit(int container) {
+  switch (container & SF_FORMAT_TYPEMASK) {
+    case SF_FORMAT_AIFF: case SF_FORMAT_SVX: case SF_FORMAT_AU: case SF_FORMAT_MAT4: case SF_FORMAT_MAT5:
+    case SF_FORMAT_PAF: case SF_FORMAT_AVR: case SF_FORMAT_HTK: case SF_FORMAT_VOC:
+      return size_field_limit - header_bytes;
+    default: return 0;
+  }
 }
 
 void check_output_subtype(const std::string& path, int container, int subtype) {

@@ -19,6 +19,7 @@
 #include "audio/sndfile_log.hpp"
 #include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
+#include "audio/streamed_output.hpp"
 #include "audio/stated_rate.hpp"
 
 namespace halo::audio {
@@ -91,6 +92,9 @@ bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
     const unsigned tag = static_cast<unsigned char>(head[20]) | static_cast<unsigned>(static_cast<unsigned char>(head[21])) << 8;
     return tag == 0x0001 || tag == 0x0003 || tag == 0x0006 || tag == 0x0007 || tag == 0xFFFE;
   }
+  // A WAV whose first chunk is another (JUNK, bext, LIST) hides its format tag past what was
+  // peeked: copied first, as a block codec is, rather than taken for one that streams (a review).
+  if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVE", 4) == 0) return false;
   static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "2BIT", "MATL"};
   for (const char* prefix : streamed)
     if (std::memcmp(head, prefix, std::strlen(prefix)) == 0) return true;
@@ -107,8 +111,14 @@ int seekable_stream(int fd, const std::string& name) {
   if (lseek(fd, 0, SEEK_CUR) >= 0) return fd;
   if (streams_from_a_pipe(head, peek_pipe(fd, head))) return fd;
   std::string directory;
-  const int spool = open_scratch_file("halo-stdin", &directory);
-  if (spool < 0)
+  // Closed on every way out (a failed copy, a bad_alloc) until it is handed back.
+  struct Spool {
+    int fd;
+    ~Spool() {
+      if (fd >= 0) close(fd);
+    }
+  } spool{open_scratch_file("halo-stdin", &directory)};
+  if (spool.fd < 0)
     throw Error(name + ": cannot make a temporary in " + directory +
                 " to read it from (libsndfile reads this container only from a seekable file): " +
                 why_no_file_in(directory, errno));
@@ -119,26 +129,22 @@ int seekable_stream(int fd, const std::string& name) {
     const int error = errno;
     ssize_t done = 0;
     while (got > 0 && done < got) {
-      const ssize_t written = write(spool, block.data() + done, static_cast<std::size_t>(got - done));
+      const ssize_t written = write(spool.fd, block.data() + done, static_cast<std::size_t>(got - done));
       if (written < 0 && errno == EINTR) continue;
       if (written <= 0) {
         const std::string reason = std::strerror(written < 0 ? errno : EIO);
-        close(spool);
         throw Error(name + ": copying it to a temporary in $TMPDIR failed: " + reason);
       }
       done += written;
     }
     if (got == 0) break;
-    if (got < 0) {
-      close(spool);
-      throw Error(name + ": read failed: " + std::string(std::strerror(error)));
-    }
+    if (got < 0) throw Error(name + ": read failed: " + std::string(std::strerror(error)));
   }
-  if (lseek(spool, 0, SEEK_SET) != 0) {
-    close(spool);
+  if (lseek(spool.fd, 0, SEEK_SET) != 0)
     throw Error(name + ": rereading its temporary failed: " + std::string(std::strerror(errno)));
-  }
-  return spool;
+  const int copied = spool.fd;
+  spool.fd = -1;
+  return copied;
 }
 
 }  // namespace
@@ -184,7 +190,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     info.channels = raw.channels;
     info.format = SF_FORMAT_RAW | raw.subtype;
     if (!sf_format_check(&info))
-      throw Error(path + ": raw " + subtype_name(raw.subtype) + " with " + std::to_string(raw.channels) +
+      throw Error(input_name(path) + ": raw " + subtype_name(raw.subtype) + " with " + std::to_string(raw.channels) +
                   " channels at " + std::to_string(raw.rate_hz) + " Hz is not a layout libsndfile reads");
   }
   // Whether libsndfile reads a file whose end it can see (a regular file, a temporary standing
@@ -273,7 +279,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     if (sized && S_ISREG(status.st_mode)) partial_frame_bytes_ = static_cast<std::size_t>(status.st_size) % frame_bytes_;
   }
   if (!states_its_rate(file_.get(), info))
-    throw Error(path + ": a MAT-file that does not say its rate: libsndfile reads its first variable, 1x1, as the "
+    throw Error(input_name(path) + ": a MAT-file that does not say its rate: libsndfile reads its first variable, 1x1, as the "
                 "rate, and the second as the samples, a row a channel");
   format_.rate_hz = info.samplerate;
   format_.channels = info.channels;
@@ -301,7 +307,7 @@ Reader::Reader(const std::string& path, const RawInput& raw) : path_(path) {
     if (const char* text = sf_get_string(file_.get(), kind); text && *text)  // UTF-8 whatever the container
       strings_.emplace_back(kind, format_.container == SF_FORMAT_MPEG ? utf8_from_id3(text) : std::string(text));
   if (format_.channels < 1 || format_.rate_hz < 1)
-    throw Error(path + ": header says " + std::to_string(format_.channels) + " channels at " +
+    throw Error(input_name(path) + ": header says " + std::to_string(format_.channels) + " channels at " +
                 std::to_string(format_.rate_hz) + " Hz");
 }
 
@@ -335,12 +341,17 @@ std::size_t Reader::read(float* interleaved, std::size_t frames) {
                                           static_cast<sf_count_t>(frames), ints_);
   if (frames_left_ >= 0 && got > 0) frames_left_ -= got;
   if (got > 0) frames_read_ += static_cast<std::uint64_t>(got);
-  if (pipe_ && pipe_->error != 0) throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error));
+  // Each says what became of the output (a damaged FLAC streamed to a pipe had said only "read
+  // failed", the half sent on a complete file to all appearances: a review).
+  if (pipe_ && pipe_->error != 0)
+    throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error) + "; " + failed_output_note());
   if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR) {
     std::string why = sf_strerror(file_.get());
     if (why.rfind("Error : ", 0) == 0) why.erase(0, 8);  // libsndfile's FLAC messages start so
     while (!why.empty() && (why.back() == '.' || why.back() == '\n')) why.pop_back();
-    if (!stop_at_damage_) throw Error(path_ + ": read failed: " + why);
+    if (!stop_at_damage_)
+      throw Error(input_name(path_) + ": read failed: " + why + "; " + failed_output_note() + " (--accept-short filters "
+                  "what there is before the damage)");
     damage_ = why;
     return got > 0 ? static_cast<std::size_t>(got) : 0;  // the frames decoded before the damage
   }

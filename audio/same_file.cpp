@@ -18,6 +18,9 @@ bool identify(const std::string& path, int fd, struct stat& status) {
 bool is_same_file(const std::string& input, const std::string& output) {
   struct stat first {}, second {};
   if (!identify(input, STDIN_FILENO, first) || !identify(output, STDOUT_FILENO, second)) return false;
+  // A block device too (`-t raw ... /dev/loop0 /dev/loop0` had written through what it read: a
+  // review): the same device whatever its name.
+  if (S_ISBLK(first.st_mode) && S_ISBLK(second.st_mode)) return first.st_rdev == second.st_rdev;
   return S_ISREG(first.st_mode) && first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 

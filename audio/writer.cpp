@@ -27,6 +27,15 @@ namespace {
 // How messages name an output: "-" is standard output.
 std::string output_name(const std::string& path) { return path == "-" ? "standard output" : path; }
 
+// Why a container cannot hold `bytes` of samples (container_byte_limit), in words for a message.
+std::string too_long_for(int container, std::uint64_t bytes) {
+  char text[200];
+  std::snprintf(text, sizeof text, "%s counts at most 4 GiB of samples (its header's sizes are 32-bit), and this output is "
+                "%.1f GiB: write CAF, W64 or RF64 (.caf, .w64, .rf64)", container_name(container).c_str(),
+                static_cast<double>(bytes) / (1ull << 30));
+  return text;
+}
+
 // Whether a failed write to standard output means its reader went away (`| head`): EPIPE, as
 // errno or in libsndfile's words, whether the header (at open) or the samples failed.
 bool reader_gone(const std::string& path, int error, const std::string& reason) {
@@ -71,7 +80,7 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   info.channels = format.channels;
   info.format = format.container | format.subtype;
   if (!sf_format_check(&info))
-    throw Error(path + ": " + container_name(format.container) + " cannot hold " + subtype_name(format.subtype) +
+    throw Error(output_name(path) + ": " + container_name(format.container) + " cannot hold " + subtype_name(format.subtype) +
                 " at " + std::to_string(format.rate_hz) + " Hz with " + std::to_string(format.channels) +
                 " channels (choose another --subtype or extension)");
 
@@ -90,6 +99,11 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
     throw Error("standard output: closed when halo started (>&-); name OUT instead");
   if (path == "-" && open_for_reading_only(STDOUT_FILENO))
     throw Error("standard output is open for reading only (1< FILE); redirect it with > or name OUT");
+  // A header whose 32-bit sizes the output would pass (an AIFF of 9.7 GB had been written with
+  // them wrapped, exit 0: a review): refused before a byte is written where the length is known;
+  // otherwise commit() refuses it.
+  if (const std::uint64_t limit = container_byte_limit(format.container); limit > 0 && sample_bytes_of(format) > limit)
+    throw Error(output_name(path) + ": " + too_long_for(format.container, sample_bytes_of(format)));
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // A terminal: said as such (every refusal had blamed a pipe, and AU's had advised --type au).
   if (isatty(descriptor)) {
@@ -398,6 +412,13 @@ void Writer::commit(const std::function<bool()>& stop) {
   if (sink_ && sink_->error() != 0) {  // an encoder's last frames, a header rewritten at close
     discard();
     throw Error(output_name(path_) + ": write failed: " + std::strerror(sink_->error()));
+  }
+  // A length not known at the start (IN on a pipe) that passed the header's sizes.
+  if (const std::uint64_t limit = container_byte_limit(format_.container);
+      sink_ && limit > 0 && static_cast<std::uint64_t>(sink_->bytes_written()) > limit + (std::uint64_t{1} << 16)) {
+    discard();
+    throw Error(output_name(path_) + ": " + too_long_for(format_.container, static_cast<std::uint64_t>(sink_->bytes_written())) +
+                "; " + failed_output_note());
   }
   // A file opened in place (`1<> old.raw`) keeps what it held past halo's bytes: said, since a
   // reader that goes by the file's size (raw, IRCAM, AVR) takes them for more samples (an AVR

@@ -40,6 +40,12 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   FilterReport report;
   report.input = reader_.format();
   check_engine_name(options.engine);  // before any file is touched
+  // A file whose header declares more than it holds is known truncated now, before any output:
+  // a 10 GB WAV cut short had been filtered to its end first (a review). A decoder's damage (a
+  // FLAC's) is still found where it is met.
+  if (report.input.frames >= 0 && reader_.declared_frames() > report.input.frames)
+    check_input_length(reader_, static_cast<std::uint64_t>(report.input.frames), reader_.declared_frames(),
+                       options.stream.accept_short);
   const TapSet taps = [&] {
     try {
       return TapSet::from_masks(masks, report.input.channels);

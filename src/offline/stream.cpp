@@ -104,16 +104,16 @@ class Failure {
   std::exception_ptr error_;
 };
 
-// At the end of the input: fewer frames than the header declares is a truncated file.
-void check_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short) {
+
+}  // namespace
+
+void check_input_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short) {
   if (accept_short || declared < 0 || frames_read >= static_cast<std::uint64_t>(declared)) return;
   const std::string name = audio::input_name(reader.path());
   throw Error(name + ": truncated: its header declares " + std::to_string(declared) + " frames but only " +
               std::to_string(frames_read) + " could be read; " + audio::failed_output_note() +
               " (--accept-short filters what there is)");
 }
-
-}  // namespace
 
 std::size_t engine_block_frames(const StreamOptions& options, int channels) {
   const std::size_t width = static_cast<std::size_t>(std::max(channels, 1));
@@ -277,7 +277,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
       }
       result.frames_in += (*chunk)->frames;
       const bool end = (*chunk)->end;
-      if (end) check_length(reader, result.frames_in, result.declared_frames, options_.accept_short);
+      if (end) check_input_length(reader, result.frames_in, result.declared_frames, options_.accept_short);
       if ((*chunk)->frames > 0 && !run_engine((*chunk)->samples.data(), &(*chunk)->zeros, (*chunk)->frames, UINT64_MAX))
         break;
       if (!free_inputs.push(*chunk) || end) break;

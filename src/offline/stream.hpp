@@ -46,6 +46,11 @@ constexpr std::size_t max_buffer_samples = std::size_t{1} << 20;
 constexpr std::size_t max_parallel_buffer_samples = std::size_t{1} << 23;
 constexpr std::size_t default_chunk_frames = std::size_t{1} << 18;
 constexpr std::size_t min_io_frames = std::size_t{1} << 16;
+
+// Fewer frames read than the header declares is a truncated file: throws, naming both counts
+// and what became of the output, unless accept_short.
+void check_input_length(const audio::Reader& reader, std::uint64_t frames_read, std::int64_t declared, bool accept_short);
+
 // The engine block: chunk_frames, capped by the budget (at least 1 frame); unset, the larger
 // of default_chunk_frames (within the budget) and parallel_frames (within the parallel budget).
 std::size_t engine_block_frames(const StreamOptions& options, int channels);

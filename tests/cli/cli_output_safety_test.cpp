@@ -147,6 +147,46 @@ TEST_F(OutputSafety, ReplacedFileKeepsItsModeAndOwner) {
   EXPECT_EQ(status.st_gid, group);
 }
 
+// An output past what a container's 32-bit sizes count (4 GiB of samples) is refused before any
+// work, naming the containers that hold it: an AIFF of 9.7 GB had been written with its sizes
+// wrapped, exit 0, read back as a fraction of the audio (a review). IN is a sparse raw file of
+// 5 GiB, so that nothing of it need be read to be refused. (A WAV turns RF64: LargeWav.)
+TEST_F(OutputSafety, AnOutputPastAContainersSizeFieldsIsRefusedBeforeAnyWork) {
+  ASSERT_EQ(sh("truncate -s 5G big.raw").exit_code, 0);
+  const std::vector<std::string> before = list_directory(work_.path());
+  for (const std::string out : {"o.aiff", "o.au", "o.mat"})
+    expect_refused("$HALO filter -t raw --rate 48000 --channels 1 --encoding float big.raw " + out + " --lowpass 1k", 1,
+                   "counts at most 4 GiB of samples (its header's sizes are 32-bit), and this output is 5.0 GiB: write "
+                   "CAF, W64 or RF64",
+                   before);
+  std::filesystem::remove(at("big.raw"));
+}
+
+// A file its owner may write but not read (0200) is replaced with its mode: the temporary had
+// taken that mode before it was written, and a CAF of ALAC, read back to check what libsndfile
+// wrote, could then not be read ("Permission denied", a review). As its owner, not root (whom
+// no mode stops): nobody, where the tests run as root.
+TEST_F(OutputSafety, AWriteOnlyFileIsReplacedWithItsMode) {
+  std::ofstream(at("drop.caf")) << "old";
+  ASSERT_EQ(chmod(at("drop.caf").c_str(), 0200), 0);
+  std::string halo = "$HALO";
+  const TempDir bin;
+  if (running_as_root()) {
+    ASSERT_EQ(chown(work_.path().c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chown(at("drop.caf").c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chmod(bin.path().c_str(), 0755), 0);
+    std::filesystem::copy_file(HALO_BINARY, bin / "halo");
+    halo = "setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(bin / "halo");
+  }
+  const Result run = sh(halo + " filter in16.flac drop.caf --subtype alac16 --mask half.txt -q");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  struct stat status {};
+  ASSERT_EQ(stat(at("drop.caf").c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0200u);
+  ASSERT_EQ(chmod(at("drop.caf").c_str(), 0600), 0);
+  expect_half("in16.flac", "drop.caf", 1.0 / 32768);
+}
+
 // A write-protected OUT is refused to a user its mode keeps out, as the shell's `>` refuses it:
 // a temporary renamed over it had replaced someone else's read-only file in a folder the user
 // may write, and made it the user's (a QA pass). Run as nobody where the tests run as root.
@@ -501,12 +541,26 @@ TEST_F(OutputSafety, AKillNoHandlerSeesLeavesNothingBesideOut) {
 // the output is incomplete, not "nothing written" (as it does for a file, whose temporary goes).
 TEST_F(OutputSafety, AFailureAfterStreamingSaysTheOutputIsIncomplete) {
   make_noise("noise.wav", 10, 4);
-  ASSERT_EQ(sh("head -c 1000000 noise.wav > cut.wav").exit_code, 0);  // 249989 of 480000 frames
-  const Result streamed = sh("$HALO filter cut.wav - --type au --lowpass 4k -q | wc -c");
+  // Damage met halfway (a FLAC's bytes overwritten), to a pipe: the half sent is said to be
+  // incomplete (a review: it had said only "read failed").
+  ASSERT_EQ(python("import soundfile as sf\nx, r = sf.read('noise.wav')\nsf.write('noise.flac', x, r, subtype='PCM_16')\n"
+                   "b = bytearray(open('noise.flac', 'rb').read())\nb[len(b) // 2:len(b) // 2 + 4000] = b'\\x55' * 4000\n"
+                   "open('damaged.flac', 'wb').write(b)\n").exit_code, 0);
+  const Result streamed = sh("$HALO filter damaged.flac - --type au --lowpass 4k -q | wc -c");
   ASSERT_EQ(halo_lines(streamed).size(), 1u) << streamed.err;
-  EXPECT_NE(halo_lines(streamed)[0].find("truncated"), std::string::npos) << streamed.err;
+  EXPECT_NE(halo_lines(streamed)[0].find("read failed"), std::string::npos) << streamed.err;
   EXPECT_NE(halo_lines(streamed)[0].find("the output streamed so far is incomplete"), std::string::npos) << streamed.err;
   EXPECT_GT(std::stoll(streamed.out), 100000) << "some of it went out";
+  // A file whose header declares more than it holds is refused before any output, to a pipe too
+  // (it had been filtered up to its end first, its output sent on: a review).
+  ASSERT_EQ(sh("head -c 1000000 noise.wav > cut.wav").exit_code, 0);  // 249989 of 480000 frames
+  const Result cut = sh("$HALO filter cut.wav - --type au --lowpass 4k -q | wc -c");
+  ASSERT_EQ(halo_lines(cut).size(), 1u) << cut.err;
+  EXPECT_NE(halo_lines(cut)[0].find("truncated: its header declares 480000 frames but only 249989 could be read; nothing "
+                                    "was written"),
+            std::string::npos)
+      << cut.err;
+  EXPECT_EQ(cut.out, "0\n") << "nothing went out";
   const Result to_file = sh("$HALO filter cut.wav cut-out.wav --lowpass 4k -q");
   EXPECT_EQ(to_file.exit_code, 1) << to_file.err;
   EXPECT_NE(to_file.err.find("nothing was written"), std::string::npos) << to_file.err;
