@@ -336,7 +336,8 @@ bool wav_may_outgrow(const Format& format) {
 
 std::uint64_t container_byte_limit(int container) {
   switch (container & SF_FORMAT_TYPEMASK) {
-    case SF_FORMAT_AIFF: case SF_FORMAT_SVX: case SF_FORMAT_AU: case SF_FORMAT_MAT4: case SF_FORMAT_MAT5:
+    // (AU is not among them: libsndfile writes its "unknown" size past 2 GiB, read to the end.)
+    case SF_FORMAT_AIFF: case SF_FORMAT_SVX: case SF_FORMAT_MAT4: case SF_FORMAT_MAT5:
     case SF_FORMAT_PAF: case SF_FORMAT_AVR: case SF_FORMAT_HTK: case SF_FORMAT_VOC:
       return size_field_limit - header_bytes;
     default: return 0;

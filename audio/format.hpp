@@ -96,9 +96,10 @@ Format output_format(const Format& input, const std::string& output_path, int su
 // not known and stayed small).
 bool wav_may_outgrow(const Format& format);
 
-// The most sample bytes a container's header can count (its sizes 32-bit: AIFF, IFF, AU, MAT,
-// PAF, AVR, HTK, VOC), past which they wrap and readers see a fraction of the audio; 0 where
-// none (WAV turns RF64 instead; CAF, W64, RF64, FLAC, Ogg, raw, IRCAM, NIST hold any length).
+// The most sample bytes a container's header can count (its sizes 32-bit: AIFF, IFF, MAT, PAF,
+// AVR, HTK, VOC), past which they wrap and readers see a fraction of the audio; 0 where none
+// (WAV turns RF64 instead; CAF, W64, RF64, FLAC, Ogg, raw, IRCAM, NIST and AU, whose size
+// libsndfile writes as unknown past 2 GiB, hold any length).
 std::uint64_t container_byte_limit(int container);
 // format.frames' sample bytes (the widest, double, for a subtype of no fixed size), 0 when not
 // known (-1 frames).
