@@ -366,10 +366,11 @@ void AtomicFile::write_all(const char* data, std::size_t size) {
 void AtomicFile::close_checked() {
   if (fd_ < 0) return;
   if (!direct()) give_mode();
-  // Kept open and unnamed until commit() links it into place; its errors asked of fsync here,
-  // where close would surface them.
+  // Kept open and unnamed until commit() links it into place: the errors a close surfaces (a
+  // network file system's) are asked of the close of a duplicate, with no flush to disk.
   if (link_at_commit_) {
-    if (fsync(fd_) != 0) throw Error(path_ + ": writing failed: " + reason());
+    const int duplicate = dup(fd_);
+    if (duplicate < 0 || close(duplicate) != 0) throw Error(path_ + ": closing failed: " + reason());
     return;
   }
   name_unnamed();

@@ -64,8 +64,14 @@ void place_speakers(Format& output, const std::vector<int>& input_speakers) {
     case SF_FORMAT_WAV:
     case SF_FORMAT_WAVEX:
     case SF_FORMAT_RF64:
-    case SF_FORMAT_W64:
-    case SF_FORMAT_CAF: order = in_wav_mask_order(input_speakers); break;
+    case SF_FORMAT_W64: order = in_wav_mask_order(input_speakers); break;
+    // CAF's layouts of 3 to 6 channels (the ones libsndfile has tags for) name their surround
+    // pair Ls and Rs, which libsndfile holds as rear: a 5.1 of side speakers (WAV's 0x60F,
+    // ffmpeg's) had found no layout tag and been written with none, its order lost further down
+    // a chain (a QA pass). Past 6, sides stay sides (7.1 has both pairs).
+    case SF_FORMAT_CAF:
+      order = in_wav_mask_order(output.channels <= 6 ? sides_as_rears(input_speakers) : input_speakers);
+      break;
     default: return;
   }
   // The same speakers, under WAV's names where both have them (CAF's "front left" is "left"),
@@ -336,9 +342,10 @@ bool wav_may_outgrow(const Format& format) {
 
 std::uint64_t container_byte_limit(int container) {
   switch (container & SF_FORMAT_TYPEMASK) {
-    // (AU is not among them: libsndfile writes its "unknown" size past 2 GiB, read to the end.)
+    // (AU is not among them: libsndfile writes its "unknown" size past 2 GiB, read to the end;
+    // nor VOC, whose blocks count 24 bits, and which libsndfile writes as one.)
     case SF_FORMAT_AIFF: case SF_FORMAT_SVX: case SF_FORMAT_MAT4: case SF_FORMAT_MAT5:
-    case SF_FORMAT_PAF: case SF_FORMAT_AVR: case SF_FORMAT_HTK: case SF_FORMAT_VOC:
+    case SF_FORMAT_PAF: case SF_FORMAT_AVR: case SF_FORMAT_HTK:
       return size_field_limit - header_bytes;
     default: return 0;
   }

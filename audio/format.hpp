@@ -97,7 +97,7 @@ Format output_format(const Format& input, const std::string& output_path, int su
 bool wav_may_outgrow(const Format& format);
 
 // The most sample bytes a container's header can count (its sizes 32-bit: AIFF, IFF, MAT, PAF,
-// AVR, HTK, VOC), past which they wrap and readers see a fraction of the audio; 0 where none
+// AVR, HTK), past which they wrap and readers see a fraction of the audio; 0 where none
 // (WAV turns RF64 instead; CAF, W64, RF64, FLAC, Ogg, raw, IRCAM, NIST and AU, whose size
 // libsndfile writes as unknown past 2 GiB, hold any length).
 std::uint64_t container_byte_limit(int container);

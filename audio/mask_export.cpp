@@ -21,6 +21,7 @@
 #include "audio/atomic_file.hpp"
 #include "audio/json_text.hpp"
 #include "audio/error.hpp"
+#include "audio/utf8.hpp"
 #include "audio/format.hpp"
 #include "audio/mask_file.hpp"
 #include "audio/mask_json_header.hpp"
@@ -56,19 +57,15 @@ std::string base_name(const std::string& path) {
 }
 
 // Whether a file name can stand in a configuration's line as it is: UTF-8 (YAML takes nothing
-// else) without control characters. A newline had split Equalizer APO's "Convolution:" line and
-// a 0xFF byte made CamillaDSP's YAML unreadable, each written with exit 0 (a QA pass).
+// else) without control characters, C1's included. A newline had split Equalizer APO's
+// "Convolution:" line and a 0xFF byte made CamillaDSP's YAML unreadable, each written with exit
+// 0 (a QA pass).
 bool fits_a_config_line(const std::string& name) {
-  for (std::size_t i = 0; i < name.size();) {
-    const auto lead = static_cast<unsigned char>(name[i]);
-    if (lead < 0x20 || lead == 0x7F) return false;
-    const std::size_t more = lead < 0x80 ? 0 : (lead >> 5) == 0x6 ? 1 : (lead >> 4) == 0xE ? 2 : (lead >> 3) == 0x1E ? 3 : 4;
-    if (more == 4 || i + more >= name.size() + (more == 0)) return false;
-    for (std::size_t k = 1; k <= more; ++k)
-      if ((static_cast<unsigned char>(name[i + k]) & 0xC0) != 0x80) return false;
-    i += more + 1;
-  }
-  return true;
+  bool plain = true;
+  const bool utf8 = for_each_code_point(name, [&plain](unsigned code) {
+    if (code < 0x20 || (code >= 0x7F && code <= 0x9F)) plain = false;
+  });
+  return utf8 && plain;
 }
 
 bool is_sound_extension(const std::string& extension) {

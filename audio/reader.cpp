@@ -19,7 +19,6 @@
 #include "audio/sndfile_log.hpp"
 #include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
-#include "audio/streamed_output.hpp"
 #include "audio/stated_rate.hpp"
 
 namespace halo::audio {
@@ -341,17 +340,12 @@ std::size_t Reader::read(float* interleaved, std::size_t frames) {
                                           static_cast<sf_count_t>(frames), ints_);
   if (frames_left_ >= 0 && got > 0) frames_left_ -= got;
   if (got > 0) frames_read_ += static_cast<std::uint64_t>(got);
-  // Each says what became of the output (a damaged FLAC streamed to a pipe had said only "read
-  // failed", the half sent on a complete file to all appearances: a review).
-  if (pipe_ && pipe_->error != 0)
-    throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error) + "; " + failed_output_note());
+  if (pipe_ && pipe_->error != 0) throw Error(input_name(path_) + ": read failed: " + std::strerror(pipe_->error));
   if (got < 0 || sf_error(file_.get()) != SF_ERR_NO_ERROR) {
     std::string why = sf_strerror(file_.get());
     if (why.rfind("Error : ", 0) == 0) why.erase(0, 8);  // libsndfile's FLAC messages start so
     while (!why.empty() && (why.back() == '.' || why.back() == '\n')) why.pop_back();
-    if (!stop_at_damage_)
-      throw Error(input_name(path_) + ": read failed: " + why + "; " + failed_output_note() + " (--accept-short filters "
-                  "what there is before the damage)");
+    if (!stop_at_damage_) throw Error(input_name(path_) + ": read failed: " + why);
     damage_ = why;
     return got > 0 ? static_cast<std::size_t>(got) : 0;  // the frames decoded before the damage
   }

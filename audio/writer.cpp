@@ -17,7 +17,6 @@
 #include "audio/id3_text.hpp"
 #include "audio/scratch_file.hpp"
 #include "audio/sndfile_log.hpp"
-#include "audio/speaker_order.hpp"
 #include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 
@@ -102,7 +101,9 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // A header whose 32-bit sizes the output would pass (an AIFF of 9.7 GB had been written with
   // them wrapped, exit 0: a review): refused before a byte is written where the length is known;
   // otherwise commit() refuses it.
-  if (const std::uint64_t limit = container_byte_limit(format.container); limit > 0 && sample_bytes_of(format) > limit)
+  // (A codec's bytes are not known before it codes: its length is judged at the end.)
+  if (const std::uint64_t limit = container_byte_limit(format.container);
+      limit > 0 && fixed_sample_bytes(format.subtype) > 0 && sample_bytes_of(format) > limit)
     throw Error(output_name(path) + ": " + too_long_for(format.container, sample_bytes_of(format)));
   const int descriptor = path == "-" ? STDOUT_FILENO : output_.emplace(path).fd();
   // A terminal: said as such (every refusal had blamed a pipe, and AU's had advised --type au).
@@ -173,10 +174,6 @@ Writer::Writer(const std::string& path, const Format& format, std::size_t max_ch
   // says no, and nothing is lost that the container could have kept).
   if (format.channel_map.size() == static_cast<std::size_t>(format.channels)) {
     std::vector<int> map = format.channel_map;
-    // CAF's 5.1 layouts name their surround pair Ls and Rs, which libsndfile holds as rear: a
-    // 5.1 of side speakers (WAV's 0x60F, as ffmpeg writes it) had found no layout tag and been
-    // written with none, its order lost further down a chain (a QA pass).
-    if (format.container == SF_FORMAT_CAF) map = sides_as_rears(map);
     sf_command(file_.get(), SFC_SET_CHANNEL_MAP_INFO, map.data(), static_cast<int>(map.size() * sizeof(int)));
   }
   if (scale_.clips || scale_.integer || options_.norm_peak > 0) converted_.resize(piece_frames_ * format.channels);
@@ -424,7 +421,7 @@ void Writer::commit(const std::function<bool()>& stop) {
   // reader that goes by the file's size (raw, IRCAM, AVR) takes them for more samples (an AVR
   // had counted them, a QA pass).
   if (const sf_count_t left = sink_ ? sink_->bytes_after_end() : 0; left > 0)
-    add_note("warning: " + output_name(path_) + ": " + std::to_string(left) +
+    add_note(output_name(path_) + ": " + std::to_string(left) +
              " bytes the file held before remain after halo's output (opened in place, as 1<> opens it, it was not "
              "truncated): a reader of raw, IRCAM or AVR takes them for samples");
   if (wav_as_rf64_ && std::memcmp(sink_->magic(), "RF64", 4) == 0) {
@@ -507,11 +504,11 @@ void Writer::verify_written() {
               ": choose another --subtype or container");
 }
 
+void Writer::add_note(const std::string& line) { note_ += (note_.empty() ? "" : "; ") + line; }
+
 // ADPCM and GSM 6.10 code whole blocks of frames and pad the last with silence, so OUT holds
 // more frames than were written: said, not hidden (the summary counts the frames filtered). So
 // does PAF at 24 bits, in blocks of 10 frames (found by the layout probe, format_probe.hpp).
-void Writer::add_note(const std::string& line) { note_ += (note_.empty() ? "" : "; ") + line; }
-
 void Writer::note_padding() {
   const int subtype = format_.subtype & SF_FORMAT_SUBMASK;
   const bool paf24 = is_paf24(format_.container | format_.subtype);

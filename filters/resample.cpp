@@ -60,7 +60,7 @@ Mask resample(const Mask& mask, double new_rate_hz) {
   // libsamplerate puts new frame j at old frame j / ratio. A causal mask keeps its start there;
   // a centred one (its (M - 1) / 2 frames of delay removed) must keep its centre, new frame
   // (frames - 1) / 2 at old (M - 1) / 2, so its grid starts `start` old frames in (within half a
-  // frame of 0). Started at 0, one tap at 8 kHz had come out at 48 kHz with its peak 2.5 frames
+  // new frame of 0). Started at 0, one tap at 8 kHz had come out at 48 kHz with its peak 2.5 frames
   // early, and a 255-tap low-pass from 44.1 to 48 kHz 0.27 frames early, no longer symmetric (a
   // QA pass).
   const double start =

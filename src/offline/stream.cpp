@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "audio/error.hpp"
 #include "audio/streamed_output.hpp"
 #include "src/engine/started_thread.hpp"
 #include "src/offline/chunk_queue.hpp"
@@ -186,7 +187,14 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         auto chunk = free_inputs.pop();
         if (!chunk) return;
         const auto start = Clock::now();
-        (*chunk)->frames = reader.read((*chunk)->samples.data(), io_frames);
+        try {
+          (*chunk)->frames = reader.read((*chunk)->samples.data(), io_frames);
+        } catch (const audio::Error& error) {
+          // What became of the output, said with the failure (a damaged FLAC streamed to a pipe
+          // had said only "read failed", the part sent a whole file to all appearances: a review).
+          throw Error(std::string(error.what()) + "; " + audio::failed_output_note() +
+                      (options_.accept_short ? "" : " (--accept-short filters what there is before the damage)"));
+        }
         result.nonfinite_input_samples +=
             (*chunk)->zeros.scan((*chunk)->samples.data(), (*chunk)->frames, channels, mask_frames_);
         result.timings.read_s += seconds_since(start);

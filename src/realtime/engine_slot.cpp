@@ -75,6 +75,7 @@ EngineSlot::~EngineSlot() {
 }
 
 std::unique_ptr<Voice> EngineSlot::offer(std::unique_ptr<Voice> voice) {
+  voice->offer_number_ = ++offers_;  // before the release below publishes it
   Voice* expected = nullptr;
   if (!incoming_.compare_exchange_strong(expected, voice.get(), std::memory_order_acq_rel)) return voice;
   voice.release();
@@ -82,9 +83,11 @@ std::unique_ptr<Voice> EngineSlot::offer(std::unique_ptr<Voice> voice) {
 }
 
 std::unique_ptr<Voice> EngineSlot::cancel_switch() {
-  std::unique_ptr<Voice> offered(incoming_.exchange(nullptr, std::memory_order_acq_rel));
-  cancels_asked_.fetch_add(1, std::memory_order_acq_rel);
-  return offered;
+  // Every voice offered so far, by its number: one offered later is not called off, whenever
+  // the worker takes it (a count of cancels had retired such a voice when the worker took it
+  // between reading the count and the offer: a review).
+  cancelled_up_to_.store(offers_, std::memory_order_release);
+  return std::unique_ptr<Voice>(incoming_.exchange(nullptr, std::memory_order_acq_rel));
 }
 
 std::unique_ptr<Voice> EngineSlot::take_retired() {
@@ -101,17 +104,13 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
   // A switch called off: the warming voice goes back unheard once the mailbox is free, and
   // until then is not handed over. (`play` with keys n then p faster than a long mask warms up
   // had played the mask in between ten seconds later, for eleven: a QA pass.)
-  if (const std::uint64_t asked = cancels_asked_.load(std::memory_order_acquire); asked != cancels_done_) {
-    if (warming_ == nullptr) {
-      cancels_done_ = asked;
-    } else if (retired_.load(std::memory_order_acquire) == nullptr) {
-      retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
-      warming_ = nullptr;
-      warming_superseded_ = false;
-      cancels_done_ = asked;
-    }
+  bool cancelling = warming_ != nullptr && warming_->offer_number_ <= cancelled_up_to_.load(std::memory_order_acquire);
+  if (cancelling && retired_.load(std::memory_order_acquire) == nullptr) {
+    retired_.store(warming_, std::memory_order_release);  // the control thread destroys it
+    warming_ = nullptr;
+    warming_superseded_ = false;
+    cancelling = false;
   }
-  const bool cancelling = cancels_done_ != cancels_asked_.load(std::memory_order_acquire);
   // A voice offered while another still warms up supersedes it: the warming one was never
   // heard. (A mask file written twice within a long mask's warm-up, 5.5 s at 2^18 taps, had
   // played the older file first and the newer one seconds later: a QA pass.)

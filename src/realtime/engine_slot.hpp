@@ -75,6 +75,10 @@ class Voice {
   ChunkZeros input_zeros_;
   SilenceGate silence_gate_;
   std::int64_t engine_frames_ = 0;  // frames the engine has put out so far, its latency's included
+  // Set by EngineSlot::offer before the voice is published: the offer's number, which tells a
+  // cancel_switch() that came after it from one that came before.
+  std::uint64_t offer_number_ = 0;
+  friend class EngineSlot;
 };
 
 // What the worker filters through: the current voice and, for a few milliseconds after a
@@ -84,7 +88,7 @@ class Voice {
 //
 // Threads and contract:
 //   the control thread (one; never the worker or the callback) calls offer(), take_retired(),
-//     set_bypass(), set_gain_db(); offer() and take_retired() hand owned Voices through
+//     cancel_switch(), set_bypass(), set_gain_db(); offer() and take_retired() hand owned Voices through
 //     single-slot atomic mailboxes, never blocking either side;
 //   the worker calls process() and nothing else. process() never allocates, locks, frees,
 //     throws or logs: a voice the worker lets go of goes to the retired mailbox, and the
@@ -92,7 +96,8 @@ class Voice {
 // A switch starts only when no crossfade runs and the retired mailbox is empty; until then
 // the offered voice waits in its mailbox. A voice offered while another warms up (below)
 // supersedes it, once a warm-up: the one never heard is retired, the newer one warms up to the
-// end, and the next waits for it. Then the new voice warms up: it is fed the same
+// end, and the next waits for it; cancel_switch() calls off every voice offered so far (the one
+// offered comes back, the warming one is retired unheard). Then the new voice warms up: it is fed the same
 // input as the current one, unheard, until it has seen a whole mask's length of it (plus its
 // latency), so that its output is the exact filtered signal and not the onset transient of
 // a signal that seems to start at the switch; only then, and with the retired mailbox empty
@@ -146,14 +151,15 @@ class EngineSlot {
   std::atomic<std::size_t> current_dry_delay_{0};
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<const Engine*> failed_{nullptr};
-  std::atomic<std::uint64_t> cancels_asked_{0};  // control -> worker: cancel_switch() calls
+  std::uint64_t offers_ = 0;                         // control-only: voices offered so far
+  std::atomic<std::uint64_t> cancelled_up_to_{0};   // control -> worker: offers up to this number are called off
 
   // Worker-only state.
   Voice* current_ = nullptr;
   Voice* fading_ = nullptr;     // the previous voice while a crossfade runs
   Voice* warming_ = nullptr;    // the next voice, fed the input until its output is exact
   std::size_t warmed_frames_ = 0;
-  std::uint64_t cancels_done_ = 0;  // the cancels_asked_ this worker has carried out
+
   bool warming_superseded_ = false;  // the warming voice took the place of another (once a warm-up)
   std::size_t fade_done_ = 0;   // frames of the crossfade done
   float dry_mix_ = 0;           // 0 filtered .. 1 bypassed, ramping toward bypass_

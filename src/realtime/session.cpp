@@ -583,20 +583,28 @@ void Session::select_mask(int index) {
   // long mask's warm-up): the switch is called off, and nothing changes. The voices on their
   // way had played later, one after the other, the status line naming the mask heard before (a
   // QA pass), and a switch from a mask to itself had been counted.
-  if (slot_->switches() > 0 && index == slot_->current_mask() && labels_.count(index)) {
+  // Not while a reload of the mask playing is on its way (`live`'s file changed): calling it off
+  // would drop the file's new contents, which the watcher reads only once; the selection then
+  // reads the file again, as any other does.
+  const bool reload_on_its_way = reloaded_at_switch_ == slot_->switches();
+  if (slot_->switches() > 0 && index == slot_->current_mask() && labels_.count(index) && !reload_on_its_way) {
     pending_.reset();
     slot_->cancel_switch().reset();
     wanted_mask_ = index;
     wanted_label_ = labels_[index];
     return;
   }
-  const MaskEntry entry = mask_source_(index, rate_hz_);
-  replace_mask(index, entry);
+  queue_voice(index, mask_source_(index, rate_hz_));
+}
+
+void Session::replace_mask(int index, const MaskEntry& entry) {
+  queue_voice(index, entry);
+  if (index == slot_->current_mask()) reloaded_at_switch_ = slot_->switches();
 }
 
 bool Session::switching() const { return slot_->current_mask() != wanted_mask_; }
 
-void Session::replace_mask(int index, const MaskEntry& entry) {
+void Session::queue_voice(int index, const MaskEntry& entry) {
   std::unique_ptr<Voice> voice = build_voice(entry, index);
   check_realtime_budget(*voice, entry);
   if (options_.live) check_live_voice(*voice, entry);

@@ -148,6 +148,7 @@ class Session {
  private:
   struct Reader;
   std::unique_ptr<Voice> build_voice(const MaskEntry& entry, int index);
+  void queue_voice(int index, const MaskEntry& entry);  // builds the voice and offers it (pending_ meanwhile)
   void check_live_voice(Voice& voice, const MaskEntry& entry) const;
   void check_realtime_budget(Voice& voice, const MaskEntry& entry) const;
 
@@ -161,6 +162,9 @@ class Session {
   int wanted_mask_ = 0;
   std::string wanted_label_;
   std::map<int, std::string> labels_;  // each mask's label, from when its voice was built
+  // The slot's switch count when the mask playing was last reloaded (replace_mask): while it
+  // stands, that reload is still on its way, and select_mask calls nothing off.
+  std::uint64_t reloaded_at_switch_ = UINT64_MAX;
   // Declared before the voices (pending_, slot_) so that it outlives them: their engines'
   // threads follow its cpu and priority ceiling, and may read them up to their last wake-up (it
   // had been destroyed first: a review).

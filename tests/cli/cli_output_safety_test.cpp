@@ -550,7 +550,9 @@ TEST_F(OutputSafety, AFailureAfterStreamingSaysTheOutputIsIncomplete) {
   ASSERT_EQ(halo_lines(streamed).size(), 1u) << streamed.err;
   EXPECT_NE(halo_lines(streamed)[0].find("read failed"), std::string::npos) << streamed.err;
   EXPECT_NE(halo_lines(streamed)[0].find("the output streamed so far is incomplete"), std::string::npos) << streamed.err;
-  EXPECT_GT(std::stoll(streamed.out), 100000) << "some of it went out";
+  // The AU header at least went out; how many frames with it depends on how far the writer had
+  // come when the reader met the damage (it reads ahead, and the first failure stops every stage).
+  EXPECT_GE(std::stoll(streamed.out), 24) << "some of it went out";
   // A file whose header declares more than it holds is refused before any output, to a pipe too
   // (it had been filtered up to its end first, its output sent on: a review).
   ASSERT_EQ(sh("head -c 1000000 noise.wav > cut.wav").exit_code, 0);  // 249989 of 480000 frames

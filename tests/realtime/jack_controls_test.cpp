@@ -787,6 +787,29 @@ TEST_F(JackControls, KeysBackToTheMaskPlayingCallTheSwitchOff) {
       << play.output();
 }
 
+// A key back to the mask playing calls off a switch away from it, but not a reload of that mask
+// still warming up (`live`'s file rewritten): its new contents are read once, and calling the
+// reload off had kept the old mask playing for good (a review). With one mask, n selects the
+// mask playing; the reload is still heard.
+TEST_F(JackControls, AKeyBackToTheMaskPlayingKeepsItsReload) {
+  const std::string mask = dir_ / "m.txt";
+  write_bytes(mask, mask_text(random_signal(65535, 71, 0.001f)));  // a warm-up of 1.4 s
+  Terminal live(halo_args({"live", "--mask", mask, "--channels", "1"}));
+  ASSERT_TRUE(wait_for_port("halo-live:in_0", 10));
+  const std::unique_ptr<Process> play = feed_live(dir_.path(), 8.0, 1);
+  ASSERT_NE(play, nullptr);
+  ASSERT_TRUE(live.wait_for("| gain +0 dB |")) << "the status line, drawn once keys are read";
+  replace_file(mask, mask_text(random_signal(65535, 72, 0.001f)), false);
+  ASSERT_TRUE(live.wait_for("reloaded")) << live.output();
+  ASSERT_TRUE(live.press('n'));
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // past the reload's warm-up
+  ASSERT_TRUE(live.press('q'));
+  kill(play->pid(), SIGINT);
+  play->wait_at_most(30);
+  ASSERT_EQ(live.wait_exit(), 0) << live.output();
+  EXPECT_NE(live.output().find("mask switches: 1"), std::string::npos) << live.output();
+}
+
 // Arrow and function keys are escape sequences whose last letter is no key: the down arrow
 // (ESC [ B) had toggled bypass and F1 (ESC O P) chosen the previous mask (a QA pass). After
 // them, play is where it was (mask 1, filtered, no switch), and a + typed right after them is
