@@ -90,6 +90,27 @@ std::unique_ptr<Voice> EngineSlot::cancel_switch() {
   return std::unique_ptr<Voice>(incoming_.exchange(nullptr, std::memory_order_acq_rel));
 }
 
+namespace {
+// The last switch's first block lies further back than what is still to be played.
+bool last_switch_heard(std::uint64_t frames_out, std::uint64_t switch_at, std::uint64_t unplayed) {
+  return frames_out - switch_at > unplayed;
+}
+}  // namespace
+
+int EngineSlot::mask_heard(std::uint64_t unplayed) const noexcept {
+  if (switches() == 0) return -1;
+  const bool heard = last_switch_heard(frames_out_.load(std::memory_order_acquire),
+                                       last_switch_at_.load(std::memory_order_acquire), unplayed);
+  return heard ? current_mask() : previous_mask_.load(std::memory_order_acquire);
+}
+
+std::uint64_t EngineSlot::switches_heard(std::uint64_t unplayed) const noexcept {
+  const std::uint64_t made = switches();
+  const bool heard = last_switch_heard(frames_out_.load(std::memory_order_acquire),
+                                       last_switch_at_.load(std::memory_order_acquire), unplayed);
+  return made > 0 && !heard ? made - 1 : made;
+}
+
 std::unique_ptr<Voice> EngineSlot::take_retired() {
   return std::unique_ptr<Voice>(retired_.exchange(nullptr, std::memory_order_acq_rel));
 }
@@ -101,6 +122,8 @@ const char* EngineSlot::failure() const noexcept {
 
 Status EngineSlot::process(const float* in, float* out, std::size_t frames) noexcept {
   const std::size_t channels = static_cast<std::size_t>(channels_);
+  const std::uint64_t block_start = frames_out_.load(std::memory_order_relaxed);  // this thread's own count
+  frames_out_.store(block_start + frames, std::memory_order_release);
   // A switch called off: the warming voice goes back unheard once the mailbox is free, and
   // until then is not handed over. (`play` with keys n then p faster than a long mask warms up
   // had played the mask in between ten seconds later, for eleven: a QA pass.)
@@ -143,9 +166,11 @@ Status EngineSlot::process(const float* in, float* out, std::size_t frames) noex
     current_ = warming_;
     warming_ = nullptr;
     warming_superseded_ = false;
+    previous_mask_.store(current_mask_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    last_switch_at_.store(block_start, std::memory_order_relaxed);
     current_mask_.store(current_->mask_index(), std::memory_order_relaxed);
     current_dry_delay_.store(current_->dry_delay_frames(), std::memory_order_relaxed);
-    switches_.fetch_add(1, std::memory_order_relaxed);
+    switches_.fetch_add(1, std::memory_order_release);  // publishes the three above
   }
   if (current_ == nullptr) {
     std::fill(out, out + frames * channels, 0.0f);

@@ -131,7 +131,15 @@ class EngineSlot {
   // The mask the current voice plays (-1 before the first); any thread.
   int current_mask() const noexcept { return current_mask_.load(std::memory_order_relaxed); }
   std::size_t current_dry_delay_frames() const noexcept { return current_dry_delay_.load(std::memory_order_relaxed); }
-  std::uint64_t switches() const noexcept { return switches_.load(std::memory_order_relaxed); }
+  std::uint64_t switches() const noexcept { return switches_.load(std::memory_order_acquire); }
+  // What is heard where the output goes on through `unplayed` frames not yet played (a ring
+  // between the worker and the device: play's read-ahead): the current mask once the block it
+  // began in lies further back than that, else the one before it (-1 before the first voice);
+  // and the switches heard by the same measure. Any thread. (play's status line had said
+  // "filtered" 0.17 s before the new mask was heard, and its summary counted a switch that a
+  // quit right after it never played: a QA pass.)
+  int mask_heard(std::uint64_t unplayed) const noexcept;
+  std::uint64_t switches_heard(std::uint64_t unplayed) const noexcept;
   // An engine's process() failed (its message, from the worker); empty otherwise.
   const char* failure() const noexcept;
 
@@ -150,6 +158,9 @@ class EngineSlot {
   std::atomic<int> current_mask_{-1};
   std::atomic<std::size_t> current_dry_delay_{0};
   std::atomic<std::uint64_t> switches_{0};
+  std::atomic<std::uint64_t> frames_out_{0};       // frames process() has been given so far
+  std::atomic<std::uint64_t> last_switch_at_{0};   // frames_out_ when the current voice began
+  std::atomic<int> previous_mask_{-1};             // the mask before the last switch
   std::atomic<const Engine*> failed_{nullptr};
   std::uint64_t offers_ = 0;                         // control-only: voices offered so far
   std::atomic<std::uint64_t> cancelled_up_to_{0};   // control -> worker: offers up to this number are called off

@@ -602,7 +602,9 @@ void Session::replace_mask(int index, const MaskEntry& entry) {
   if (index == slot_->current_mask()) reloaded_at_switch_ = slot_->switches();
 }
 
-bool Session::switching() const { return slot_->current_mask() != wanted_mask_; }
+bool Session::switching() const { return slot_->mask_heard(unplayed_frames()) != wanted_mask_; }
+
+std::uint64_t Session::unplayed_frames() const { return output_ ? output_->readable_frames() : 0; }
 
 void Session::queue_voice(int index, const MaskEntry& entry) {
   std::unique_ptr<Voice> voice = build_voice(entry, index);
@@ -681,7 +683,7 @@ SessionReport Session::report() const {
     report.worker_cpu = "the callback's, cpu " + std::to_string(worker_->pinned_cpu()) + " (callback thread " +
                         callback_thread + "; worker moved " +
                         (worker_->cpu_moves() == 1 ? std::string("once") : std::to_string(worker_->cpu_moves()) + " times") + ")";
-  report.switches = slot_->switches();
+  report.switches = slot_->switches_heard(unplayed_frames());
   if (reader_) {
     std::lock_guard<std::mutex> lock(reader_->error_mutex);
     if (!reader_->warning.empty()) report.warning += (report.warning.empty() ? "" : "; ") + reader_->warning;
@@ -691,7 +693,7 @@ SessionReport Session::report() const {
   if (switching() && slot_->switches() > 0)
     report.warning += std::string(report.warning.empty() ? "" : "; ") + "the mask selected last (" +
                       std::to_string(wanted_mask_ + 1) + "/" + std::to_string(std::max(1, options_.mask_count)) + ", " +
-                      wanted_label_ + ") was still warming up at the end, and was not heard";
+                      wanted_label_ + ") was not heard before the end";
   return report;
 }
 

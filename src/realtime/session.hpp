@@ -137,7 +137,8 @@ class Session {
   void replace_mask(int index, const MaskEntry& entry);  // a reloaded file: validated by the caller
   int mask_index() const { return wanted_mask_; }
   const std::string& mask_label() const { return wanted_label_; }
-  // Whether the mask selected is not yet the one heard (its voice waits or warms up).
+  // Whether the mask selected is not yet the one heard (its voice waits or warms up, or its
+  // first frames wait in the output ring).
   bool switching() const;
   double rate_hz() const { return rate_hz_; }
 
@@ -149,6 +150,7 @@ class Session {
   struct Reader;
   std::unique_ptr<Voice> build_voice(const MaskEntry& entry, int index);
   void queue_voice(int index, const MaskEntry& entry);  // builds the voice and offers it (pending_ meanwhile)
+  std::uint64_t unplayed_frames() const;                 // the worker's output not yet played (the output ring's)
   void check_live_voice(Voice& voice, const MaskEntry& entry) const;
   void check_realtime_budget(Voice& voice, const MaskEntry& entry) const;
 

@@ -774,6 +774,19 @@ TEST_F(JackControls, KeysBackToTheMaskPlayingCallTheSwitchOff) {
     EXPECT_NE(output.find("mask switches: 0"), std::string::npos) << output;
     EXPECT_EQ(output.find("not heard"), std::string::npos) << output;
   }
+  {
+    // A quit right after a switch to a short mask: the worker has switched, but the output ring
+    // (0.17 s) had not played it yet; it had been counted as heard, with no word (a QA pass).
+    Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_b, "--loop"}));
+    ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
+    ASSERT_TRUE(play.wait_for("| gain +0 dB |"));
+    ASSERT_TRUE(play.type("nq"));
+    ASSERT_EQ(play.wait_exit(), 0) << play.output();
+    EXPECT_NE(play.output().find("mask switches: 0"), std::string::npos) << play.output();
+    EXPECT_NE(play.output().find("the mask selected last (2/2, file " + mask_b + ") was not heard before the end"),
+              std::string::npos)
+        << play.output();
+  }
   Terminal play(halo_args({"play", in, "--mask", mask_a, "--mask", mask_long, "--mask", mask_b, "--loop"}));
   ASSERT_TRUE(wait_for_port("halo-play:out_1", 10));
   ASSERT_TRUE(play.wait_for("| gain +0 dB |"));
@@ -781,8 +794,7 @@ TEST_F(JackControls, KeysBackToTheMaskPlayingCallTheSwitchOff) {
   ASSERT_TRUE(play.wait_for("| switching |")) << "the long mask warming up";
   ASSERT_TRUE(play.press('q'));
   ASSERT_EQ(play.wait_exit(), 0) << play.output();
-  EXPECT_NE(play.output().find("the mask selected last (2/3, file " + mask_long + ") was still warming up at the end, and was "
-                               "not heard"),
+  EXPECT_NE(play.output().find("the mask selected last (2/3, file " + mask_long + ") was not heard before the end"),
             std::string::npos)
       << play.output();
 }

@@ -362,6 +362,32 @@ TEST(EngineSlot, ACancelledSwitchLeavesTheCurrentMaskAndCountsNoSwitch) {
   EXPECT_EQ(playing.slot.current_mask(), 4) << "a voice offered after the cancel is taken";
 }
 
+// What is heard lags what the worker plays by the frames a ring holds between them (play's
+// read-ahead): a switch counts, and the new mask is the one heard, only once the block it began
+// in lies further back than that. play's status line had said "filtered" 0.17 s early, and a
+// quit right after a switch had counted it, never heard (a QA pass).
+TEST(EngineSlot, ASwitchIsHeardOnceItsFirstBlockIsPlayed) {
+  SlotPlayingMaskZero playing;
+  ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.mask_heard(0), 0);
+  EXPECT_EQ(playing.slot.mask_heard(1000), -1) << "not even the first voice, with its block still in the ring";
+  ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(31, 0.2), 1)), nullptr);
+  for (int b = 0; b < 40 && playing.slot.current_mask() != 1; ++b) {
+    ASSERT_EQ(playing.step(), Status::ok);
+    playing.slot.take_retired();
+  }
+  ASSERT_EQ(playing.slot.current_mask(), 1);
+  ASSERT_EQ(playing.slot.switches(), 2u);
+  // The switch began in the last block: heard with nothing left to play, not with a block's worth.
+  EXPECT_EQ(playing.slot.mask_heard(0), 1);
+  EXPECT_EQ(playing.slot.switches_heard(0), 2u);
+  EXPECT_EQ(playing.slot.mask_heard(playing.block), 0);
+  EXPECT_EQ(playing.slot.switches_heard(playing.block), 1u);
+  for (int b = 0; b < 3; ++b) ASSERT_EQ(playing.step(), Status::ok);
+  EXPECT_EQ(playing.slot.mask_heard(playing.block), 1) << "three blocks on, one still in the ring";
+  EXPECT_EQ(playing.slot.mask_heard(4 * playing.block), 0) << "four in the ring: the switch's block among them";
+}
+
 TEST(EngineSlot, BypassIsDelayMatchedAndClickFree) {
   const int channels = 2;
   const std::size_t block = 64;
