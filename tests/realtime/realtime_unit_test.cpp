@@ -263,6 +263,15 @@ struct SlotPlayingMaskZero {
     return make_voice(engine, taps, channels, block, index);
   }
   Status step() { return slot.process(input.data(), output.data(), block); }
+  // Blocks until `mask` plays (at most `blocks` of them), the retired voices collected between
+  // them as the control thread collects them; false where a block failed.
+  bool step_until_playing(int mask, int blocks) {
+    for (int b = 0; b < blocks && slot.current_mask() != mask; ++b) {
+      if (step() != Status::ok) return false;
+      slot.take_retired();
+    }
+    return true;
+  }
 };
 
 // A voice offered while another still warms up supersedes it: the warming one is never heard
@@ -298,10 +307,7 @@ TEST(EngineSlot, AVoiceOfferedDuringAWarmUpSupersedesTheWarmingOne) {
   EXPECT_EQ(playing.slot.take_retired(), nullptr) << "4 is not superseded in turn";
   for (int b = 0; b < 200 && playing.slot.current_mask() != 4; ++b) ASSERT_EQ(playing.step(), Status::ok);
   EXPECT_EQ(playing.slot.current_mask(), 4) << "4 is heard once warm";
-  for (int b = 0; b < 40 && playing.slot.current_mask() != 5; ++b) {
-    ASSERT_EQ(playing.step(), Status::ok);
-    playing.slot.take_retired();
-  }
+  ASSERT_TRUE(playing.step_until_playing(5, 40));
   EXPECT_EQ(playing.slot.current_mask(), 5) << "then 5";
 }
 
@@ -355,10 +361,7 @@ TEST(EngineSlot, ACancelledSwitchLeavesTheCurrentMaskAndCountsNoSwitch) {
   EXPECT_EQ(playing.slot.switches(), 1u);
   EXPECT_EQ(playing.slot.take_retired(), nullptr);
   ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(31, 0.3), 4)), nullptr);
-  for (int b = 0; b < 40 && playing.slot.current_mask() != 4; ++b) {
-    ASSERT_EQ(playing.step(), Status::ok);
-    playing.slot.take_retired();
-  }
+  ASSERT_TRUE(playing.step_until_playing(4, 40));
   EXPECT_EQ(playing.slot.current_mask(), 4) << "a voice offered after the cancel is taken";
 }
 
@@ -372,10 +375,7 @@ TEST(EngineSlot, ASwitchIsHeardOnceItsFirstBlockIsPlayed) {
   EXPECT_EQ(playing.slot.mask_heard(0), 0);
   EXPECT_EQ(playing.slot.mask_heard(1000), -1) << "not even the first voice, with its block still in the ring";
   ASSERT_EQ(playing.slot.offer(playing.voice("cpu", lowpass(31, 0.2), 1)), nullptr);
-  for (int b = 0; b < 40 && playing.slot.current_mask() != 1; ++b) {
-    ASSERT_EQ(playing.step(), Status::ok);
-    playing.slot.take_retired();
-  }
+  ASSERT_TRUE(playing.step_until_playing(1, 40));
   ASSERT_EQ(playing.slot.current_mask(), 1);
   ASSERT_EQ(playing.slot.switches(), 2u);
   // The switch began in the last block: heard with nothing left to play, not with a block's worth.
