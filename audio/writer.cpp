@@ -371,7 +371,7 @@ void Writer::commit(const std::function<bool()>& stop) {
   if (spool_fd_ >= 0) {  // --norm's second pass: read the spool back, scaled to the peak asked for
     double target = options_.norm_peak;
     if (scale_.integer) target = std::min(target, scale_.highest / scale_.full_scale);  // +full scale does not fit
-    norm_found_noise_ = spool_peak_ > 0 && spool_peak_ <= options_.norm_noise_floor;
+    norm_found_noise_ = spool_peak_ > 0 && spool_peak_ <= norm_noise_floor_;
     const double gain = spool_peak_ > 0 && !norm_found_noise_ ? target / spool_peak_ : 1.0;
     norm_gain_ = gain;
     norm_found_silence_ = !(spool_peak_ > 0);

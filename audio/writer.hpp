@@ -35,10 +35,6 @@ struct WriteOptions {
   // measures the peak; commit() rescales while converting. Works for pipes; needs 4 bytes of
   // temporary space per sample. Clipping after the scaling is not counted.
   double norm_peak = 0;
-  // With norm_peak: a peak at or below this is the engines' float32 rounding, not signal (an FFT
-  // engine's 1e-8 where the exact output is 0: --norm had raised it 151 dB to full scale, a QA
-  // pass); such an output is left as it is (norm_found_noise()). 0: none.
-  double norm_noise_floor = 0;
 };
 
 class Writer {
@@ -56,6 +52,12 @@ class Writer {
   // and renames into place. --norm's second pass (the whole output, rescaled) asks `stop` before
   // each chunk and throws Error("interrupted") when it says so, as the first pass stops.
   void commit(const std::function<bool()>& stop = {});
+  // With norm_peak, before commit(): an output whose peak is at or below `floor` is the engines'
+  // float32 rounding, not signal (an FFT engine's 1e-8 where the exact output is 0: --norm had
+  // raised it 151 dB to full scale, a QA pass), and is left as it is (norm_found_noise()).
+  // The caller knows the level that rounding is relative to only once the input has been read.
+  // 0 (the default): none.
+  void set_norm_noise_floor(double floor) { norm_noise_floor_ = floor; }
 
   std::uint64_t clipped_samples() const { return clipped_samples_; }
   // Samples that fit but that the dither carried past full scale, held there: not counted as
@@ -65,7 +67,7 @@ class Writer {
   // silent, with nothing to scale: norm_found_silence()).
   double norm_gain() const { return norm_gain_; }
   bool norm_found_silence() const { return norm_found_silence_; }
-  // After commit() with norm_peak: the output's peak was at or below norm_noise_floor (not 0),
+  // After commit() with norm_peak: the output's peak was at or below the noise floor (not 0),
   // and nothing was scaled; its peak is norm_noise_peak().
   bool norm_found_noise() const { return norm_found_noise_; }
   double norm_noise_peak() const { return spool_peak_; }
@@ -109,7 +111,8 @@ class Writer {
   std::uint64_t dither_held_samples_ = 0;  // see dither_held_samples()
   double norm_gain_ = 1;             // what commit()'s --norm pass scaled by
   bool norm_found_silence_ = false;  // that pass found no sample above 0
-  bool norm_found_noise_ = false;    // ... only samples at or below options_.norm_noise_floor
+  bool norm_found_noise_ = false;    // ... only samples at or below norm_noise_floor_
+  double norm_noise_floor_ = 0;      // set_norm_noise_floor()
   std::uint64_t nonfinite_samples_ = 0;
   bool committed_ = false;
   WriteOptions options_;

@@ -11,6 +11,7 @@
 #include "audio/standard_streams.hpp"
 #include "filters/design_report.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/failure_report.hpp"
 #include "src/cli/filter_arguments.hpp"
 #include "src/cli/interrupt.hpp"
 #include "src/cli/mask_options.hpp"
@@ -100,6 +101,8 @@ int filter_command(int argc, char** argv) {
   const std::string& output = arguments.output;
   const MaskSource& source = arguments.source;
   FilterOptions filter = arguments.filter;
+  // A failed write had waited, unsaid, for a stalled pipe at IN to bring more (a review).
+  filter.stream.on_failure = stall_guard("filter");
   const bool quiet = arguments.quiet;
 
   audio::check_output_is_no_folder(output);  // exit 1 (it had been 2, a command-line mistake: a QA pass)
@@ -151,10 +154,6 @@ int filter_command(int argc, char** argv) {
   // Warnings are about the result, so --quiet (which hides the summary and the bar) keeps them.
   warn_of_another_rate(masks, job.input_format().rate_hz, input + " is at", source);
 
-  // --norm's floor: 2^-20 (-120 dB) of the most that full-scale input can reach through the masks.
-  // FFT engines leave rounding of about 1e-7 of that where the exact output is 0; a signal this
-  // far below full scale is below 20-bit resolution.
-  if (filter.write.norm_peak > 0) filter.write.norm_noise_floor = std::ldexp(filters::worst_case_gain(masks), -20);
   FilterReport report;
   {  // the bar erases itself before the summary prints
     ProgressBar progress(job.input_format().frames > 0 ? static_cast<std::uint64_t>(job.input_format().frames) : 0,
@@ -203,9 +202,9 @@ int filter_command(int argc, char** argv) {
   if (filter.write.norm_peak > 0 && report.norm_found_noise) {
     char line[256];
     std::snprintf(line, sizeof line,
-                  "warning: the output's peak, %.1f dB below what full-scale input through the mask reaches, is float32 "
+                  "warning: the output's peak, %.1f dB below what IN's own peak reaches through the mask, is float32 "
                   "rounding, not signal: --norm left it as it is",
-                  20 * std::log10(filters::worst_case_gain(masks) / report.norm_noise_peak));
+                  20 * std::log10(report.norm_noise_reference / report.norm_noise_peak));
     notice(line);
   }
   if (!quiet) {

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -23,6 +24,14 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 std::atomic<long long> first_signal_ns{0};  // CLOCK_MONOTONIC of the first signal
 std::atomic<const char*> stop_note{nullptr};  // what a run stopped at once says; null: what became of its output
 std::atomic<int> closing_code{-1};  // play's or live's exit code once its summary is out; -1 before
+// A failed run's grace (end_after_grace_unless_unwound): its line, written before `failure_armed`
+// is set and read by the alarm's handler after; its exit code; whether main or the handler has
+// taken it (the first to set `failure_taken` says it, the other does not).
+char failure_text[2048];
+std::size_t failure_text_length = 0;
+std::atomic<int> failure_exit_code{1};
+std::atomic<bool> failure_armed{false};
+std::atomic<bool> failure_taken{false};
 
 // A second signal this soon after the first is the same one delivered twice (`timeout` sends
 // its signal to halo and then to halo's process group; a QA pass lost live's summary to it),
@@ -81,6 +90,13 @@ extern "C" void on_signal(int number) {
 // it, is a signal to stop like the others, 128 + 14 (it had ended the run as "128 + 0", 128: a
 // QA pass).
 extern "C" void on_grace_expired(int number) {
+  if (signal_number.load() == 0 && failure_armed.load(std::memory_order_acquire)) {  // a failed run's grace
+    if (failure_taken.exchange(true)) return;  // main is saying it
+    audio::remove_live_temporaries();
+    const ssize_t ignored = write(audio::audible_stderr(), failure_text, failure_text_length);
+    (void)ignored;
+    _exit(failure_exit_code.load());
+  }
   if (signal_number.load() == 0) {
     on_signal(number);
     return;
@@ -156,6 +172,26 @@ void keep_a_thread_for_signals() {
     } catch (...) {  // no thread to be had: the held signals wait for the calls, as without it
     }
   });
+}
+
+void end_after_grace_unless_unwound(int exit_code, const std::string& text) {
+  if (signal_number.load() != 0 || failure_armed.load()) return;
+  failure_text_length = std::min(text.size(), sizeof failure_text);
+  std::memcpy(failure_text, text.data(), failure_text_length);
+  if (failure_text_length == sizeof failure_text) failure_text[failure_text_length - 1] = '\n';  // cut, still a line
+  failure_exit_code.store(exit_code);
+  failure_armed.store(true, std::memory_order_release);
+  alarm(grace_seconds);
+}
+
+bool claim_failure_report() {
+  if (!failure_armed.load()) return true;
+  alarm(0);
+  return !failure_taken.exchange(true);
+}
+
+void wait_for_exit() {
+  for (;;) pause();
 }
 
 const Cancellation& interruption() { return signalled; }

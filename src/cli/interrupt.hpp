@@ -1,4 +1,6 @@
 #pragma once
+#include <string>
+
 #include "src/offline/cancellation.hpp"
 
 namespace halo::cli {
@@ -29,6 +31,15 @@ void allow_seconds_to_stop(unsigned seconds);
 // run its handler, so Ctrl-C during a stalled server's start-up still ends halo within its
 // grace. Once per process.
 void keep_a_thread_for_signals();
+// A run whose stage failed while another may be blocked for good (stall_guard, failure_report.hpp):
+// unless main claims the failure within the grace a signal gets, `text` (the whole line, or
+// nothing) is written to stderr, every temporary output file removed, and halo exits with
+// `exit_code`. Once per process; nothing while a signal's grace runs.
+void end_after_grace_unless_unwound(int exit_code, const std::string& text);
+// main, before it says a failure: calls that grace off. False where the grace has ended and
+// its path is saying the failure already: main then says nothing and waits for the exit.
+bool claim_failure_report();
+[[noreturn]] void wait_for_exit();
 const Cancellation& interruption();
 bool interrupted();
 // For main, once an interrupted run has unwound: 128 + the signal's number.

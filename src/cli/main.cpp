@@ -14,6 +14,7 @@
 #include "audio/standard_streams.hpp"
 #include "audio/streamed_output.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/failure_report.hpp"
 #include "src/cli/number_parser.hpp"
 #include "src/engine/registry.hpp"
 #include "src/cli/interrupt.hpp"
@@ -148,23 +149,11 @@ static int run_command(int argc, char** argv) {
     const bool sub = command == "ir" && argc > 2 && (std::string(argv[2]) == "inspect" || std::string(argv[2]) == "fix");
     halo::cli::notice(halo::cli::option_error(sub ? command + " " + argv[2] : command, error.what()));
     return 2;
-  } catch (const halo::audio::ReaderGone&) {
-    return 128 + SIGPIPE;  // quietly, as the ignored signal would have ended it
-  } catch (const std::bad_alloc&) {
-    // What needs less, in the options of the command that ran out.
-    const bool streams_audio = command == "filter" || command == "play" || command == "live";
-    halo::cli::notice(std::string("out of memory: ") + halo::audio::failed_output_note() +
-                      (streams_audio ? " (a shorter mask, fewer channels or a smaller --chunk needs less, and "
-                                       "--engine cpu-partitioned far less for a long mask)"
-                                     : " (a shorter mask needs less)"));
-    return 1;
-  } catch (const std::exception& error) {
-    if (halo::cli::interrupted()) {
-      halo::cli::notice(std::string("interrupted; ") + halo::audio::failed_output_note());
-      return halo::cli::interrupted_exit_code();
-    }
-    halo::cli::notice(error.what());
-    return 1;
+  } catch (...) {  // at run time: one place says it (failure_report.hpp)
+    const halo::cli::FailureReport report = halo::cli::report_of(std::current_exception(), command);
+    if (!halo::cli::claim_failure_report()) halo::cli::wait_for_exit();  // the grace path is saying it
+    if (!report.line.empty()) halo::cli::notice(report.line);
+    return report.exit_code;
   }
 }
 

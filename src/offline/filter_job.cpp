@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
 #include <optional>
@@ -71,6 +72,7 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
   std::optional<EngineChoice> auto_choice;
   if (options.engine == "auto") auto_choice = choose_engine(options.engine, taps, spec, samples);
   StreamOptions stream_options = options.stream;
+  stream_options.measure_input_peak = options.write.norm_peak > 0;
   const bool alone = !auto_choice || auto_choice->takes_over.empty();
   const EngineEntry& entry = engine_entry(auto_choice ? auto_choice->name : options.engine);
   if (alone && entry.parallel_block_frames) {
@@ -131,6 +133,12 @@ FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& 
                                                                  "declares " + std::to_string(declared) + " frames"
                              : reader_.no_frames_message());
   }
+  // --norm's floor: 2^-20 (-120 dB) of the most IN's own peak can reach through the masks. FFT
+  // engines leave rounding of about 1e-7 of that where the exact output is 0. Against full
+  // scale, as it was, a quiet float or 24-bit file filtered exactly had been called rounding
+  // and left unscaled (a QA pass: a -120 dBFS tone).
+  report.norm_noise_reference = static_cast<double>(report.stream.input_peak) * filters::worst_case_gain(masks);
+  writer.set_norm_noise_floor(std::ldexp(report.norm_noise_reference, -20));
   writer.commit([&] { return cancellation.requested(); });
   // --norm converts (and so clips and counts) in commit(): take the counts after it.
   report.stream.clipped_samples = writer.clipped_samples();

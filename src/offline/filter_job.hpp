@@ -32,8 +32,9 @@ struct FilterReport {
   std::string output_note;    // a line the writer has for the user (a WAV written as RF64); may be empty
   double norm_gain = 1;           // with --norm: the gain it applied (linear), after the run
   bool norm_found_silence = false;  // with --norm: the output was silent, nothing scaled
-  bool norm_found_noise = false;    // ... or float32 rounding noise alone (WriteOptions::norm_noise_floor)
+  bool norm_found_noise = false;    // ... or float32 rounding noise alone (Writer::set_norm_noise_floor)
   double norm_noise_peak = 0;       // that noise's peak
+  double norm_noise_reference = 0;  // ... and the level it is measured against: IN's peak x sum |h|
   std::string input_damage;   // with accept_short: the decoding error that ended the input early; else empty
   std::string input_partial_frame_note;  // a raw input's trailing bytes that make no whole frame, said; or empty
   std::int64_t input_streamed_declared_frames = -1;  // a piped WAV/AIFF's header length (Reader), else -1

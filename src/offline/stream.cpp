@@ -72,6 +72,13 @@ class ZeroedSamples {
   std::unique_ptr<float, Free> samples_;
 };
 
+// The largest |x[i]|: one loop the compiler vectorises.
+float peak_of(const float* x, std::size_t count) {
+  float peak = 0;
+  for (std::size_t i = 0; i < count; ++i) peak = std::max(peak, std::fabs(x[i]));
+  return peak;
+}
+
 // One buffer of the pool: `frames` valid frames; for output, frames [first, frames) are kept.
 struct Chunk {
   explicit Chunk(std::size_t samples_count) : samples(samples_count) {}
@@ -85,16 +92,25 @@ struct Chunk {
 // Buffers in flight per direction: one being filled, one queued, one being drained.
 constexpr std::size_t pool_chunks = 3;
 
-// The first error of any stage wins; it closes every queue so the other stages stop.
+// The first error of any stage wins; it closes every queue so the other stages stop, and is
+// told to `on_first` (StreamOptions::on_failure) at once.
 class Failure {
  public:
   template <typename... Queues>
-  void record(std::exception_ptr error, Queues&... queues) {
+  void record(std::exception_ptr error, const std::function<void(std::exception_ptr)>& on_first, Queues&... queues) {
+    bool first = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!error_) error_ = error;
+      if (!error_) {
+        error_ = error;
+        first = true;
+      }
     }
     (queues.close(), ...);
+    if (first && on_first) try {
+        on_first(error);
+      } catch (...) {  // told or not, run() rethrows it once the stages have stopped
+      }
   }
   void rethrow_if_any() {
     if (error_) std::rethrow_exception(error_);
@@ -174,7 +190,7 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
 
   Failure failure;
   auto fail = [&](std::exception_ptr error) {
-    failure.record(error, free_inputs, full_inputs, free_outputs, full_outputs);
+    failure.record(error, options_.on_failure, free_inputs, full_inputs, free_outputs, full_outputs);
   };
   StreamResult result;
   result.declared_frames = reader.declared_frames();
@@ -197,6 +213,8 @@ StreamResult Stream::run(audio::Reader& reader, const EngineSource& engine_sourc
         }
         result.nonfinite_input_samples +=
             (*chunk)->zeros.scan((*chunk)->samples.data(), (*chunk)->frames, channels, mask_frames_);
+        if (options_.measure_input_peak)  // after the scan, which reads NaN and Inf as 0
+          result.input_peak = std::max(result.input_peak, peak_of((*chunk)->samples.data(), (*chunk)->frames * channels));
         result.timings.read_s += seconds_since(start);
         (*chunk)->end = (*chunk)->frames < io_frames;
         if (!full_inputs.push(*chunk) || (*chunk)->end) return;

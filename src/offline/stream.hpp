@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 
@@ -32,6 +33,13 @@ struct StreamOptions {
   float gain = 1.0f;                   // linear, applied before clipping
   bool accept_short = false;           // an input shorter than its header declares: filter what
                                        // there is (the caller warns) instead of failing
+  bool measure_input_peak = false;     // StreamResult::input_peak (--norm's noise floor), a pass over each chunk
+  // Called once, on the stage that failed, as soon as the run's first failure is known, before
+  // the other stages are waited for: one blocked in a read or a write that never returns (a
+  // stalled pipe at the other end) holds run() back until it does, and with it the failure.
+  // The CLI gives the run the grace a signal gets to unwind, then says the failure and exits
+  // (src/cli/interrupt.hpp). Empty: nothing called.
+  std::function<void(std::exception_ptr)> on_failure;
 };
 
 // Memory stays flat whatever the file length and the channel count: every buffer the stream
@@ -72,6 +80,7 @@ struct StreamResult {
   std::uint64_t clipped_samples = 0;           // the writer's (NaN counts as clipped in integer output)
   std::uint64_t dither_held_samples = 0;       // the writer's: carried past full scale by the dither alone
   std::uint64_t nonfinite_input_samples = 0;   // NaN or Inf read, fed to the engine as 0
+  float input_peak = 0;                        // with measure_input_peak: the largest |sample| read (finite)
   std::uint64_t nonfinite_output_samples = 0;  // NaN or Inf results, written as 0 (or clipped)
   StreamTimings timings;
 };

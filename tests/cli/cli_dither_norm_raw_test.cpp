@@ -224,7 +224,9 @@ assert np.max(np.abs(y - x * g)) < 1e-6, np.max(np.abs(y - x * g))
 // Where the exact output is 0 but an FFT engine leaves its float32 rounding (1e-8), --norm leaves
 // that as it is and says so: a mask whose first 1000 taps are 0 on 300 frames (the exact
 // convolution below is 0 everywhere, and cpu, the direct engine, gives 0) had been raised 151 dB
-// to -1 dBFS of noise on cpu-fft (a QA pass). A quiet real signal, -100 dB, is still scaled.
+// to -1 dBFS of noise on cpu-fft (a QA pass). A quiet real signal, -100 dB, is still scaled,
+// and so is a -120 dBFS tone through a low-pass on either engine: the floor is measured from
+// IN's own peak, where from full scale it had called that tone rounding (a QA pass).
 TEST_F(DitherNormRaw, NormLeavesAnFftEnginesRoundingAsItIs) {
   check("h = np.zeros(2000); h[1000] = 0.5; h[1001:] = 0.01 * np.random.default_rng(1).standard_normal(999)\n"
         "sf.write('delay.wav', h.astype(np.float32), 48000, subtype='FLOAT')\n"
@@ -233,6 +235,7 @@ TEST_F(DitherNormRaw, NormLeavesAnFftEnginesRoundingAsItIs) {
         "sf.write('click.wav', x.astype(np.float32), 48000, subtype='FLOAT')\n"
         "t = np.arange(4800) / 48000\n"
         "sf.write('faint.wav', (1e-5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), 48000, subtype='FLOAT')\n"
+        "sf.write('whisper.wav', (1e-6 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), 48000, subtype='FLOAT')\n"
         "open('unit.txt', 'w').write('1\\n')\n");
   const Result noise = halo({"filter", "click.wav", "noise.wav", "--ir", "delay.wav", "--engine", "cpu-fft", "--norm"});
   ASSERT_EQ(noise.exit_code, 0) << last;
@@ -241,6 +244,13 @@ TEST_F(DitherNormRaw, NormLeavesAnFftEnginesRoundingAsItIs) {
   check("y, _ = sf.read('noise.wav', dtype='float64')\nassert np.max(np.abs(y)) < 1e-6, np.max(np.abs(y))\n");
   ASSERT_EQ(halo({"filter", "faint.wav", "faint-n.wav", "--mask", "unit.txt", "--norm", "-q"}).exit_code, 0) << last;
   check("y, _ = sf.read('faint-n.wav', dtype='float64')\nassert abs(20 * np.log10(np.max(np.abs(y))) + 1) < 0.01\n");
+  for (const std::string engine : {"cpu", "cpu-fft"}) {
+    const Result whisper =
+        halo({"filter", "whisper.wav", "whisper-n.wav", "--lowpass", "1k", "--engine", engine, "--norm", "-q"});
+    ASSERT_EQ(whisper.exit_code, 0) << last;
+    EXPECT_EQ(whisper.err.find("rounding"), std::string::npos) << engine << ": " << whisper.err;
+    check("y, _ = sf.read('whisper-n.wav', dtype='float64')\nassert abs(20 * np.log10(np.max(np.abs(y))) + 1) < 0.01\n");
+  }
 }
 
 // The summary says the gain applied: --gain's, or the one --norm found (it had read the same

@@ -86,6 +86,8 @@ bool output_opened(pid_t pid, const std::string& directory) {
 class StalledWriter {
  public:
   StalledWriter(const std::string& fifo, const std::string& bytes) : fd_(open(fifo.c_str(), O_RDWR)) {
+    // Room for them all (a pipe holds 64 KiB unless told): Linux allows 1 MiB unprivileged.
+    if (fd_ >= 0 && bytes.size() > 65536) fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
     if (fd_ < 0 || write(fd_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
       throw std::runtime_error("cannot feed " + fifo);
   }
@@ -187,6 +189,34 @@ TEST(StalledInput, AnInterruptedRunIntoARedirectedFileSaysWhatItLeft) {
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_NE(result.err.find("halo: interrupted; the output streamed so far is incomplete"), std::string::npos)
       << result.err;
+}
+
+// A stage that fails while another is blocked for good: a write past `ulimit -f` while the
+// reader waits on a FIFO whose writer has stalled. The failure had waited, unsaid, until the
+// FIFO brought more or closed (a review); now it is said within the grace a signal gets: one
+// line, exit 1, nothing left beside OUT.
+TEST(StalledInput, AFailedWriteIsSaidWhileTheInputStalls) {
+  TempDir dir;
+  const std::string fifo = dir / "in.fifo", out_dir = dir / "out";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
+  const DirectorySnapshot before(out_dir);
+  // Mono 16-bit, read in chunks of 65536 frames (128 KiB; --chunk 4096 keeps them at their
+  // least): a chunk and a half, so the engine has one chunk to write while the reader is in
+  // the middle of the second.
+  const std::size_t frames = 65536 + 32768;
+  write_sound(dir / "source.wav", random_signal(frames, 22, 0.3f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_PCM_16);
+  StalledWriter writer(fifo, read_bytes(dir / "source.wav").substr(0, 44 + 2 * frames));
+  // ulimit -f counts KiB: less than one chunk of output.
+  Process halo_process({"/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\"", HALO_BINARY, "filter", fifo,
+                        out_dir + "/out.wav", "--lowpass", "1k", "--chunk", "4096", "-q"});
+  const auto [exited, result] = end_within(halo_process, 8s);
+  ASSERT_TRUE(exited) << "halo did not say its failed write within 8 s while its input stalled";
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const auto lines = lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_NE(lines[0].find("halo: " + out_dir + "/out.wav: write failed: File too large"), std::string::npos) << lines[0];
+  EXPECT_TRUE(before.added().empty()) << "left " << joined(before.added());
 }
 
 // An abort halo cannot catch (FFTW asserts when its allocator fails under ulimit -v, a QA pass
