@@ -1,8 +1,9 @@
 // Impulse-response figures: peak, onset, energy, worst-case gain and the Schroeder decay with its
-// T20/T30/EDT fits. Double precision throughout; one pass for the sums, one backward pass for
-// the decay.
+// T20/T30/EDT fits, cut where the decay meets the noise. Double precision throughout; one pass
+// for the sums, Lundeby's rounds over the squared response, one backward pass for the decay.
 #include "filters/ir_analysis.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -22,6 +23,113 @@ constexpr double clip_level = 32767.0 / 32768.0;
 
 double db20(double magnitude) {
   return magnitude > 0 ? 20 * std::log10(magnitude) : -std::numeric_limits<double>::infinity();
+}
+
+double db10(double power) { return power > 0 ? 10 * std::log10(power) : -std::numeric_limits<double>::infinity(); }
+
+// The mean of e[start..].
+double mean_from(const std::vector<double>& e, std::size_t start) {
+  double sum = 0;
+  for (std::size_t i = start; i < e.size(); ++i) sum += e[i];
+  return start < e.size() ? sum / static_cast<double>(e.size() - start) : 0;
+}
+
+// The envelope of e: its mean over intervals of `width` frames, in dB (interval k centred on
+// frame (k + 1/2) width).
+std::vector<double> envelope_db(const std::vector<double>& e, std::size_t width) {
+  std::vector<double> level(e.size() / width);
+  for (std::size_t k = 0; k < level.size(); ++k) {
+    double sum = 0;
+    for (std::size_t i = k * width; i < (k + 1) * width; ++i) sum += e[i];
+    level[k] = db10(sum / static_cast<double>(width));
+  }
+  return level;
+}
+
+struct Line {  // level = a + b t, in dB, t in frames
+  double a = 0, b = 0;
+};
+
+// The least-squares line through the envelope's intervals from the first at or below `upper_db`
+// up to (not including) the first after it below `lower_db`; false where that leaves fewer than
+// two intervals or the line does not fall.
+bool fit_envelope(const std::vector<double>& level, std::size_t width, double lower_db, double upper_db, Line& line) {
+  std::size_t first = 0;
+  while (first < level.size() && level[first] > upper_db) ++first;
+  std::size_t end = first;
+  while (end < level.size() && level[end] >= lower_db) ++end;
+  if (end - first < 2) return false;
+  const double count = static_cast<double>(end - first);
+  double mean_t = 0, mean_y = 0;
+  for (std::size_t k = first; k < end; ++k) {
+    mean_t += (static_cast<double>(k) + 0.5) * static_cast<double>(width);
+    mean_y += level[k];
+  }
+  mean_t /= count;
+  mean_y /= count;
+  double sty = 0, stt = 0;
+  for (std::size_t k = first; k < end; ++k) {
+    const double dt = (static_cast<double>(k) + 0.5) * static_cast<double>(width) - mean_t;
+    sty += dt * (level[k] - mean_y);
+    stt += dt * dt;
+  }
+  if (!(stt > 0) || !(sty < 0)) return false;
+  line.b = sty / stt;
+  line.a = mean_y - line.b * mean_t;
+  return true;
+}
+
+// Where a decay meets its background noise (ISO 3382-1 and 18233 ask that the decay be cut
+// there), by Lundeby's iteration (Lundeby, Vigran, Bietz and Vorlaender, "Uncertainties of
+// measurements in room acoustics", Acustica 81, 1995), on e, the squared response from its
+// onset: the noise is the mean of e's last tenth; a line through e's envelope (10 ms intervals)
+// down to 10 dB above the noise crosses it. Then, until the crossing stays within an interval
+// (at most 10 rounds): intervals of a fifth of the line's time for 10 dB, the noise from 10 dB
+// of the line's decay past the crossing on (at least e's last tenth), the line through the
+// envelope between 5 and 25 dB above that noise, and its crossing.
+struct NoiseCut {
+  std::size_t end;     // frames of the decay: up to the crossing (all of e where none is found)
+  double tail_energy;  // the line's energy past `end`, which the noise hides (0 where none)
+  double noise;        // the noise's mean square (0 where none)
+};
+NoiseCut find_noise_cut(const std::vector<double>& e, double rate) {
+  const std::size_t n = e.size();
+  const NoiseCut none{n, 0.0, 0.0};
+  const std::size_t last_tenth = n - n / 10;
+  double noise = mean_from(e, last_tenth);
+  if (n < 20 || !(noise > 0)) return none;  // too short to tell, or it ends in exact zeros
+  std::size_t width = std::max<std::size_t>(1, std::min(static_cast<std::size_t>(rate / 100), n / 10));
+  Line line;
+  if (!fit_envelope(envelope_db(e, width), width, db10(noise) + 10, std::numeric_limits<double>::infinity(), line))
+    return none;
+  double crossing = (db10(noise) - line.a) / line.b;
+  for (int round = 0; round < 10; ++round) {
+    const double frames_per_10_db = -10 / line.b;
+    width = static_cast<std::size_t>(std::clamp<double>(std::round(frames_per_10_db / 5), 1, static_cast<double>(n / 2)));
+    const double from = std::clamp<double>(std::round(crossing + frames_per_10_db), 0, static_cast<double>(last_tenth));
+    const double next_noise = mean_from(e, static_cast<std::size_t>(from));
+    Line next;
+    if (!(next_noise > 0) ||
+        !fit_envelope(envelope_db(e, width), width, db10(next_noise) + 5, db10(next_noise) + 25, next))
+      break;
+    noise = next_noise;
+    line = next;
+    const double moved = (db10(noise) - line.a) / line.b;
+    const bool settled = std::fabs(moved - crossing) < static_cast<double>(width);
+    crossing = moved;
+    if (settled) break;
+  }
+  const auto end = static_cast<std::size_t>(std::clamp<double>(std::round(crossing), 1, static_cast<double>(n)));
+  // The sum of 10^((a + b t) / 10) over t >= end: the integral of an exponential.
+  const double tail = std::pow(10.0, (line.a + line.b * static_cast<double>(end)) / 10) * 10 / (-line.b * std::log(10.0));
+  return {end, tail, noise};
+}
+
+// reverberation_time over [upper_db, lower_db], where the decay goes decay_margin_db deeper.
+double reverberation_time_if_deep(const IrAnalysis& a, double rate_hz, double upper_db, double lower_db,
+                                  double* slope = nullptr, double* offset = nullptr) {
+  if (a.decay_depth_db() > lower_db - decay_margin_db) return nan;
+  return reverberation_time(a.decay_db, rate_hz, upper_db, lower_db, slope, offset);
 }
 
 }  // namespace
@@ -91,23 +199,29 @@ IrAnalysis analyse_ir(const Mask& mask) {
   }
   a.pre_delay_s = static_cast<double>(a.onset_index) / rate;
 
-  // Backward integration: the energy left at each sample, from the onset on.
-  const std::size_t length = a.frames - a.onset_index;
-  a.decay_db.assign(length, 0.0);
-  double left = 0;
-  for (std::size_t i = length; i-- > 0;) {
+  // Backward integration: the energy left at each sample, from the onset to where the decay
+  // meets the noise, and the decay's own energy past there.
+  std::vector<double> squared(a.frames - a.onset_index);
+  for (std::size_t i = 0; i < squared.size(); ++i) {
     const double h = mask.taps[a.onset_index + i];
-    left += h * h;
+    squared[i] = h * h;
+  }
+  const NoiseCut cut = find_noise_cut(squared, rate);
+  a.noise_dbfs = db10(cut.noise);
+  a.decay_db.assign(cut.end, 0.0);
+  double left = cut.tail_energy;
+  for (std::size_t i = cut.end; i-- > 0;) {
+    left += squared[i];
     a.decay_db[i] = left;
   }
   const double total = a.decay_db.empty() ? 0 : a.decay_db.front();
   for (double& value : a.decay_db)
     value = total > 0 && value > 0 ? 10 * std::log10(value / total) : -std::numeric_limits<double>::infinity();
 
-  a.edt_s = reverberation_time(a.decay_db, rate, 0, -10);
-  a.t20_s = reverberation_time(a.decay_db, rate, -5, -25, &a.fit_slope_db_per_s, &a.fit_offset_db);
+  a.edt_s = reverberation_time_if_deep(a, rate, 0, -10);
+  a.t20_s = reverberation_time_if_deep(a, rate, -5, -25, &a.fit_slope_db_per_s, &a.fit_offset_db);
   double slope = 0, offset = 0;
-  a.t30_s = reverberation_time(a.decay_db, rate, -5, -35, &slope, &offset);
+  a.t30_s = reverberation_time_if_deep(a, rate, -5, -35, &slope, &offset);
   if (!std::isnan(a.t30_s)) {
     a.fit_slope_db_per_s = slope;
     a.fit_offset_db = offset;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "filters/mask.hpp"
@@ -26,11 +27,24 @@ struct IrAnalysis {
   double dc_gain = 0;                // sum h: the response at 0 Hz
   double dc_offset = 0;              // the mean of h
   std::size_t clipped = 0;           // samples at or beyond 16-bit full scale, |h| >= 32767/32768
-  // Schroeder backward integration from the onset: decay_db[i] = 10 log10 of the energy left
-  // after onset + i over the energy after the onset (0 dB at the onset, falling).
+  // The background noise: its mean square in dBFS (10 log10), from the end of the response by
+  // Lundeby's iteration (below); -inf where the response ends in exact zeros, or has no decay
+  // to tell its noise from (then nothing is cut).
+  double noise_dbfs = -std::numeric_limits<double>::infinity();
+  // Schroeder backward integration from the onset, up to where the decay meets that noise:
+  // decay_db[i] = 10 log10 of the energy left after onset + i over the energy after the onset
+  // (0 dB at the onset, falling). Past the cut the decay is the fitted exponential's, whose
+  // energy is added (Lundeby's compensation), so the noise neither lengthens the decay (it had
+  // given T30 3.5 times too long at 60 dB of peak-to-noise, a QA pass) nor is cut off short.
+  // decay_db.size() frames from the onset are the decay; its last value is how deep it goes.
   std::vector<double> decay_db;
+  double decay_depth_db() const {
+    return decay_db.empty() ? 0 : decay_db.back();
+  }
   // Least-squares lines through the decay curve: T20 over -5..-25 dB, T30 over -5..-35 dB,
-  // EDT over 0..-10 dB, each extrapolated to 60 dB of decay (ISO 3382-1).
+  // EDT over 0..-10 dB, each extrapolated to 60 dB of decay (ISO 3382-1); each only where the
+  // decay goes 10 dB deeper than its range's lower end (-35, -45 and -20 dB), as ISO 3382-1
+  // asks of its distance from the noise: else NaN.
   double t20_s = 0;
   double t30_s = 0;
   double edt_s = 0;
@@ -43,6 +57,9 @@ struct IrAnalysis {
 // Analyses one mask (one channel of an IR). Throws filters::Error for an empty mask or a rate
 // that is not above 0.
 IrAnalysis analyse_ir(const Mask& mask);
+
+// The evaluation ranges' margin above how deep the decay goes (ISO 3382-1: 10 dB above the noise).
+constexpr double decay_margin_db = 10;
 
 // The T60 of a decay curve (decay_db sampled at rate_hz, 0 dB first) from a least-squares line
 // over [upper_db, lower_db] (e.g. -5, -25 for T20), or NaN when the curve never falls to

@@ -7,6 +7,7 @@
 #include <cxxopts.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "audio/atomic_file.hpp"
@@ -73,6 +74,23 @@ std::string seconds(double value) {
   return text;
 }
 
+// The background noise and where the decay meets it, with the figures its depth rules out
+// (a T30 of an IR with 60 dB of peak-to-noise had been given 3.5 times too long, a QA pass).
+std::string noise_words(const filters::IrAnalysis& a, double rate) {
+  if (std::isinf(a.noise_dbfs)) return "none found (the response ends in exact zeros, or too short a decay to tell)";
+  char text[200];
+  std::snprintf(text, sizeof text, "%.1f dBFS; the decay meets it %.3f s after the onset, %.1f dB down", a.noise_dbfs,
+                static_cast<double>(a.decay_db.size()) / rate, -a.decay_depth_db());
+  std::string words = text;
+  std::string short_of;
+  for (const auto& [figure, value, lower] : {std::tuple{"EDT", a.edt_s, -10.0}, std::tuple{"T20", a.t20_s, -25.0},
+                                             std::tuple{"T30", a.t30_s, -35.0}})
+    if (std::isnan(value) && a.decay_depth_db() > lower - filters::decay_margin_db)
+      short_of += std::string(short_of.empty() ? "" : ", ") + figure + " needs " +
+                  std::to_string(static_cast<int>(filters::decay_margin_db - lower));
+  return short_of.empty() ? words : words + " (" + short_of + ")";
+}
+
 void print_inspection(const std::string& path, const filters::MaskSet& masks,
                       const std::vector<filters::IrAnalysis>& analyses) {
   const double rate = masks.front().rate_hz;
@@ -97,6 +115,7 @@ void print_inspection(const std::string& path, const filters::MaskSet& masks,
     std::printf("  energy:          %.9g (%.2f dB)\n", a.energy, db10(a.energy));
     std::printf("  decay:           EDT %s, T20 %s, T30 %s (Schroeder, extrapolated to 60 dB)\n",
                 seconds(a.edt_s).c_str(), seconds(a.t20_s).c_str(), seconds(a.t30_s).c_str());
+    if (!a.silent()) std::printf("  noise:           %s\n", noise_words(a, rate).c_str());
     std::printf("  DC:              gain %.6g (%.2f dB), offset %.3g\n", a.dc_gain, db20(std::fabs(a.dc_gain)),
                 a.dc_offset);
     std::printf("  clipped:         %zu %s at or beyond full scale\n", a.clipped, a.clipped == 1 ? "sample" : "samples");
@@ -129,6 +148,9 @@ nlohmann::ordered_json inspection_json(const std::string& path, const filters::M
     c["edt_s"] = number_or_null(a.edt_s);
     c["t20_s"] = number_or_null(a.t20_s);
     c["t30_s"] = number_or_null(a.t30_s);
+    c["noise_dbfs"] = number_or_null(a.noise_dbfs);
+    c["decay_end_s"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(static_cast<double>(a.decay_db.size()) / rate);
+    c["decay_depth_db"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(number_or_null(a.decay_depth_db()));
     c["dc_gain"] = a.dc_gain;
     c["dc_offset"] = a.dc_offset;
     c["clipped"] = a.clipped;

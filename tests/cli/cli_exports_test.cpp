@@ -491,6 +491,49 @@ assert len(decay.findall('.//s:line[@class="fit"]', ns)) == 2
   EXPECT_EQ(check.exit_code, 0) << check.err;
 }
 
+// An IR with a noise floor: the decay is cut where it meets the noise, and its own tail added
+// (Lundeby), so EDT, T20 and T30 stay at the decay's T60 (0.5 s by construction) where the decay
+// clears the noise by their range and 10 dB more (20, 35 and 45 dB, ISO 3382-1), and are null
+// where it does not; the noise is said at its level (the noise added is -60, -50 and -40 dBFS
+// mean square, under a decay whose peak is 0 dBFS). Plain backward integration to the file's end
+// had given T30 1.78 s at -60 dBFS of noise and 7.56 s at -50 (a QA pass).
+TEST(IrInspect, ANoiseFloorNeitherLengthensTheDecayNorPassesForIt) {
+  TempDir dir;
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+rate = 48000
+t = np.arange(2 * rate) / rate
+rng = np.random.default_rng(7)
+for floor in (60, 50, 40):
+    h = rng.standard_normal(t.size) * 10 ** (-3 * t / 0.5)
+    h /= np.abs(h).max()
+    h += rng.standard_normal(t.size) * 10 ** (-floor / 20)
+    sf.write('noise%d.wav' % floor, h, rate, subtype='FLOAT')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  struct Case {
+    int floor_db;
+    bool t20, t30;  // whether the decay clears the noise by 35 and 45 dB
+  };
+  for (const Case& c : {Case{60, true, true}, Case{50, true, false}, Case{40, false, false}}) {
+    const std::string file = dir.path() + "/noise" + std::to_string(c.floor_db) + ".wav";
+    const nlohmann::json j = nlohmann::json::parse(halo_ok({"ir", "inspect", file, "--json"}).out)["channel"][0];
+    EXPECT_NEAR(j["noise_dbfs"].get<double>(), -c.floor_db, 0.5) << file;
+    EXPECT_NEAR(j["edt_s"].get<double>(), 0.5, 0.04) << file;
+    if (c.t20)
+      EXPECT_NEAR(j["t20_s"].get<double>(), 0.5, 0.03) << file;
+    else
+      EXPECT_TRUE(j["t20_s"].is_null()) << file << ": " << j["t20_s"];
+    if (c.t30)
+      EXPECT_NEAR(j["t30_s"].get<double>(), 0.5, 0.03) << file;
+    else
+      EXPECT_TRUE(j["t30_s"].is_null()) << file << ": " << j["t30_s"];
+  }
+  const std::string said = halo_ok({"ir", "inspect", dir.path() + "/noise50.wav"}).out;
+  EXPECT_NE(said.find("  noise:           -50.0 dBFS; the decay meets it "), std::string::npos) << said;
+  EXPECT_NE(said.find(" dB down (T30 needs 45)\n"), std::string::npos) << said;
+}
+
 TEST(IrFix, RemovesTheDelayAndNormalizesThePeak) {
   TempDir dir;
   const std::string out = dir.path() + "/fixed.wav";
