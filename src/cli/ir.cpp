@@ -303,7 +303,7 @@ int fix(int argc, char** argv) {
   options.positional_help("IN OUT");
   options.add_options()
       ("rate", "resample to HZ (libsamplerate, best sinc; the response kept)", cxxopts::value<std::string>(), "HZ")
-      ("minimum-phase", "the minimum-phase IR of the same length and magnitude")
+      ("minimum-phase", "the minimum-phase IR of the same magnitude (channels keep their onsets' spacing)")
       ("remove-delay", "cut what comes before the earliest onset (within 20 dB of the peak)")
       ("trim-silence", "cut leading and trailing samples more than 120 dB below the peak")
       ("fade-out", "a half-cosine fade over the last MS milliseconds", cxxopts::value<std::string>(), "MS")
@@ -367,6 +367,10 @@ int fix(int argc, char** argv) {
       !std::all_of(masks.begin(), masks.end(), silent);
   const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay");
   const bool keep_centred = centred_in && !moved;
+  // Before --rate, which keeps a causal mask's start and a centred one's centre: an IR read from
+  // a sound file, which says neither, had been resampled as centred and written causal, its
+  // start moved by half a new frame at twice the rate (a QA pass).
+  for (filters::Mask& mask : masks) mask.causal = !keep_centred;
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
@@ -386,8 +390,22 @@ int fix(int argc, char** argv) {
     if (std::all_of(masks.begin(), masks.end(), silent))
       throw audio::Error(input + ": " + (masks.size() > 1 ? "every channel is silent: " : "") +
                          "a mask of zeros has no minimum phase");
-    for (filters::Mask& mask : masks) {
-      if (silent(mask)) continue;
+    // Each channel's minimum phase starts at its first tap: the channels' onsets against the
+    // earliest's are put back, so that they keep their timing (it had been dropped, a QA pass:
+    // a stereo IR's channels 201 frames apart came out together). OUT grows by the largest.
+    std::vector<std::size_t> onsets(masks.size(), 0);
+    std::size_t earliest = masks.front().taps.size();
+    for (std::size_t c = 0; c < masks.size(); ++c)
+      if (!silent(masks[c])) earliest = std::min(earliest, onsets[c] = filters::analyse_ir(masks[c]).onset_index);
+    std::size_t latest_shift = 0;
+    for (std::size_t c = 0; c < masks.size(); ++c)
+      if (!silent(masks[c])) latest_shift = std::max(latest_shift, onsets[c] - earliest);
+    for (std::size_t c = 0; c < masks.size(); ++c) {
+      filters::Mask& mask = masks[c];
+      if (silent(mask)) {
+        mask.taps.resize(mask.taps.size() + latest_shift, 0.0f);
+        continue;
+      }
       const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
       std::vector<double> minimum;
       try {
@@ -395,11 +413,16 @@ int fix(int argc, char** argv) {
       } catch (const filters::Error& error) {  // a mask of zeros
         throw audio::Error(input + ": " + error.detail());
       }
-      mask.taps.assign(minimum.begin(), minimum.end());
+      const std::size_t shift = onsets[c] - earliest;
+      mask.taps.assign(shift, 0.0f);
+      mask.taps.insert(mask.taps.end(), minimum.begin(), minimum.end());
+      mask.taps.resize(minimum.size() + latest_shift, 0.0f);
       for (float tap : mask.taps)
         if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
     }
-    done.push_back("minimum phase");
+    done.push_back(latest_shift == 0 ? "minimum phase"
+                                     : "minimum phase, each channel's onset kept against the earliest's (up to " +
+                                           std::to_string(latest_shift) + " frames later)");
   }
   if (parsed.count("remove-delay")) {
     // The earliest onset of all channels: the channels keep their timing against each other.
@@ -422,7 +445,8 @@ int fix(int argc, char** argv) {
   }
   if (fade_ms > 0) {
     const std::size_t frames = masks.front().taps.size();
-    const std::size_t fade = std::min(frames, static_cast<std::size_t>(std::llround(fade_ms / 1000 * rate)));
+    const auto asked = static_cast<std::size_t>(std::llround(fade_ms / 1000 * rate));
+    const std::size_t fade = std::min(frames, asked);
     // Half a cosine from 1 down to (not reaching) 0 over the last `fade` frames: the last
     // sample is scaled by the step before 0, so no sample is lost to an exact zero.
     for (filters::Mask& mask : masks)
@@ -432,7 +456,7 @@ int fix(int argc, char** argv) {
         tap = static_cast<float>(tap * gain);
       }
     done.push_back("faded out over " + std::to_string(fade) + " frames" +
-                   (fade == frames ? " (the whole IR: --fade-out is longer than it)" : ""));
+                   (asked > frames ? " (the whole IR: --fade-out is longer than it)" : fade == frames ? " (the whole IR)" : ""));
   }
   if (normalize.kind != Normalize::Kind::none) {
     double scale = 1;
@@ -457,7 +481,6 @@ int fix(int argc, char** argv) {
     done.push_back(line);
   }
   if (masks.front().taps.empty()) throw audio::Error(input + ": nothing is left of the impulse response");
-  for (filters::Mask& mask : masks) mask.causal = !keep_centred;
   if (keep_centred) done.push_back("kept centred (a linear-phase mask)");
   std::string steps;
   for (const std::string& step : done) steps += (steps.empty() ? "" : ", ") + step;

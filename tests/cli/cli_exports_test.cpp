@@ -588,6 +588,61 @@ assert np.argmax(np.abs(y[:, 0])) < 300  # energy first: no longer the pre-delay
   EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
 }
 
+// --rate keeps a causal IR's start: one tap at frame 100 of 48 kHz lies at frame 200 of 96 kHz
+// and 50 of 24 kHz, the band-limited impulse symmetric about it. A sound file does not say it
+// is causal, and it had been resampled as a centred mask, its peak half a new frame late at
+// 96 kHz, a quarter early at 24 kHz, though OUT said it starts at its first tap (a QA pass).
+TEST(IrFix, ResamplingKeepsACausalImpulseResponsesStart) {
+  TempDir dir;
+  std::vector<float> ir(1000, 0.0f);
+  ir[100] = 0.5f;
+  write_sound(dir / "delta.wav", ir, 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  for (const auto& [rate, at] : std::vector<std::pair<int, std::size_t>>{{96000, 200}, {24000, 50}, {192000, 400}}) {
+    const std::string out = dir / ("d" + std::to_string(rate) + ".wav");
+    halo_ok({"ir", "fix", dir / "delta.wav", out, "--rate", std::to_string(rate), "-q"});
+    const std::vector<float> taps = read_sound(out).samples;
+    const auto peak = std::max_element(taps.begin(), taps.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    ASSERT_EQ(static_cast<std::size_t>(peak - taps.begin()), at) << rate << " Hz";
+    for (std::size_t k = 1; k <= 10; ++k)
+      EXPECT_NEAR(taps[at - k], taps[at + k], 1e-4 * std::fabs(*peak)) << rate << " Hz, " << k << " frames from the peak";
+  }
+}
+
+// --minimum-phase makes each channel start at its first tap; the channels keep their onsets'
+// spacing (a stereo IR's channels 200 frames apart had come out together, a QA pass), and each
+// its magnitude (numpy's FFT of both files).
+TEST(IrFix, MinimumPhaseKeepsTheChannelsOnsetSpacing) {
+  TempDir dir;
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+rate = 48000
+rng = np.random.default_rng(3)
+def decay(pre, t60):
+    t = np.arange(rate - pre) / rate
+    return np.concatenate([np.zeros(pre), rng.standard_normal(rate - pre) * 10 ** (-3 * t / t60)])
+h = np.stack([decay(100, 0.1), decay(300, 0.15)], 1)
+sf.write('st.wav', 0.5 * h / np.abs(h).max(), rate, subtype='FLOAT')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  halo_ok({"ir", "fix", dir / "st.wav", dir / "mp.wav", "--minimum-phase", "-q"});
+  const Result check = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x, _ = sf.read('st.wav'); y, _ = sf.read('mp.wav')
+onset = lambda v: int(np.nonzero(np.abs(v) >= 0.1 * np.abs(v).max())[0][0])
+spacing_in = onset(x[:, 1]) - onset(x[:, 0])
+spacing_out = onset(y[:, 1]) - onset(y[:, 0])
+assert abs(spacing_out - spacing_in) <= 3, (spacing_in, spacing_out)
+assert onset(y[:, 0]) <= 3, onset(y[:, 0])
+assert y.shape[0] == x.shape[0] + spacing_in, (y.shape, spacing_in)
+for c in range(2):
+    a, b = np.abs(np.fft.rfft(x[:, c], 1 << 17)), np.abs(np.fft.rfft(y[:, c], 1 << 17))
+    keep = a > a.max() * 1e-3
+    err = np.max(np.abs(20 * np.log10(b[keep] / a[keep])))
+    assert err < 0.01, (c, err)
+)");
+  EXPECT_EQ(check.exit_code, 0) << check.err << check.out;
+}
+
 // A text IR without a "# rate" line: each command names its own option for the input's rate
 // (ir fix's --rate resamples; it had been named, and then failed the same way).
 TEST(IrRate, AFileWithoutARateNamesTheOptionThatGivesIt) {
