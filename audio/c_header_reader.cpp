@@ -635,10 +635,12 @@ MaskSet parse_header_mask(const std::string& path, const std::string& raw) {
   }
   const double rate = constant_value(path, header, array.name + "_rate_hz");
   const double rate_hz = std::isfinite(rate) && rate > 0 ? rate : 0;
-  const bool causal = constant_value(path, header, array.name + "_causal") == 1;
+  const double causal_given = constant_value(path, header, array.name + "_causal");
+  const bool causal = causal_given == 1;
   for (std::size_t m = 0; m < masks.size(); ++m) {
     masks[m].rate_hz = rate_hz;
     masks[m].causal = causal;
+    masks[m].alignment_stated = causal_given == 0 || causal;
     masks[m].provenance = "file " + path + (masks.size() > 1 ? " ch " + std::to_string(m + 1) : "");
   }
   return masks;

@@ -451,6 +451,7 @@ MaskSet parse_text(const std::string& path, const std::string& text) {
     masks[c].taps = std::move(columns[c]);
     masks[c].rate_hz = rate_hz;
     masks[c].causal = alignment == AlignComment::causal;
+    masks[c].alignment_stated = alignment != AlignComment::none;
     masks[c].provenance = "file " + path;
     if (columns.size() > 1) masks[c].provenance += " column " + std::to_string(c + 1);
   }
@@ -482,6 +483,7 @@ MaskSet parse_raw_f32(const std::string& path, const std::string& bytes) {
 
 // The comment string a sound mask that starts at its first tap carries (Mask::causal).
 constexpr const char* causal_sound_comment = "halo mask: align causal";
+constexpr const char* centred_sound_comment = "halo mask: align same";
 
 // The masks of an open sound file, one per channel: read_sound opens a path, parse_sound bytes
 // (`on_disk`: whether `path` names the file itself, where its header may be read again).
@@ -489,6 +491,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   if (info.channels < 1) throw Error(path + ": no channels");
   const char* comment = sf_get_string(file, SF_STR_COMMENT);
   const bool causal = comment != nullptr && std::strcmp(comment, causal_sound_comment) == 0;
+  const bool stated = causal || (comment != nullptr && std::strcmp(comment, centred_sound_comment) == 0);
 
   // Read to the end rather than trusting info.frames: some codecs only estimate it. (A cut SDS
   // is the other way round: libsndfile counts frames past its end; length.present stops there.)
@@ -525,6 +528,7 @@ MaskSet decode_sound(const std::string& path, SNDFILE* file, const SF_INFO& info
   for (std::size_t c = 0; c < channels; ++c) {
     masks[c].rate_hz = states_its_rate(file, info) ? info.samplerate : 0;  // 0: unknown, as a text mask's
     masks[c].causal = causal;
+    masks[c].alignment_stated = stated;
     masks[c].provenance = "file " + path;
     if (channels > 1) masks[c].provenance += " ch " + std::to_string(c + 1);
     masks[c].taps.resize(frames);
@@ -707,6 +711,7 @@ void write_sound(const std::string& path, const MaskSet& masks, SoundPlan plan, 
   // Before the samples (FLAC takes strings only then). A container without strings (AU, CAF,
   // ...) drops it, and the mask reads back centred, as any sound file's.
   if (masks[0].causal) sf_set_string(file.get(), SF_STR_COMMENT, causal_sound_comment);
+  else if (masks[0].alignment_stated) sf_set_string(file.get(), SF_STR_COMMENT, centred_sound_comment);
 
   const std::size_t frames = masks[0].taps.size();
   std::vector<float> interleaved(frames * masks.size());
@@ -742,6 +747,7 @@ std::string mask_text(const MaskSet& masks) {
   }
   if (masks[0].rate_hz > 0) out += "# rate " + rate_text(masks[0].rate_hz) + "\n";
   if (masks[0].causal) out += "# align causal\n";  // filter aligns it so by default
+  else if (masks[0].alignment_stated) out += "# align same\n";
   char number[32];
   for (std::size_t i = 0; i < masks[0].taps.size(); ++i) {
     for (std::size_t m = 0; m < masks.size(); ++m) {

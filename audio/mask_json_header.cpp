@@ -141,8 +141,8 @@ std::string header_contents(const MaskSet& masks, const std::string& name, const
   }
   std::snprintf(line, sizeof line, "static const unsigned %s_taps = %zu;\n", name.c_str(), taps);
   out += line;
-  if (masks.front().causal) {  // starts at its first tap (a minimum-phase design): filter aligns it so
-    std::snprintf(line, sizeof line, "static const int %s_causal = 1;\n", name.c_str());
+  if (masks.front().causal || masks.front().alignment_stated) {  // 1: starts at its first tap, filter aligns it so
+    std::snprintf(line, sizeof line, "static const int %s_causal = %d;\n", name.c_str(), masks.front().causal ? 1 : 0);
     out += line;
   }
   if (masks.size() > 1) {
@@ -182,6 +182,7 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
   double rate_hz = 0;
   std::string provenance = "file " + path;
   bool causal = false;  // "align": "causal"
+  bool stated = false;  // "align" given
   nlohmann::json coefficients;
   if (document.is_array()) {
     coefficients = document;
@@ -197,6 +198,7 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
       if (!align.is_string() || (align != "causal" && align != "same"))
         throw Error(path + ": \"align\" is neither \"same\" nor \"causal\"");
       causal = align == "causal";
+      stated = true;
     }
   } else {
     throw Error(path + ": no \"coefficients\" list");
@@ -240,6 +242,7 @@ MaskSet parse_json_mask(const std::string& path, const std::string& text) {
   for (Mask& mask : masks) {
     mask.rate_hz = rate_hz;
     mask.causal = causal;
+    mask.alignment_stated = stated;
   }
   return masks;
 }

@@ -16,6 +16,11 @@ struct Mask {
   // whose delay is a few frames), so it is aligned causally by default. Mask files that hold
   // text or halo's JSON and C header carry it ("# align causal"), so a design read back keeps it.
   bool causal = false;
+  // Whether its file said where its delay lies, causal or centred ("# align same", JSON's
+  // "align", a C header's NAME_causal, a sound mask's comment), where `causal` false may else
+  // mean unknown. `ir fix` keeps a centred mask centred by it, and writes it so (a mask it had
+  // kept centred, faded and no longer symmetric, read back as an impulse response: causal).
+  bool alignment_stated = false;
 };
 
 // The most taps a mask holds (2^24, 6 minutes at 48 kHz): every reader refuses more, naming the

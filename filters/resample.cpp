@@ -94,6 +94,7 @@ Mask resample(const Mask& mask, double new_rate_hz) {
   Mask result;
   result.rate_hz = new_rate_hz;
   result.causal = mask.causal;
+  result.alignment_stated = mask.alignment_stated;
   result.taps.assign(frames, 0.0f);
   const double scale = mask.rate_hz / new_rate_hz;
   for (std::size_t i = 0; i < frames && lead + i < static_cast<std::size_t>(data.output_frames_gen); ++i)

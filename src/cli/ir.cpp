@@ -360,17 +360,24 @@ int fix(int argc, char** argv) {
   // neither way) that IN does not say is causal, and that no step below moves in time (minimum
   // phase, a cut before its onset; --trim-silence cuts a symmetric mask's ends alike): that one
   // was centred, and marking OUT causal had delayed --mask's output by (M-1)/2 frames after a
-  // mere --normalize (a QA pass), or after --trim-silence (a review).
-  const bool centred_in =
-      std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
-      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return silent(m) || linear_phase(m); }) &&
-      !std::all_of(masks.begin(), masks.end(), silent);
+  // mere --normalize (a QA pass), or after --trim-silence (a review). Nor one whose file says it
+  // is centred, as OUT then says too: a mask kept centred and faded, no longer symmetric, had
+  // been read back as an impulse response, and a second `ir fix` moved it (a QA pass).
+  const bool stated_centred =
+      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.alignment_stated && !m.causal; });
+  const bool symmetric =
+      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return silent(m) || linear_phase(m); });
+  const bool centred_in = std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
+                          (symmetric || stated_centred) && !std::all_of(masks.begin(), masks.end(), silent);
   const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay");
   const bool keep_centred = centred_in && !moved;
   // Before --rate, which keeps a causal mask's start and a centred one's centre: an IR read from
   // a sound file, which says neither, had been resampled as centred and written causal, its
   // start moved by half a new frame at twice the rate (a QA pass).
-  for (filters::Mask& mask : masks) mask.causal = !keep_centred;
+  for (filters::Mask& mask : masks) {
+    mask.causal = !keep_centred;
+    mask.alignment_stated = true;
+  }
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
@@ -481,7 +488,7 @@ int fix(int argc, char** argv) {
     done.push_back(line);
   }
   if (masks.front().taps.empty()) throw audio::Error(input + ": nothing is left of the impulse response");
-  if (keep_centred) done.push_back("kept centred (a linear-phase mask)");
+  if (keep_centred) done.push_back(symmetric ? "kept centred (IN is a linear-phase mask)" : "kept centred (as IN says)");
   std::string steps;
   for (const std::string& step : done) steps += (steps.empty() ? "" : ", ") + step;
   if (!steps.empty())

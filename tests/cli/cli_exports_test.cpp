@@ -724,6 +724,29 @@ TEST(IrFix, ALinearPhaseMaskStaysCentred) {
   expect_filtered_by_its_taps(dir.path() + "/x.wav", trimmed, Align::same);
 }
 
+// A mask ir fix keeps centred says so in its file, and ir fix and filter read it back centred
+// whatever a step did to its symmetry: faded, a 255-tap low-pass had been written without an
+// alignment, read back by a second `ir fix` as an impulse response (causal), and filter's output
+// with it came 127 frames later than with the first (a QA pass). Each form that carries an
+// alignment: text, JSON, C header, a sound mask's comment.
+TEST(IrFix, AMaskKeptCentredStaysCentredThroughASecondFix) {
+  TempDir dir;
+  halo_ok({"design", "--lowpass", "4k", "--taps", "255", "-o", dir / "lp.wav", "-q"});
+  write_sound(dir / "x.wav", random_signal(3000, 83, 0.4f), 1, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  halo_ok({"ir", "fix", dir / "lp.wav", dir / "faded.txt", "--fade-out", "1", "-q"});
+  const std::vector<float> faded = text_taps(dir / "faded.txt");
+  const std::vector<double> centred = expected_output(read_sound(dir / "x.wav").samples, 1, {faded}, Align::same, false);
+  for (const std::string ext : {".txt", ".json", ".h", ".wav"}) {
+    const std::string once = dir / ("once" + ext), twice = dir / ("twice" + ext);
+    halo_ok({"ir", "fix", dir / "lp.wav", once, "--fade-out", "1", "-q"});
+    halo_ok({"ir", "fix", once, twice, "-q"});
+    for (const std::string& mask : {once, twice}) {
+      halo_ok({"filter", dir / "x.wav", dir / "y.wav", "--mask", mask, "-q"});
+      EXPECT_LE(relative_error(read_sound(dir / "y.wav").samples, centred), 1e-6) << mask;
+    }
+  }
+}
+
 // An impulse response applies causally (--ir), and so does every mask design and ir fix make
 // of one: their files say "causal", so --mask reads them back as --ir applies the IR (design
 // --ir had written them centred, the output (M-1)/2 frames early: a QA pass).
