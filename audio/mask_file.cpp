@@ -923,7 +923,7 @@ bool keeps_alignment(const std::string& path) {
   filters::Mask one;
   one.taps = {0.5f};
   one.rate_hz = 48000;
-  one.causal = true;
+  one.causal = true;  // a statement of either kind is a comment: one is kept where the other is
   const MaskSet set = {one};
   try {
     return parse_sound(path, sound_in_memory(path, set, plan_sound(path, set), "a mask")).front().causal;

@@ -7,6 +7,14 @@
 
 namespace halo::filters {
 
+// What became of the search for a response's background noise (IrAnalysis::noise_dbfs).
+enum class NoiseFloor {
+  measured,     // found, and the decay cut where it meets it
+  exact_zeros,  // the response ends in exact zeros: no noise to cut at
+  too_short,    // fewer than 20 frames from the onset: too short a decay to tell
+  no_decay,     // the response never rises 10 dB above its noise: no decay to measure
+};
+
 // What `halo ir inspect` says about one channel of an impulse response. Times are in seconds at
 // the mask's rate (rate_hz > 0 is required); levels in dB are relative to full scale (1.0) unless
 // named otherwise. A figure that does not exist (a decay that never falls 25 dB) is NaN.
@@ -28,9 +36,9 @@ struct IrAnalysis {
   double dc_offset = 0;              // the mean of h
   std::size_t clipped = 0;           // samples at or beyond 16-bit full scale, |h| >= 32767/32768
   // The background noise: its mean square in dBFS (10 log10), from the end of the response by
-  // Lundeby's iteration (below); -inf where the response ends in exact zeros, or has no decay
-  // to tell its noise from (then nothing is cut).
+  // Lundeby's iteration (analyse_ir); -inf where there is none to tell (noise_floor says why).
   double noise_dbfs = -std::numeric_limits<double>::infinity();
+  NoiseFloor noise_floor = NoiseFloor::too_short;
   // Schroeder backward integration from the onset, up to where the decay meets that noise:
   // decay_db[i] = 10 log10 of the energy left after onset + i over the energy after the onset
   // (0 dB at the onset, falling). Past the cut the decay is the fitted exponential's, whose
@@ -53,6 +61,13 @@ struct IrAnalysis {
   double fit_slope_db_per_s = 0;
   double fit_offset_db = 0;
 };
+
+// The onset of one channel: its first sample within 20 dB of its peak (0 for a silent one).
+std::size_t onset_index(const Mask& mask);
+
+// Levels in dB of an amplitude (20 log10) and of a power (10 log10); -inf for 0.
+double db20(double magnitude);
+double db10(double power);
 
 // Analyses one mask (one channel of an IR). Throws filters::Error for an empty mask or a rate
 // that is not above 0.

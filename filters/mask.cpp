@@ -21,6 +21,21 @@ std::string mask_set_source(const MaskSet& masks) {
   return source;
 }
 
+bool linear_phase(const Mask& mask) {
+  const std::vector<float>& h = mask.taps;
+  double largest = 0;
+  for (float tap : h) largest = std::max(largest, std::fabs(static_cast<double>(tap)));
+  if (h.size() < 2 || largest == 0) return false;
+  const double slack = 1e-6 * largest;
+  bool symmetric = true, antisymmetric = true;
+  for (std::size_t k = 0; k < h.size() / 2; ++k) {
+    const double a = h[k], b = h[h.size() - 1 - k];
+    symmetric = symmetric && std::fabs(a - b) <= slack;
+    antisymmetric = antisymmetric && std::fabs(a + b) <= slack;
+  }
+  return symmetric || antisymmetric;
+}
+
 double worst_case_gain(const Mask& mask) {
   double sum = 0;
   for (const float tap : mask.taps) sum += std::fabs(static_cast<double>(tap));

@@ -36,6 +36,10 @@ std::string mask_set_source(const MaskSet& masks);
 
 // sum |h|: the largest |output| a full-scale input (within [-1, 1]) can give through the mask;
 // for a set, that of its loudest mask.
+// Symmetric or antisymmetric taps (types I to IV linear phase), within float rounding of the
+// largest: a designed mask, not a measured response. False for one tap or none above 0.
+bool linear_phase(const Mask& mask);
+
 double worst_case_gain(const Mask& mask);
 double worst_case_gain(const MaskSet& masks);
 

@@ -193,10 +193,18 @@ std::vector<std::string> design_output_files(const DesignOutputs& outputs, std::
 std::string alignment_lost_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks) {
   const bool a_mask_file = format == audio::ExportFormat::mask_file || format == audio::ExportFormat::f32 ||
                            format == audio::ExportFormat::wav;  // JSON and headers keep it; sox's export warns itself
-  if (path == "-" || masks.empty() || !masks.front().causal || !a_mask_file || audio::keeps_alignment(path)) return {};
-  return path + " holds no alignment: --mask reads it back centred, and filter's output with it would come " +
-         std::to_string((masks.front().taps.size() - 1) / 2) +
-         " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";
+  if (path == "-" || masks.empty() || !a_mask_file) return {};
+  if (masks.front().causal && !audio::keeps_alignment(path))
+    return path + " holds no alignment: --mask reads it back centred, and filter's output with it would come " +
+           std::to_string((masks.front().taps.size() - 1) / 2) +
+           " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";
+  // A centred statement (ir fix's, of a mask made asymmetric): --mask reads any such file back
+  // centred, but ir fix would read it back as an impulse response, causal.
+  const bool asymmetric = std::any_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return !filters::linear_phase(m); });
+  if (masks.front().alignment_stated && !masks.front().causal && asymmetric && !audio::keeps_alignment(path))
+    return path + " holds no alignment: ir fix would read it back as an impulse response, causal (write .txt, "
+                  ".json, .h or .wav, which keep it)";
+  return {};
 }
 
 std::string sox_delay_warning(const std::string& path, audio::ExportFormat format, const filters::MaskSet& masks,

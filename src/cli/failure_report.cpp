@@ -23,7 +23,9 @@ FailureReport report_of(std::exception_ptr error, const std::string& command) {
                                     "--engine cpu-partitioned far less for a long mask)"
                                   : " (a shorter mask needs less)")};
   } catch (const std::exception& failure) {
-    if (interrupted()) return {interrupted_exit_code(), std::string("interrupted; ") + audio::failed_output_note()};
+    // No side effect here (stall_guard calls this on a stage's thread): main calls the signal's
+    // grace off when it claims the report.
+    if (interrupted()) return {signal_exit_code(), std::string("interrupted; ") + audio::failed_output_note()};
     return {1, failure.what()};
   } catch (...) {
     return {1, "failed for a reason it cannot name"};

@@ -32,6 +32,8 @@ std::size_t failure_text_length = 0;
 std::atomic<int> failure_exit_code{1};
 std::atomic<bool> failure_armed{false};
 std::atomic<bool> failure_taken{false};
+std::atomic<bool> failure_arming{false};  // one caller fills failure_text, ever
+static_assert(std::atomic<bool>::is_always_lock_free, "read from a signal handler");
 
 // A second signal this soon after the first is the same one delivered twice (`timeout` sends
 // its signal to halo and then to halo's process group; a QA pass lost live's summary to it),
@@ -175,7 +177,8 @@ void keep_a_thread_for_signals() {
 }
 
 void end_after_grace_unless_unwound(int exit_code, const std::string& text) {
-  if (signal_number.load() != 0 || failure_armed.load()) return;
+  bool first = false;
+  if (signal_number.load() != 0 || !failure_arming.compare_exchange_strong(first, true)) return;
   failure_text_length = std::min(text.size(), sizeof failure_text);
   std::memcpy(failure_text, text.data(), failure_text_length);
   if (failure_text_length == sizeof failure_text) failure_text[failure_text_length - 1] = '\n';  // cut, still a line
@@ -185,7 +188,10 @@ void end_after_grace_unless_unwound(int exit_code, const std::string& text) {
 }
 
 bool claim_failure_report() {
-  if (!failure_armed.load()) return true;
+  if (!failure_armed.load()) {
+    if (signal_number.load() != 0) alarm(0);  // unwound in time: the signal path need not step in
+    return true;
+  }
   alarm(0);
   return !failure_taken.exchange(true);
 }
@@ -196,6 +202,8 @@ void wait_for_exit() {
 
 const Cancellation& interruption() { return signalled; }
 bool interrupted() { return signalled.requested(); }
+
+int signal_exit_code() { return 128 + signal_number.load(); }
 
 int interrupted_exit_code() {
   alarm(0);  // unwound in time: the signal path need not step in

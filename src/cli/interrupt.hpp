@@ -36,13 +36,16 @@ void keep_a_thread_for_signals();
 // nothing) is written to stderr, every temporary output file removed, and halo exits with
 // `exit_code`. Once per process; nothing while a signal's grace runs.
 void end_after_grace_unless_unwound(int exit_code, const std::string& text);
-// main, before it says a failure: calls that grace off. False where the grace has ended and
-// its path is saying the failure already: main then says nothing and waits for the exit.
+// main, before it says a failure: calls that grace off, or a signal's (the run unwound in time).
+// False where a failure's grace has ended and its path is saying the failure already: main then
+// says nothing and waits for the exit.
 bool claim_failure_report();
 [[noreturn]] void wait_for_exit();
 const Cancellation& interruption();
 bool interrupted();
 // For main, once an interrupted run has unwound: 128 + the signal's number.
 int interrupted_exit_code();
+// 128 + the signal's number, calling no grace off (any thread).
+int signal_exit_code();
 
 }  // namespace halo::cli

@@ -37,8 +37,8 @@ constexpr double pi = 3.14159265358979323846;
 // dither, and far under anything a room measurement resolves.
 constexpr double silence_below_peak_db = 120;
 
-double db20(double value) { return value > 0 ? 20 * std::log10(value) : -INFINITY; }
-double db10(double value) { return value > 0 ? 10 * std::log10(value) : -INFINITY; }
+using filters::db10;
+using filters::db20;
 
 // JSON has no NaN or infinity: null stands for "does not exist".
 nlohmann::json number_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
@@ -77,8 +77,16 @@ std::string seconds(double value) {
 // The background noise and where the decay meets it, with the figures its depth rules out
 // (a T30 of an IR with 60 dB of peak-to-noise had been given 3.5 times too long, a QA pass).
 std::string noise_words(const filters::IrAnalysis& a, double rate) {
-  if (std::isinf(a.noise_dbfs)) return "none found (the response ends in exact zeros, or too short a decay to tell)";
   char text[200];
+  switch (a.noise_floor) {
+    case filters::NoiseFloor::exact_zeros: return "none: the response ends in exact zeros";
+    case filters::NoiseFloor::too_short: return "not measured: fewer than 20 frames from the onset";
+    case filters::NoiseFloor::no_decay:
+      std::snprintf(text, sizeof text, "%.1f dBFS, and the response never rises 10 dB above it: no decay to measure",
+                    a.noise_dbfs);
+      return text;
+    case filters::NoiseFloor::measured: break;
+  }
   std::snprintf(text, sizeof text, "%.1f dBFS; the decay meets it %.3f s after the onset, %.1f dB down", a.noise_dbfs,
                 static_cast<double>(a.decay_db.size()) / rate, -a.decay_depth_db());
   std::string words = text;
@@ -269,21 +277,13 @@ bool silent(const filters::Mask& mask) {
   return std::all_of(mask.taps.begin(), mask.taps.end(), [](float tap) { return tap == 0.0f; });
 }
 
-// Symmetric or antisymmetric taps (types I to IV linear phase), within float rounding of the
-// largest: a designed mask, not a measured response.
-bool linear_phase(const filters::Mask& mask) {
-  const std::vector<float>& h = mask.taps;
-  double largest = 0;
-  for (float tap : h) largest = std::max(largest, std::fabs(static_cast<double>(tap)));
-  if (h.size() < 2 || largest == 0) return false;
-  const double slack = 1e-6 * largest;
-  bool symmetric = true, antisymmetric = true;
-  for (std::size_t k = 0; k < h.size() / 2; ++k) {
-    const double a = h[k], b = h[h.size() - 1 - k];
-    symmetric = symmetric && std::fabs(a - b) <= slack;
-    antisymmetric = antisymmetric && std::fabs(a + b) <= slack;
-  }
-  return symmetric || antisymmetric;
+// The earliest onset of the channels that are not silent (a silent one has none: its frame 0
+// had kept every frame, a QA pass); 0 where every channel is silent.
+std::size_t earliest_onset(const filters::MaskSet& masks) {
+  std::size_t earliest = masks.front().taps.size();
+  for (const filters::Mask& mask : masks)
+    if (!silent(mask)) earliest = std::min(earliest, filters::onset_index(mask));
+  return earliest == masks.front().taps.size() ? 0 : earliest;
 }
 
 double loudest_peak(const filters::MaskSet& masks) {
@@ -366,7 +366,7 @@ int fix(int argc, char** argv) {
   const bool stated_centred =
       std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.alignment_stated && !m.causal; });
   const bool symmetric =
-      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return silent(m) || linear_phase(m); });
+      std::all_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return silent(m) || filters::linear_phase(m); });
   const bool centred_in = std::none_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return m.causal; }) &&
                           (symmetric || stated_centred) && !std::all_of(masks.begin(), masks.end(), silent);
   const bool moved = parsed.count("minimum-phase") || parsed.count("remove-delay");
@@ -374,10 +374,7 @@ int fix(int argc, char** argv) {
   // Before --rate, which keeps a causal mask's start and a centred one's centre: an IR read from
   // a sound file, which says neither, had been resampled as centred and written causal, its
   // start moved by half a new frame at twice the rate (a QA pass).
-  for (filters::Mask& mask : masks) {
-    mask.causal = !keep_centred;
-    mask.alignment_stated = true;
-  }
+  for (filters::Mask& mask : masks) mask.causal = !keep_centred;
   std::vector<std::string> done;
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
@@ -397,47 +394,50 @@ int fix(int argc, char** argv) {
     if (std::all_of(masks.begin(), masks.end(), silent))
       throw audio::Error(input + ": " + (masks.size() > 1 ? "every channel is silent: " : "") +
                          "a mask of zeros has no minimum phase");
-    // Each channel's minimum phase starts at its first tap: the channels' onsets against the
-    // earliest's are put back, so that they keep their timing (it had been dropped, a QA pass:
-    // a stereo IR's channels 201 frames apart came out together). OUT grows by the largest.
-    std::vector<std::size_t> onsets(masks.size(), 0);
-    std::size_t earliest = masks.front().taps.size();
-    for (std::size_t c = 0; c < masks.size(); ++c)
-      if (!silent(masks[c])) earliest = std::min(earliest, onsets[c] = filters::analyse_ir(masks[c]).onset_index);
-    std::size_t latest_shift = 0;
-    for (std::size_t c = 0; c < masks.size(); ++c)
-      if (!silent(masks[c])) latest_shift = std::max(latest_shift, onsets[c] - earliest);
+    // Each channel's minimum phase starts at its first tap: the channels' onsets are put back at
+    // their spacing, so that they keep their timing (it had been dropped, a QA pass: a stereo
+    // IR's channels 201 frames apart came out together), each result shifted so that its own
+    // onset lands there. OUT grows by the largest shift.
+    const std::size_t earliest = earliest_onset(masks);
+    std::vector<filters::Mask> minimum(masks.size());
+    std::vector<std::size_t> spacing(masks.size(), 0), lead(masks.size(), 0);  // IN's onset after the earliest; the result's
+    std::size_t start = 0;  // where the earliest onset lands: after every result's own lead
     for (std::size_t c = 0; c < masks.size(); ++c) {
-      filters::Mask& mask = masks[c];
-      if (silent(mask)) {
-        mask.taps.resize(mask.taps.size() + latest_shift, 0.0f);
-        continue;
-      }
-      const std::vector<double> taps(mask.taps.begin(), mask.taps.end());
-      std::vector<double> minimum;
+      if (silent(masks[c])) continue;
       try {
-        minimum = filters::minimum_phase(taps);
+        const std::vector<double> taps = filters::minimum_phase(std::vector<double>(masks[c].taps.begin(), masks[c].taps.end()));
+        minimum[c].taps.assign(taps.begin(), taps.end());
       } catch (const filters::Error& error) {  // a mask of zeros
         throw audio::Error(input + ": " + error.detail());
       }
-      const std::size_t shift = onsets[c] - earliest;
-      mask.taps.assign(shift, 0.0f);
-      mask.taps.insert(mask.taps.end(), minimum.begin(), minimum.end());
-      mask.taps.resize(minimum.size() + latest_shift, 0.0f);
+      spacing[c] = filters::onset_index(masks[c]) - earliest;
+      lead[c] = filters::onset_index(minimum[c]);
+      if (lead[c] > spacing[c]) start = std::max(start, lead[c] - spacing[c]);
+    }
+    std::vector<std::size_t> shifts(masks.size(), 0);
+    for (std::size_t c = 0; c < masks.size(); ++c)
+      if (!silent(masks[c])) shifts[c] = start + spacing[c] - lead[c];
+    const std::size_t latest_shift = *std::max_element(shifts.begin(), shifts.end());
+    const std::size_t length = masks.front().taps.size() + latest_shift;
+    for (std::size_t c = 0; c < masks.size(); ++c) {
+      filters::Mask& mask = masks[c];
+      if (silent(mask)) {
+        mask.taps.resize(length, 0.0f);
+        continue;
+      }
+      mask.taps.assign(shifts[c], 0.0f);
+      mask.taps.insert(mask.taps.end(), minimum[c].taps.begin(), minimum[c].taps.end());
+      mask.taps.resize(length, 0.0f);
       for (float tap : mask.taps)
         if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
     }
     done.push_back(latest_shift == 0 ? "minimum phase"
-                                     : "minimum phase, each channel's onset kept against the earliest's (up to " +
-                                           std::to_string(latest_shift) + " frames later)");
+                                     : "minimum phase, the channels' onsets kept at their spacing (" +
+                                           std::to_string(latest_shift) + " frames added)");
   }
   if (parsed.count("remove-delay")) {
     // The earliest onset of all channels: the channels keep their timing against each other.
-    std::size_t onset = masks.front().taps.size();
-    // A silent channel has no onset (its analysis says frame 0, which had kept every frame).
-    for (const filters::Mask& mask : masks)
-      if (const filters::IrAnalysis a = filters::analyse_ir(mask); !a.silent()) onset = std::min(onset, a.onset_index);
-    if (onset == masks.front().taps.size()) onset = 0;  // every channel silent: nothing to remove
+    const std::size_t onset = earliest_onset(masks);
     keep_frames(masks, onset, masks.front().taps.size());
     done.push_back("removed " + std::to_string(onset) + " frames of pre-delay");
   }
@@ -488,6 +488,12 @@ int fix(int argc, char** argv) {
     done.push_back(line);
   }
   if (masks.front().taps.empty()) throw audio::Error(input + ": nothing is left of the impulse response");
+  // A centred mask no longer symmetric (faded) says it is centred: read back, it would be taken
+  // for an impulse response. A symmetric one is read back centred as it is.
+  const bool say_centred = keep_centred && std::any_of(masks.begin(), masks.end(), [](const filters::Mask& m) {
+                             return !silent(m) && !filters::linear_phase(m);
+                           });
+  for (filters::Mask& mask : masks) mask.alignment_stated = mask.causal || say_centred;
   if (keep_centred) done.push_back(symmetric ? "kept centred (IN is a linear-phase mask)" : "kept centred (as IN says)");
   std::string steps;
   for (const std::string& step : done) steps += (steps.empty() ? "" : ", ") + step;

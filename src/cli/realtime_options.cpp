@@ -195,7 +195,7 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
   std::snprintf(line, sizeof line,
                 "underruns %llu (halo's own: %s), overruns %llu; host xruns %llu (flagged by the "
                 "device or server); %llu %s short on the host's account (flagged, %llu of them 1-%d periods "
-                "late%s); %llu frames short in all; %llu periods",
+                "late%s); %llu frames short in all; %llu callbacks",
                 static_cast<unsigned long long>(r.underruns), live ? "the worker was late" : "the worker, or play's reader, was late",
                 static_cast<unsigned long long>(r.overruns),
                 static_cast<unsigned long long>(r.host_xruns), static_cast<unsigned long long>(r.host_underruns),
@@ -224,10 +224,15 @@ void print_session_report(const realtime::SessionReport& r, const std::string& w
                 1e3 * static_cast<double>(r.added_latency_frames) / r.rate_hz, r.added_latency_note.c_str(), mask_delay,
                 silent_start);
   notice(line);
+  // live on JACK with --frames above the server's buffer: the worker's blocks are the server's.
+  char blocks[96] = "";
+  if (r.mean_block_frames + 0.5 < static_cast<double>(r.period_frames))
+    std::snprintf(blocks, sizeof blocks, ", a block's time: %.0f frames on average, as the server brings them",
+                  r.mean_block_frames);
   std::snprintf(line, sizeof line,
-                "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline "
+                "worker period: p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, worst %.3f ms against a %.3f ms deadline%s "
                 "(%llu of %llu late); realtime priority: %s; memory locked: %s; CPU: %s",
-                r.p50_us / 1e3, r.p99_us / 1e3, r.p999_us / 1e3, r.worst_us / 1e3, r.deadline_us / 1e3,
+                r.p50_us / 1e3, r.p99_us / 1e3, r.p999_us / 1e3, r.worst_us / 1e3, r.deadline_us / 1e3, blocks,
                 static_cast<unsigned long long>(r.late_periods), static_cast<unsigned long long>(r.periods),
                 r.realtime.c_str(), r.memory_locked.c_str(), r.worker_cpu.c_str());
   notice(line);

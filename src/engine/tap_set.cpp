@@ -35,15 +35,17 @@ TapSet TapSet::from_masks(const filters::MaskSet& masks, int channels) {
     // Named by where it came from ("file ir.wav"): the caller names the audio.
     const std::string source = filters::mask_set_source(masks);
     // One tap a channel: a single line of numbers, read as columns (a CSV row of 1024 taps had
-    // been "1024 channels" with no word of why, a QA pass). A mono IN with a stereo IR (a
-    // reverb): IN made stereo first.
+    // been "1024 channels" with no word of why, a QA pass). Mono audio with a stereo IR (a
+    // reverb): a file made stereo first, or live given --channels (it had been told of an IN it
+    // does not have, a QA pass).
     const bool one_row = masks.front().taps.size() == 1 && masks.size() > 2;
     // (A MAT-file's column of taps reads the same way: libsndfile takes a row a channel.)
     const std::string advice = one_row ? ": a single line of numbers is one tap per channel; write one tap per line "
                                          "(in a MAT-file, a row is a channel: save the taps as one row)"
-                               : channels == 1 ? ": give one mask, or make IN " + std::to_string(masks.size()) +
-                                                     " channels first (sox IN -c " + std::to_string(masks.size()) +
-                                                     " OUT, or remix)"
+                               : channels == 1 ? ": give one mask, or audio of " + std::to_string(masks.size()) +
+                                                     " channels (a file made so first: sox IN -c " +
+                                                     std::to_string(masks.size()) + " OUT, or remix; live: --channels " +
+                                                     std::to_string(masks.size()) + ")"
                                                : ": give one mask, or one per channel";
     throw Error("the mask" + (source.empty() ? "" : " (" + source + ")") + " has " + std::to_string(masks.size()) +
                 " channels but the audio has " + std::to_string(channels) + advice);

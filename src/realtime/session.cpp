@@ -332,7 +332,7 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
   slot_ = std::make_unique<EngineSlot>(channels_, period,
                                        std::max<std::size_t>(1, static_cast<std::size_t>(options_.fade_ms * rate_hz_ / 1000.0)));
   if (slot_->offer(std::move(first)) != nullptr) throw Error("internal: the slot refused the first voice");
-  stats_ = std::make_unique<PeriodStats>(1e6 * static_cast<double>(period) / rate_hz_);
+  stats_ = std::make_unique<PeriodStats>(1e6 * static_cast<double>(period) / rate_hz_, period);
   if (options_.live) {
     // Room for a host that calls back a whole period of its own at once (JACK up to 4096
     // frames, --frames 64: callback.hpp's runs), in and out, with a lead of that length.
@@ -659,7 +659,9 @@ SessionReport Session::report() const {
   }
   report.output_latency_s = stream_->output_latency_s();
   report.input_latency_s = options_.live ? stream_->input_latency_s() : 0;
-  report.deadline_us = stats_->deadline_us();
+  report.deadline_us = stats_->mean_block_deadline_us();
+  report.mean_block_frames = stats_->mean_block_frames();
+  report.period_frames = options_.period_frames;
   report.p50_us = stats_->percentile_us(0.5);
   report.p99_us = stats_->percentile_us(0.99);
   report.p999_us = stats_->percentile_us(0.999);

@@ -82,7 +82,9 @@ struct SessionReport {
   std::string silent_start_note;
   std::uint64_t nonfinite_input_samples = 0;  // NaN or Inf in the input, filtered as 0
   std::uint64_t over_full_scale_samples = 0;  // output samples past full scale (the device clips them)
-  double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;
+  double deadline_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, worst_us = 0;  // deadline: the mean block's time
+  double mean_block_frames = 0;  // the worker's blocks: periods, or the server's smaller buffers (live on JACK)
+  std::size_t period_frames = 0;  // SessionOptions::period_frames
   std::uint64_t periods = 0, late_periods = 0;
   std::string realtime;            // "yes (SCHED_FIFO 60)" or "no (reason)"
   std::string memory_locked;       // "yes" or "no (reason)" (memory_lock.hpp)

@@ -281,7 +281,8 @@ std::size_t Worker::step() noexcept {
     const Status status = slot_.process(in_block_.data(), out_block_.data(), frames);
     clock_gettime(CLOCK_MONOTONIC, &finish);
     stats_.record(static_cast<double>(finish.tv_sec - begin.tv_sec) * 1e6 +
-                  static_cast<double>(finish.tv_nsec - begin.tv_nsec) / 1e3);
+                      static_cast<double>(finish.tv_nsec - begin.tv_nsec) / 1e3,
+                  frames);
     if (status != Status::ok) {
       failed_.store(true, std::memory_order_release);
       break;

@@ -509,6 +509,9 @@ for floor in (60, 50, 40):
     h /= np.abs(h).max()
     h += rng.standard_normal(t.size) * 10 ** (-floor / 20)
     sf.write('noise%d.wav' % floor, h, rate, subtype='FLOAT')
+    if floor == 60:  # and padded with exact zeros, as a power-of-two length or a shift leaves it
+        sf.write('padded60.wav', np.concatenate([h, np.zeros(rate // 2)]), rate, subtype='FLOAT')
+sf.write('hiss.wav', 0.01 * rng.standard_normal(rate), rate, subtype='FLOAT')  # no decay at all
 )");
   ASSERT_EQ(made.exit_code, 0) << made.err;
   struct Case {
@@ -529,6 +532,15 @@ for floor in (60, 50, 40):
     else
       EXPECT_TRUE(j["t30_s"].is_null()) << file << ": " << j["t30_s"];
   }
+  // Zeros after the noise are no noise: the decay is cut where it meets the noise before them
+  // (they had hidden it: a review).
+  const nlohmann::json padded = nlohmann::json::parse(halo_ok({"ir", "inspect", dir / "padded60.wav", "--json"}).out)["channel"][0];
+  EXPECT_NEAR(padded["noise_dbfs"].get<double>(), -60, 0.5);
+  EXPECT_NEAR(padded["t30_s"].get<double>(), 0.5, 0.03);
+  // Noise alone has no decay: no figure (its Schroeder curve had given one).
+  const nlohmann::json hiss = nlohmann::json::parse(halo_ok({"ir", "inspect", dir / "hiss.wav", "--json"}).out)["channel"][0];
+  for (const char* figure : {"edt_s", "t20_s", "t30_s"}) EXPECT_TRUE(hiss[figure].is_null()) << figure << ": " << hiss[figure];
+  EXPECT_NE(halo_ok({"ir", "inspect", dir / "hiss.wav"}).out.find("no decay to measure"), std::string::npos);
   const std::string said = halo_ok({"ir", "inspect", dir.path() + "/noise50.wav"}).out;
   EXPECT_NE(said.find("  noise:           -50.0 dBFS; the decay meets it "), std::string::npos) << said;
   EXPECT_NE(said.find(" dB down (T30 needs 45)\n"), std::string::npos) << said;

@@ -132,7 +132,8 @@ TEST(Messages, AMaskOfTheWrongChannelCountIsNamed) {
   write_sound(dir / "ir2.wav", random_signal(16 * 2, 67, 0.3f), 2, 48000, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
   const Result mono = halo({"filter", dir / "mono.wav", dir / "out.wav", "--ir", dir / "ir2.wav"});
   EXPECT_EQ(mono.exit_code, 1);
-  EXPECT_NE(mono.err.find("has 2 channels but the audio has 1: give one mask, or make IN 2 channels first (sox IN -c 2"),
+  EXPECT_NE(mono.err.find("has 2 channels but the audio has 1: give one mask, or audio of 2 channels (a file made so "
+                          "first: sox IN -c 2 OUT, or remix; live: --channels 2)"),
             std::string::npos)
       << mono.err;
   write_bytes(dir / "row.txt", "0.1, 0.2, 0.4, 0.2, 0.1\n");

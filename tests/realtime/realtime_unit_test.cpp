@@ -98,6 +98,20 @@ TEST(PeriodStats, PercentilesAndWorst) {
   EXPECT_NEAR(stats.worst_us(), 2000.0, 1e-6);
 }
 
+// A block shorter than the period (live on JACK with --frames above the server's buffer) is
+// late past its own time, not the period's: 256-frame blocks had been judged against a
+// 2048-frame period's 42.7 ms (a QA pass).
+TEST(PeriodStats, ABlockIsLatePastItsOwnTime) {
+  PeriodStats stats(2048.0, 64);  // 64 frames in 2048 us: 32 us a frame
+  stats.record(600.0, 16);        // 16 frames have 512 us: late
+  stats.record(600.0, 64);        // a whole period: in time
+  stats.record(600.0);            // 0 frames: a whole period
+  EXPECT_EQ(stats.periods(), 3u);
+  EXPECT_EQ(stats.late_periods(), 1u);
+  EXPECT_NEAR(stats.mean_block_frames(), 48.0, 1e-12);
+  EXPECT_NEAR(stats.mean_block_deadline_us(), 1536.0, 1e-9);
+}
+
 // A voice: `engine` with `taps`, its dry path delayed by latency + the centred alignment.
 std::unique_ptr<Voice> make_voice(const std::string& engine_name, const std::vector<float>& taps, int channels,
                                   std::size_t block, int index, bool centred = true) {
