@@ -651,6 +651,14 @@ int sound_rate(const std::string& path, const MaskSet& masks) {
     }
     rate = mask.rate_hz;
   }
+  // A sound file's header holds whole Hz: 44100.5 had been written as 44101 under a summary
+  // that said 44100.5, and 0.4 Hz had failed inside libsndfile (a QA pass).
+  if (rate > 0 && (rate != std::floor(rate) || rate < 1)) {
+    char text[160];
+    std::snprintf(text, sizeof text, ": a sound file's header holds a whole number of Hz, not %.10g (.txt, .json and .h "
+                  "keep it)", rate);
+    throw Error(path + text);
+  }
   return rate > 0 ? static_cast<int>(std::lround(rate)) : 48000;  // 48000 when unknown
 }
 

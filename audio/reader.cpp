@@ -48,7 +48,13 @@ std::string open_failure(const std::string& name) {
   if (rate == 0 || channels == 0)
     return name + ": the header says " + (rate == 0 ? "the sample rate is 0 Hz" : "there are 0 channels") +
            "; not a sound file halo can read";
-  return name + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")";
+  // A headerless file by its name: said how to read it, as sox's users pass -t raw (the line had
+  // not said that halo reads one, a QA pass).
+  const std::string extension = lower_extension(name);
+  const bool headerless = extension == "raw" || extension == "pcm" || extension == "sw" || extension == "sb" ||
+                          extension == "s16" || extension == "s24" || extension == "s32" || extension == "u8";
+  return name + ": not a sound file libsndfile can read (" + sf_strerror(nullptr) + ")" +
+         (headerless ? "; filter, play and live read a headerless file given -t raw, --rate, --channels and --encoding" : "");
 }
 
 // The first bytes waiting in the pipe `fd` (up to sizeof head), left there for the reader

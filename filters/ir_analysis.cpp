@@ -131,6 +131,9 @@ NoiseCut find_noise_cut(const std::vector<double>& e, double rate) {
     if (settled) break;
   }
   const auto end = static_cast<std::size_t>(std::clamp<double>(std::round(crossing), 1, static_cast<double>(n)));
+  // Met within its first few intervals: no decay worth the name (a 31-tap low-pass had been
+  // said to meet its noise 0.000 s after its onset, a QA pass).
+  if (end < 3 * width) return {NoiseFloor::no_decay, e.size(), 0.0, noise};
   // The sum of 10^((a + b t) / 10) over t >= end: the integral of an exponential.
   const double tail = std::pow(10.0, (line.a + line.b * static_cast<double>(end)) / 10) * 10 / (-line.b * std::log(10.0));
   if (!std::isfinite(tail)) return {NoiseFloor::no_decay, e.size(), 0.0, noise};

@@ -12,7 +12,7 @@ enum class NoiseFloor {
   measured,     // found, and the decay cut where it meets it
   exact_zeros,  // the response ends in exact zeros: no noise to cut at
   too_short,    // fewer than 20 frames from the onset: too short a decay to tell
-  no_decay,     // the response never rises 10 dB above its noise: no decay to measure
+  no_decay,     // no decay above the noise to measure (none 10 dB above it, or met within a few intervals)
 };
 
 // What `halo ir inspect` says about one channel of an impulse response. Times are in seconds at

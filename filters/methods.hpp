@@ -20,6 +20,12 @@ std::vector<double> least_squares(int taps, const std::vector<BandGoal>& bands, 
 
 // The minimum-phase mask of the same length and magnitude response (minimum_phase.cpp).
 std::vector<double> minimum_phase(const std::vector<double>& taps);
+// A measured response's polarity, given back to its transform (minimum_phase.cpp): `changed`
+// is negated where it correlates negatively with `original` at their best alignment. A
+// magnitude says nothing of polarity, and minimum_phase starts every result positive: an
+// inverted channel of a stereo IR had come out upright (a QA pass). Not for designed masks,
+// whose minimum phase keeps its positive first tap as design has always made it.
+void keep_polarity(const std::vector<double>& original, std::vector<double>& changed);
 
 // The taps of a resolved spec (method never automatic, taps > 0, validated), minimum phase
 // included (design.cpp).

@@ -79,4 +79,23 @@ std::vector<double> minimum_phase(const std::vector<double>& taps) {
   return h;
 }
 
+void keep_polarity(const std::vector<double>& original, std::vector<double>& changed) {
+  std::size_t n = 2;
+  while (n < original.size() + changed.size()) n *= 2;
+  // The cross-correlation by the product of one spectrum with the other's conjugate.
+  RealTransform a(n), b(n);
+  std::fill(a.real(), a.real() + n, 0.0);
+  std::fill(b.real(), b.real() + n, 0.0);
+  std::copy(original.begin(), original.end(), a.real());
+  std::copy(changed.begin(), changed.end(), b.real());
+  a.forward();
+  b.forward();
+  for (std::size_t k = 0; k <= n / 2; ++k) a.spectrum()[k] *= std::conj(b.spectrum()[k]);
+  a.backward();
+  const double* correlation = a.real();
+  const double* strongest = std::max_element(correlation, correlation + n, [](double x, double y) { return std::fabs(x) < std::fabs(y); });
+  if (*strongest < 0)
+    for (double& tap : changed) tap = -tap;
+}
+
 }  // namespace halo::filters

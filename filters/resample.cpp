@@ -34,9 +34,24 @@ std::vector<float> band_limited_from(const std::vector<float>& taps, double offs
   return std::vector<float>(x, x + count);
 }
 
+// libsamplerate's best sinc over `in`, as one whole input (its tail flushed into the output).
+std::vector<float> run_libsamplerate(const std::vector<float>& in, double ratio, std::size_t out_frames) {
+  std::vector<float> out(out_frames, 0.0f);
+  SRC_DATA data{};
+  data.data_in = in.data();
+  data.input_frames = static_cast<long>(in.size());
+  data.data_out = out.data();
+  data.output_frames = static_cast<long>(out.size());
+  data.src_ratio = ratio;
+  if (const int code = src_simple(&data, SRC_SINC_BEST_QUALITY, 1); code != 0)
+    throw Error(std::string("resampling: ") + src_strerror(code));
+  out.resize(static_cast<std::size_t>(data.output_frames_gen));
+  return out;
+}
+
 }  // namespace
 
-Mask resample(const Mask& mask, double new_rate_hz) {
+Mask resample(const Mask& mask, double new_rate_hz, double* energy_cut) {
   if (!(mask.rate_hz > 0) || !(new_rate_hz > 0))
     throw Error(Field::rate_hz, "resampling needs both rates above 0 Hz");
   if (mask.taps.empty()) throw Error("resampling: the mask has no taps");
@@ -48,7 +63,8 @@ Mask resample(const Mask& mask, double new_rate_hz) {
                   "times either way", new_rate_hz, mask.rate_hz);
     throw Error(Field::rate_hz, text);
   }
-  const std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
+  std::size_t frames = static_cast<std::size_t>(std::ceil(static_cast<double>(mask.taps.size()) * ratio));
+  if (!mask.causal && mask.taps.size() % 2 == 1 && frames % 2 == 0) ++frames;  // a whole-frame centre
   // Said before the work, with both lengths: 70000 taps at 187.5 Hz had been resampled for 11 s
   // into a mask no engine takes, then refused without a word of the file (a QA pass).
   if (frames > max_mask_taps) {
@@ -80,28 +96,49 @@ Mask resample(const Mask& mask, double new_rate_hz) {
       2 * margin + mask.taps.size() + static_cast<std::size_t>(std::ceil(1 / ratio)) + 1;
   std::vector<float> in = margin == 0 ? mask.taps : band_limited_from(mask.taps, offset, input_frames);
   in.resize(input_frames, 0.0f);  // beyond the mask on the old grid: zeros, which it is made of there
-  std::vector<float> out(lead + frames + 2, 0.0f);
-  SRC_DATA data{};
-  data.data_in = in.data();
-  data.input_frames = static_cast<long>(in.size());
-  data.data_out = out.data();
-  data.output_frames = static_cast<long>(out.size());
-  data.src_ratio = ratio;
   // One call over the whole mask: src_simple treats it as the complete input and flushes the
   // filter's tail into the output.
-  if (const int code = src_simple(&data, SRC_SINC_BEST_QUALITY, 1); code != 0)
-    throw Error(std::string("resampling: ") + src_strerror(code));
+  const std::vector<float> out = run_libsamplerate(in, ratio, lead + frames + 2);
+  if (energy_cut) {
+    *energy_cut = 0;
+    if (mask.causal) {  // the same with room before the start: what rings there is what is cut
+      const std::size_t room = static_cast<std::size_t>(std::ceil(256 / std::min(1.0, ratio)));
+      std::vector<float> padded(room, 0.0f);
+      padded.insert(padded.end(), in.begin(), in.end());
+      const std::vector<float> whole = run_libsamplerate(padded, ratio, padded.size() * static_cast<std::size_t>(std::ceil(ratio)) + 4);
+      const auto start = std::min(whole.size(), static_cast<std::size_t>(std::llround(static_cast<double>(room) * ratio)));
+      double before = 0, all = 0;
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        const double v = whole[i];
+        all += v * v;
+        if (i < start) before += v * v;
+      }
+      *energy_cut = all > 0 ? before / all : 0;
+    }
+  }
   Mask result;
   result.rate_hz = new_rate_hz;
   result.causal = mask.causal;
   result.alignment_stated = mask.alignment_stated;
   result.taps.assign(frames, 0.0f);
   const double scale = mask.rate_hz / new_rate_hz;
-  for (std::size_t i = 0; i < frames && lead + i < static_cast<std::size_t>(data.output_frames_gen); ++i)
+  for (std::size_t i = 0; i < frames && lead + i < out.size(); ++i)
     result.taps[i] = static_cast<float>(out[lead + i] * scale);
   char note[96];
   std::snprintf(note, sizeof note, ", resampled from %.10g to %.10g Hz", mask.rate_hz, new_rate_hz);
   result.provenance = mask.provenance + note;
+  return result;
+}
+
+MaskSet resample(const MaskSet& masks, double new_rate_hz, double* energy_cut) {
+  MaskSet result;
+  double largest = 0;
+  for (const Mask& mask : masks) {
+    double cut = 0;
+    result.push_back(resample(mask, new_rate_hz, &cut));
+    largest = std::max(largest, cut);
+  }
+  if (energy_cut) *energy_cut = largest;
   return result;
 }
 

@@ -26,6 +26,7 @@
 #include "src/cli/command.hpp"
 #include "src/cli/design_outputs.hpp"
 #include "src/cli/interrupt.hpp"
+#include "src/cli/mask_options.hpp"
 #include "src/cli/number_parser.hpp"
 
 namespace halo::cli {
@@ -82,7 +83,7 @@ std::string noise_words(const filters::IrAnalysis& a, double rate) {
     case filters::NoiseFloor::exact_zeros: return "none: the response ends in exact zeros";
     case filters::NoiseFloor::too_short: return "not measured: fewer than 20 frames from the onset";
     case filters::NoiseFloor::no_decay:
-      std::snprintf(text, sizeof text, "%.1f dBFS, and the response never rises 10 dB above it: no decay to measure",
+      std::snprintf(text, sizeof text, "%.1f dBFS, with no decay above it to measure",
                     a.noise_dbfs);
       return text;
     case filters::NoiseFloor::measured: break;
@@ -157,8 +158,11 @@ nlohmann::ordered_json inspection_json(const std::string& path, const filters::M
     c["t20_s"] = number_or_null(a.t20_s);
     c["t30_s"] = number_or_null(a.t30_s);
     c["noise_dbfs"] = number_or_null(a.noise_dbfs);
-    c["decay_end_s"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(static_cast<double>(a.decay_db.size()) / rate);
-    c["decay_depth_db"] = silent ? nlohmann::ordered_json() : nlohmann::ordered_json(number_or_null(a.decay_depth_db()));
+    // As the noise line says: no end nor depth where there is no decay to measure.
+    const bool decay = !silent && (a.noise_floor == filters::NoiseFloor::measured ||
+                                   a.noise_floor == filters::NoiseFloor::exact_zeros);
+    c["decay_end_s"] = decay ? nlohmann::ordered_json(static_cast<double>(a.decay_db.size()) / rate) : nlohmann::ordered_json();
+    c["decay_depth_db"] = decay ? nlohmann::ordered_json(number_or_null(a.decay_depth_db())) : nlohmann::ordered_json();
     c["dc_gain"] = a.dc_gain;
     c["dc_offset"] = a.dc_offset;
     c["clipped"] = a.clipped;
@@ -379,7 +383,7 @@ int fix(int argc, char** argv) {
   const double old_rate = masks.front().rate_hz;
   if (rate_hz > 0 && std::fabs(rate_hz - old_rate) > 1e-9) {
     try {
-      for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+      masks = resampled_saying_cuts(masks, rate_hz, audio::input_name(input));
     } catch (const filters::Error& error) {
       throw UsageError("--rate " + parsed["rate"].as<std::string>() + ": " + error.detail());
     }
@@ -405,7 +409,9 @@ int fix(int argc, char** argv) {
     for (std::size_t c = 0; c < masks.size(); ++c) {
       if (silent(masks[c])) continue;
       try {
-        const std::vector<double> taps = filters::minimum_phase(std::vector<double>(masks[c].taps.begin(), masks[c].taps.end()));
+        const std::vector<double> measured(masks[c].taps.begin(), masks[c].taps.end());
+        std::vector<double> taps = filters::minimum_phase(measured);
+        filters::keep_polarity(measured, taps);
         minimum[c].taps.assign(taps.begin(), taps.end());
       } catch (const filters::Error& error) {  // a mask of zeros
         throw audio::Error(input + ": " + error.detail());

@@ -151,7 +151,7 @@ void to_audio_rate(filters::MaskSet& masks, MaskSource::IrRate policy, double ra
     throw audio::Error(path + line);
   }
   try {
-    for (filters::Mask& mask : masks) mask = filters::resample(mask, rate_hz);
+    masks = resampled_saying_cuts(masks, rate_hz, path);
   } catch (const filters::Error& error) {  // its field's name, "rate_hz", had shown (a QA pass)
     throw audio::Error(path + ": " + error.detail());
   }
@@ -341,6 +341,19 @@ void warn_when_no_rate_to_resample_from(const filters::MaskSet& masks, MaskSourc
 }
 
 }  // namespace
+
+filters::MaskSet resampled_saying_cuts(const filters::MaskSet& masks, double rate_hz, const std::string& name) {
+  double cut = 0;
+  filters::MaskSet resampled = filters::resample(masks, rate_hz, &cut);
+  if (cut >= filters::audible_energy_cut) {
+    char line[320];
+    std::snprintf(line, sizeof line, ": its first taps, band-limited at %.10g Hz, ring before its start, and that ring "
+                  "(%.2g %% of its energy) is cut, which changes its response; give it a few ms of pre-delay first to "
+                  "keep it", rate_hz, 100 * cut);
+    notice("warning: " + name + line);
+  }
+  return resampled;
+}
 
 filters::MaskSet masks_for(MaskSource source, double rate_hz) {
   const std::string name = audio::input_name(source.path);  // "-" is standard input

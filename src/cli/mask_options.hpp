@@ -65,6 +65,10 @@ bool centred_by_default(const MaskSource& source, const filters::MaskSet& masks)
 // command-line flag of the field it names ("--taps 0: ...").
 filters::MaskSet masks_for(MaskSource source, double rate_hz);
 
+// `masks` resampled to rate_hz (filters::resample), with a warning naming `name` where a causal
+// mask's ring before its start, cut, was loud enough to change its response.
+filters::MaskSet resampled_saying_cuts(const filters::MaskSet& masks, double rate_hz, const std::string& name);
+
 // Warns (a notice, kept under --quiet) where a mask file says it was made for another rate than
 // rate_hz and its taps are used as they are (a text or sound mask without --mask-rate, or
 // --mask-rate keep): its frequencies are off by the ratio. `audio_is_at` names the audio:

@@ -122,6 +122,11 @@ void refuse_switch_values(const cxxopts::Options& options, int argc, const char*
       continue;
     }
     const std::size_t equals = word.find('=');
+    // `-o=lp.txt`: a short option's value is the rest of the word, "=lp.txt", which had been
+    // written as a file of that name (a QA pass). --output=lp.txt or -o lp.txt.
+    if (equals == 2 && word[0] == '-' && valued.count(word.substr(0, 2)))
+      throw UsageError(word + ": a short option takes its value after a space (" + word.substr(0, 2) + " " +
+                       word.substr(3) + ")");
     if (equals == std::string::npos || !switches.count(word.substr(0, equals))) continue;
     const std::string name = word.substr(0, equals);
     if (name.size() > 2 && word.substr(equals + 1) == "true") continue;  // `--tail=true`: the switch itself
