@@ -290,6 +290,52 @@ std::size_t earliest_onset(const filters::MaskSet& masks) {
   return earliest == masks.front().taps.size() ? 0 : earliest;
 }
 
+// Each channel of `masks` made minimum phase, keeping its polarity and the channels' timing
+// (`input` names IN in messages); every channel silent is refused by the caller. Returns the
+// frames OUT grew by.
+std::size_t make_minimum_phase(filters::MaskSet& masks, const std::string& input) {
+  // Each channel's minimum phase starts at its first tap: the channels' onsets are put back at
+  // their spacing, so that they keep their timing (it had been dropped, a QA pass: a stereo
+  // IR's channels 201 frames apart came out together), each result shifted so that its own
+  // onset lands there. OUT grows by the largest shift.
+  const std::size_t earliest = earliest_onset(masks);
+  std::vector<filters::Mask> minimum(masks.size());
+  std::vector<std::size_t> spacing(masks.size(), 0), lead(masks.size(), 0);  // IN's onset after the earliest; the result's
+  std::size_t start = 0;  // where the earliest onset lands: after every result's own lead
+  for (std::size_t c = 0; c < masks.size(); ++c) {
+    if (silent(masks[c])) continue;
+    try {
+      const std::vector<double> measured(masks[c].taps.begin(), masks[c].taps.end());
+      std::vector<double> taps = filters::minimum_phase(measured);
+      filters::keep_polarity(measured, taps);
+      minimum[c].taps.assign(taps.begin(), taps.end());
+    } catch (const filters::Error& error) {  // a mask of zeros
+      throw audio::Error(input + ": " + error.detail());
+    }
+    spacing[c] = filters::onset_index(masks[c]) - earliest;
+    lead[c] = filters::onset_index(minimum[c]);
+    if (lead[c] > spacing[c]) start = std::max(start, lead[c] - spacing[c]);
+  }
+  std::vector<std::size_t> shifts(masks.size(), 0);
+  for (std::size_t c = 0; c < masks.size(); ++c)
+    if (!silent(masks[c])) shifts[c] = start + spacing[c] - lead[c];
+  const std::size_t latest_shift = *std::max_element(shifts.begin(), shifts.end());
+  const std::size_t length = masks.front().taps.size() + latest_shift;
+  for (std::size_t c = 0; c < masks.size(); ++c) {
+    filters::Mask& mask = masks[c];
+    if (silent(mask)) {
+      mask.taps.resize(length, 0.0f);
+      continue;
+    }
+    mask.taps.assign(shifts[c], 0.0f);
+    mask.taps.insert(mask.taps.end(), minimum[c].taps.begin(), minimum[c].taps.end());
+    mask.taps.resize(length, 0.0f);
+    for (float tap : mask.taps)
+      if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
+  }
+  return latest_shift;
+}
+
 double loudest_peak(const filters::MaskSet& masks) {
   double peak = 0;
   for (const filters::Mask& mask : masks)
@@ -398,45 +444,7 @@ int fix(int argc, char** argv) {
     if (std::all_of(masks.begin(), masks.end(), silent))
       throw audio::Error(input + ": " + (masks.size() > 1 ? "every channel is silent: " : "") +
                          "a mask of zeros has no minimum phase");
-    // Each channel's minimum phase starts at its first tap: the channels' onsets are put back at
-    // their spacing, so that they keep their timing (it had been dropped, a QA pass: a stereo
-    // IR's channels 201 frames apart came out together), each result shifted so that its own
-    // onset lands there. OUT grows by the largest shift.
-    const std::size_t earliest = earliest_onset(masks);
-    std::vector<filters::Mask> minimum(masks.size());
-    std::vector<std::size_t> spacing(masks.size(), 0), lead(masks.size(), 0);  // IN's onset after the earliest; the result's
-    std::size_t start = 0;  // where the earliest onset lands: after every result's own lead
-    for (std::size_t c = 0; c < masks.size(); ++c) {
-      if (silent(masks[c])) continue;
-      try {
-        const std::vector<double> measured(masks[c].taps.begin(), masks[c].taps.end());
-        std::vector<double> taps = filters::minimum_phase(measured);
-        filters::keep_polarity(measured, taps);
-        minimum[c].taps.assign(taps.begin(), taps.end());
-      } catch (const filters::Error& error) {  // a mask of zeros
-        throw audio::Error(input + ": " + error.detail());
-      }
-      spacing[c] = filters::onset_index(masks[c]) - earliest;
-      lead[c] = filters::onset_index(minimum[c]);
-      if (lead[c] > spacing[c]) start = std::max(start, lead[c] - spacing[c]);
-    }
-    std::vector<std::size_t> shifts(masks.size(), 0);
-    for (std::size_t c = 0; c < masks.size(); ++c)
-      if (!silent(masks[c])) shifts[c] = start + spacing[c] - lead[c];
-    const std::size_t latest_shift = *std::max_element(shifts.begin(), shifts.end());
-    const std::size_t length = masks.front().taps.size() + latest_shift;
-    for (std::size_t c = 0; c < masks.size(); ++c) {
-      filters::Mask& mask = masks[c];
-      if (silent(mask)) {
-        mask.taps.resize(length, 0.0f);
-        continue;
-      }
-      mask.taps.assign(shifts[c], 0.0f);
-      mask.taps.insert(mask.taps.end(), minimum[c].taps.begin(), minimum[c].taps.end());
-      mask.taps.resize(length, 0.0f);
-      for (float tap : mask.taps)
-        if (!std::isfinite(tap)) throw audio::Error(input + ": the minimum-phase transform did not give finite taps");
-    }
+    const std::size_t latest_shift = make_minimum_phase(masks, input);
     done.push_back(latest_shift == 0 ? "minimum phase"
                                      : "minimum phase, the channels' onsets kept at their spacing (" +
                                            std::to_string(latest_shift) + " frames added)");

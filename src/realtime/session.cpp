@@ -145,6 +145,7 @@ struct Session::Reader {
         if (end && loop) {
           looped = true;
           file = std::make_unique<audio::Reader>(path, raw);
+          file->stop_at_damage(true);
           frames_read_total = 0;
           end = false;
           if (got == 0 && file->format().frames == 0) throw audio::Error(path + ": no frames to loop");
@@ -192,9 +193,13 @@ struct Session::Reader {
   void say_how_the_pass_ended(std::uint64_t frames) {
     std::string said;
     const std::int64_t declared = file->header_frames();
+    const std::string& damage = file->damage();
+    const std::string played = loop ? " were read, and played each pass" : " were read and played";
     if (declared > 0 && static_cast<std::int64_t>(frames) < declared)
-      said = audio::input_name(path) + " is truncated: its header declares " + std::to_string(declared) + " frames, " +
-             std::to_string(frames) + (loop ? " were read, and played each pass" : " were read and played");
+      said = audio::input_name(path) + (damage.empty() ? " is truncated" : " is cut short or damaged (" + damage + ")") +
+             ": its header declares " + std::to_string(declared) + " frames, " + std::to_string(frames) + played;
+    else if (!damage.empty())
+      said = audio::input_name(path) + " ended early (" + damage + "): " + std::to_string(frames) + " frames" + played;
     if (std::string note = file->partial_frame_note(); !note.empty()) said = std::move(note);
     if (said.empty()) return;
     std::lock_guard<std::mutex> lock(error_mutex);
@@ -217,6 +222,10 @@ Session::Session(const SessionOptions& options, MaskSource masks) : options_(opt
     reader_->loop = options_.loop;
     reader_->raw = options_.raw;
     reader_->file = std::make_unique<audio::Reader>(options_.file, options_.raw);
+    // A damaged file (a FLAC cut mid-frame) plays what comes before the damage, then says so,
+    // as a file cut short does: it had played 256 frames and stopped without its summary (a QA
+    // pass).
+    reader_->file->stop_at_damage(true);
     file_format = reader_->file->format();
     if (file_format.frames == 0)  // before any device opens
       throw audio::Error(reader_->file->no_frames_message());

@@ -191,6 +191,34 @@ TEST(StalledInput, AnInterruptedRunIntoARedirectedFileSaysWhatItLeft) {
       << result.err;
 }
 
+// A SIGINT ignored when halo starts (a shell script's background job) stays ignored, as nohup's
+// SIGHUP does: halo had taken both over ~15 ms after starting (a QA pass). SIGTERM still stops it.
+TEST(StalledInput, AnInheritedIgnoreOfSigintAndSighupIsKept) {
+  TempDir dir;
+  const std::string fifo = dir / "in.fifo", out_dir = dir / "out";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(mkdir(out_dir.c_str(), 0755), 0);
+  StalledWriter writer(fifo, wav_head(dir));
+  // Ignored here, so that the child inherits it through exec; restored after the fork.
+  struct sigaction ignore {}, old_int {}, old_hup {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGHUP, &ignore, &old_hup);
+  Process halo_process(halo_args({"filter", fifo, out_dir + "/out.wav", "--lowpass", "1k", "-q"}));
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  ASSERT_TRUE(output_opened(halo_process.pid(), out_dir)) << "halo never started writing";
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(kill(halo_process.pid(), SIGINT), 0);
+  EXPECT_EQ(kill(halo_process.pid(), SIGHUP), 0);
+  EXPECT_FALSE(exits_within(halo_process, 3000ms)) << "an ignored SIGINT or SIGHUP stopped halo";
+  EXPECT_EQ(kill(halo_process.pid(), SIGTERM), 0);
+  const auto [exited, result] = end_within(halo_process, 8s);
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+}
+
 // A stage that fails while another is blocked for good: a write past `ulimit -f` while the
 // reader waits on a FIFO whose writer has stalled. The failure had waited, unsaid, until the
 // FIFO brought more or closed (a review); now it is said within the grace a signal gets: one

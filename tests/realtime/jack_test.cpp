@@ -570,6 +570,18 @@ TEST_F(Jack, BadInputsSayOneLineAndExit) {
                                   " frames, " + std::to_string(rate / 2) + " were read and played"),
             std::string::npos)
       << short_stream.err;
+  // A FLAC damaged halfway plays what comes before the damage and says so (it had played 256
+  // frames and stopped without its summary, exit 1: a QA pass).
+  const std::string flac = dir_ / "whole.flac", damaged = dir_ / "damaged.flac";
+  write_sound(flac, random_signal(2 * rate, 5, 0.3f), 2, rate, SF_FORMAT_FLAC | SF_FORMAT_PCM_16);
+  const std::string flac_bytes = read_bytes(flac);
+  write_bytes(damaged, flac_bytes.substr(0, flac_bytes.size() / 2));
+  const Result cut_flac = run({"/usr/bin/timeout", "20", HALO_BINARY, "play", damaged, "--lowpass", "1k"});
+  EXPECT_EQ(cut_flac.exit_code, 0) << cut_flac.err;
+  EXPECT_NE(cut_flac.err.find("damaged.flac is cut short or damaged ("), std::string::npos) << cut_flac.err;
+  std::smatch played;
+  ASSERT_TRUE(std::regex_search(cut_flac.err, played, std::regex(": ([0-9]+) frames played"))) << cut_flac.err;
+  EXPECT_GT(std::stoul(played[1].str()), static_cast<unsigned long>(rate / 4)) << cut_flac.err;
   // The same header down a pipe, where only the end of the stream tells.
   const Result empty_stream = run({"/bin/sh", "-c", "cat '" + empty + "' | /usr/bin/timeout 20 " + HALO_BINARY + " play - --lowpass 1k"});
   EXPECT_EQ(empty_stream.exit_code, 1) << empty_stream.err;
