@@ -128,7 +128,8 @@ int container_for_extension(const std::string& path) {
       {"ogg", SF_FORMAT_OGG},  {"oga", SF_FORMAT_OGG},  {"opus", SF_FORMAT_OGG},  {"snd", SF_FORMAT_AU},
       {"mp3", SF_FORMAT_MPEG}, {"rf64", SF_FORMAT_RF64}, {"wave", SF_FORMAT_WAV},
       {"ircam", SF_FORMAT_IRCAM}, {"nist", SF_FORMAT_NIST}, {"sph", SF_FORMAT_NIST}, {"mat4", SF_FORMAT_MAT4},
-      {"mat5", SF_FORMAT_MAT5}, {"svx", SF_FORMAT_SVX}, {"wavex", SF_FORMAT_WAVEX}};
+      {"mat5", SF_FORMAT_MAT5}, {"svx", SF_FORMAT_SVX}, {"wavex", SF_FORMAT_WAVEX},
+      {"mpc2k", SF_FORMAT_MPC2K}};  // as soundfile and libsndfile's own name say it (its extension is .mpc)
   if (auto it = aliases.find(extension); it != aliases.end()) return it->second;
   int count = 0;
   sf_command(nullptr, SFC_GET_FORMAT_MAJOR_COUNT, &count, sizeof(int));
@@ -302,14 +303,20 @@ Format output_format(const Format& input, const std::string& output_path, int su
   // at 44100 Hz" had been untrue, a QA pass).
   const std::vector<int> fallbacks_integer =
       input_scale.full_scale <= 32768.0
-          ? std::vector<int>{SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,
-                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16}
-          : std::vector<int>{SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT, SF_FORMAT_PCM_16,
-                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
-  const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,         SF_FORMAT_VORBIS,
-                                            SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
-  const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT,  SF_FORMAT_PCM_24,         SF_FORMAT_VORBIS,
-                                            SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16};
+          ? std::vector<int>{SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32,         SF_FORMAT_FLOAT,
+                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16,
+                             SF_FORMAT_ULAW,   SF_FORMAT_ALAW}
+          : std::vector<int>{SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,          SF_FORMAT_PCM_16,
+                             SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16,
+                             SF_FORMAT_ULAW,   SF_FORMAT_ALAW};
+  // Companded 8 bits last of all: WVE holds A-law alone (its "cannot hold 1 channels at 8000 Hz"
+  // had been untrue, a QA pass).
+  const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,         SF_FORMAT_VORBIS,
+                                            SF_FORMAT_OPUS,  SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16, SF_FORMAT_ULAW,
+                                            SF_FORMAT_ALAW};
+  const std::vector<int> fallbacks_lossy = {SF_FORMAT_PCM_16, SF_FORMAT_FLOAT, SF_FORMAT_PCM_24,         SF_FORMAT_VORBIS,
+                                            SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16, SF_FORMAT_ULAW,
+                                            SF_FORMAT_ALAW};
   for (int candidate : lossy_input ? fallbacks_lossy : integer_input ? fallbacks_integer : fallbacks_float) {
     if (fits(candidate)) {
       output.subtype = candidate;
@@ -317,7 +324,8 @@ Format output_format(const Format& input, const std::string& output_path, int su
     }
   }
   throw Error(output_path + ": " + container_name(output.container) + " cannot hold " + std::to_string(output.channels) +
-              " channels at " + std::to_string(output.rate_hz) + " Hz" + (problem.empty() ? "" : " (" + problem + ")"));
+              (output.channels == 1 ? " channel" : " channels") + " at " + std::to_string(output.rate_hz) + " Hz" +
+              (problem.empty() ? "" : " (" + problem + ")"));
 }
 
 }  // namespace halo::audio

@@ -163,6 +163,35 @@ TEST(Containers, PafFromAPipeIsPafFromAFile) {
   }
 }
 
+// Codecs libsndfile reads only from a file come through a pipe all the same (copied first): an
+// AU of G.721 or G.723 had been "no audio frames", an AIFC of GSM 6.10 "Unspecified internal
+// error" (a QA pass). And a WVE, which holds A-law alone, is written so from 16-bit IN without
+// --subtype (it had been "cannot hold 1 channels"), and --type takes mpc2k, libsndfile's name.
+TEST(Containers, CodecsReadOnlyFromAFileComeThroughAPipe) {
+  TempDir dir;
+  const Result made = python(dir.path(), R"(
+import numpy as np, soundfile as sf
+x = 0.5 * np.sin(2 * np.pi * 440 * np.arange(8000) / 8000)
+for subtype in ('G721_32', 'G723_24', 'G723_40'):
+    sf.write('%s.au' % subtype, x, 8000, subtype=subtype)
+sf.write('gsm.aiff', x, 8000, format='AIFF', subtype='GSM610')
+sf.write('m8k.wav', x, 8000, subtype='PCM_16')
+)");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  for (const std::string name : {"G721_32.au", "G723_24.au", "G723_40.au", "gsm.aiff"}) {
+    ASSERT_EQ(halo({"filter", dir / name, dir / "from-file.wav", "--lowpass", "1k", "-q"}).exit_code, 0) << name;
+    const Result piped = run({"/bin/sh", "-c", "cat '" + dir / name + "' | " + HALO_BINARY + " filter - '" +
+                                                   dir / "from-pipe.wav" + "' --lowpass 1k -q"});
+    ASSERT_EQ(piped.exit_code, 0) << name << ": " << piped.err;
+    EXPECT_TRUE(read_sound(dir / "from-pipe.wav").samples == read_sound(dir / "from-file.wav").samples) << name;
+  }
+  const Result wve = halo({"filter", dir / "m8k.wav", dir / "out.wve", "--lowpass", "1k", "-q"});
+  ASSERT_EQ(wve.exit_code, 0) << wve.err;
+  EXPECT_NE(halo({"info", dir / "out.wve"}).out.find("WVE alaw"), std::string::npos);
+  const Result mpc = halo({"filter", dir / "m8k.wav", dir / "out.mpc", "--type", "mpc2k", "--lowpass", "1k", "-q"});
+  EXPECT_EQ(mpc.exit_code, 0) << mpc.err;
+}
+
 // A codec the container holds for fewer channels than IN has is named as such: "WAV cannot
 // hold --subtype gsm610" had sent the user looking for another container (a QA pass).
 TEST(Containers, ACodecForFewerChannelsSaysSo) {
