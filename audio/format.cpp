@@ -300,7 +300,8 @@ Format output_format(const Format& input, const std::string& output_path, int su
   const SampleScale input_scale = sample_scale(input.subtype);
   const bool integer_input = input_scale.integer;
   // XI holds delta PCM alone: last, it takes the rest of any list (its "cannot hold 1 channels
-  // at 44100 Hz" had been untrue, a QA pass).
+  // at 44100 Hz" had been untrue, a QA pass). Companded 8 bits after it, last of all: WVE holds
+  // A-law alone (its "cannot hold 1 channels at 8000 Hz" had been untrue, a QA pass).
   const std::vector<int> fallbacks_integer =
       input_scale.full_scale <= 32768.0
           ? std::vector<int>{SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32,         SF_FORMAT_FLOAT,
@@ -309,8 +310,6 @@ Format output_format(const Format& input, const std::string& output_path, int su
           : std::vector<int>{SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_FLOAT,          SF_FORMAT_PCM_16,
                              SF_FORMAT_VORBIS, SF_FORMAT_OPUS,   SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16,
                              SF_FORMAT_ULAW,   SF_FORMAT_ALAW};
-  // Companded 8 bits last of all: WVE holds A-law alone (its "cannot hold 1 channels at 8000 Hz"
-  // had been untrue, a QA pass).
   const std::vector<int> fallbacks_float = {SF_FORMAT_FLOAT, SF_FORMAT_PCM_24, SF_FORMAT_PCM_16,         SF_FORMAT_VORBIS,
                                             SF_FORMAT_OPUS,  SF_FORMAT_MPEG_LAYER_III, SF_FORMAT_DPCM_16, SF_FORMAT_ULAW,
                                             SF_FORMAT_ALAW};

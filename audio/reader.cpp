@@ -59,7 +59,9 @@ std::string open_failure(const std::string& name) {
 
 // The first bytes waiting in the pipe `fd` (up to sizeof head), left there for the reader
 // (tee(2) copies without consuming); how many, or 0 where `fd` is not a pipe.
-constexpr std::size_t peeked_bytes = 24;  // a WAV's RIFF header and its fmt chunk's format tag
+// A WAV's RIFF header and its fmt chunk's format tag (24 bytes); an AIFC's COMM chunk after its
+// FVER, to its compression type (bytes 50 to 53).
+constexpr std::size_t peeked_bytes = 64;
 std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
   int copy[2];
   if (pipe(copy) != 0) return 0;
@@ -81,7 +83,8 @@ std::size_t peek_pipe(int fd, char (&head)[peeked_bytes]) {
 }
 
 // Whether a stream whose first `bytes` are `head` is one libsndfile reads as it comes, from a
-// pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, AVR and MAT5, by their magic. The others it
+// pipe: WAV, AIFF and IFF, AU, Ogg, MP3, NIST, AVR and MAT5, by their magic, but for an AIFC of
+// GSM 6.10 (or one whose codec is not where it is looked for) and an AU of G.721 or G.723. The others it
 // reads only from a seekable file; from a pipe it read FLAC with "lost sync", CAF as no frames,
 // RF64 from its fmt chunk on as audio (wrong samples, exit 0), SDS in a loop at full CPU, and
 // refused HTK, XI, WVE and 24-bit PAF ("SF_INFO struct incomplete", QA passes); WAVs of block codecs, known by the format tag in the fmt
@@ -100,15 +103,19 @@ bool streams_from_a_pipe(const char (&head)[peeked_bytes], std::size_t bytes) {
   // A WAV whose first chunk is another (JUNK, bext, LIST) hides its format tag past what was
   // peeked: copied first, as a block codec is, rather than taken for one that streams (a review).
   if (std::memcmp(head, "RIFF", 4) == 0 && std::memcmp(head + 8, "WAVE", 4) == 0) return false;
-  // AIFC names its codec past what was peeked, and libsndfile reads GSM 6.10 from it only from a
-  // file ("Unspecified internal error" from a pipe): every AIFC is copied first. So is an AU of
-  // G.721 or G.723 (encodings 23 to 26 at byte 12), which a pipe gave as "no audio frames" (QA
-  // passes).
-  if (std::memcmp(head, "FORM", 4) == 0 && std::memcmp(head + 8, "AIFC", 4) == 0) return false;
+  // libsndfile reads an AIFC of GSM 6.10 only from a file ("Unspecified internal error" from a
+  // pipe), and an AU of G.721 or G.723 (encodings 23, 25 and 26 at byte 12) too (a pipe had given
+  // "no audio frames"): copied first (QA passes). An AIFC's codec is the COMM chunk's
+  // compression type, 26 bytes into it; one whose COMM is not within reach is copied too.
+  if (std::memcmp(head, "FORM", 4) == 0 && std::memcmp(head + 8, "AIFC", 4) == 0) {
+    const char* comm = std::search(head + 12, head + peeked_bytes, "COMM", "COMM" + 4);
+    if (comm + 30 > head + peeked_bytes || std::memcmp(comm + 26, "GSM ", 4) == 0) return false;
+  }
   const auto byte = [&head](int i) { return static_cast<unsigned>(static_cast<unsigned char>(head[i])); };
-  if (std::memcmp(head, ".snd", 4) == 0 && byte(12) == 0 && byte(13) == 0 && byte(14) == 0 && byte(15) >= 23 && byte(15) <= 26)
+  const auto g72x = [](unsigned encoding) { return encoding == 23 || encoding == 25 || encoding == 26; };
+  if (std::memcmp(head, ".snd", 4) == 0 && byte(12) == 0 && byte(13) == 0 && byte(14) == 0 && g72x(byte(15)))
     return false;
-  if (std::memcmp(head, "dns.", 4) == 0 && byte(15) == 0 && byte(14) == 0 && byte(13) == 0 && byte(12) >= 23 && byte(12) <= 26)
+  if (std::memcmp(head, "dns.", 4) == 0 && byte(15) == 0 && byte(14) == 0 && byte(13) == 0 && g72x(byte(12)))
     return false;
   static const char* const streamed[] = {"RIFF", "FORM", ".snd", "dns.", "OggS", "ID3", "NIST", "2BIT", "MATL"};
   for (const char* prefix : streamed)
@@ -335,6 +342,8 @@ std::size_t Reader::partial_frame_bytes() const {
 }
 
 std::string Reader::no_frames_message() const {
+  // Damage before the first frame (stop_at_damage) is said as the read failure it is.
+  if (!damage_.empty()) return input_name(path_) + ": read failed before its first frame: " + damage_;
   const std::string note = partial_frame_note();
   return input_name(path_) + ": has no audio frames" + (note.empty() ? "" : "; " + note);
 }

@@ -75,8 +75,8 @@ Mask resample(const Mask& mask, double new_rate_hz, double* energy_cut) {
   }
   // libsamplerate puts new frame j at old frame j / ratio. A causal mask keeps its start there;
   // a centred one (its (M - 1) / 2 frames of delay removed) must keep its centre, new frame
-  // (frames - 1) / 2 at old (M - 1) / 2, so its grid starts `start` old frames in (within half a
-  // new frame of 0). Started at 0, one tap at 8 kHz had come out at 48 kHz with its peak 2.5 frames
+  // (frames - 1) / 2 at old (M - 1) / 2, so its grid starts `start` old frames in (within a new
+  // frame and half an old one of 0, the length kept odd). Started at 0, one tap at 8 kHz had come out at 48 kHz with its peak 2.5 frames
   // early, and a 255-tap low-pass from 44.1 to 48 kHz 0.27 frames early, no longer symmetric (a
   // QA pass).
   const double start =
@@ -101,19 +101,22 @@ Mask resample(const Mask& mask, double new_rate_hz, double* energy_cut) {
   const std::vector<float> out = run_libsamplerate(in, ratio, lead + frames + 2);
   if (energy_cut) {
     *energy_cut = 0;
-    if (mask.causal) {  // the same with room before the start: what rings there is what is cut
+    if (mask.causal) {
+      // The first taps again with room before them: what rings there is what the start cuts.
+      // Only they reach it (the sinc's reach, `room` old frames), so a long IR is not resampled
+      // twice; the rest of the energy is the result's own. (An estimate: that grid lies up to half
+      // a new frame off the result's, so the frame nearest the start is taken for its first.)
       const std::size_t room = static_cast<std::size_t>(std::ceil(256 / std::min(1.0, ratio)));
       std::vector<float> padded(room, 0.0f);
-      padded.insert(padded.end(), in.begin(), in.end());
-      const std::vector<float> whole = run_libsamplerate(padded, ratio, padded.size() * static_cast<std::size_t>(std::ceil(ratio)) + 4);
-      const auto start = std::min(whole.size(), static_cast<std::size_t>(std::llround(static_cast<double>(room) * ratio)));
-      double before = 0, all = 0;
-      for (std::size_t i = 0; i < whole.size(); ++i) {
-        const double v = whole[i];
-        all += v * v;
-        if (i < start) before += v * v;
-      }
-      *energy_cut = all > 0 ? before / all : 0;
+      padded.insert(padded.end(), in.begin(), in.begin() + static_cast<long>(std::min(in.size(), 2 * room)));
+      const std::vector<float> ring =
+          run_libsamplerate(padded, ratio, static_cast<std::size_t>(std::ceil(static_cast<double>(padded.size()) * ratio)) + 4);
+      const auto before_start =
+          std::min(ring.size(), static_cast<std::size_t>(std::llround(static_cast<double>(room) * ratio)));
+      double before = 0, kept = 0;
+      for (std::size_t i = 0; i < before_start; ++i) before += static_cast<double>(ring[i]) * ring[i];
+      for (std::size_t i = lead; i < lead + frames && i < out.size(); ++i) kept += static_cast<double>(out[i]) * out[i];
+      *energy_cut = before + kept > 0 ? before / (before + kept) : 0;
     }
   }
   Mask result;

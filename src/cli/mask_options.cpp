@@ -347,7 +347,7 @@ filters::MaskSet resampled_saying_cuts(const filters::MaskSet& masks, double rat
   filters::MaskSet resampled = filters::resample(masks, rate_hz, &cut);
   if (cut >= filters::audible_energy_cut) {
     char line[320];
-    std::snprintf(line, sizeof line, ": its first taps, band-limited at %.10g Hz, ring before its start, and that ring "
+    std::snprintf(line, sizeof line, ": its first taps, once resampled to %.10g Hz, ring before its start, and that ring "
                   "(%.2g %% of its energy) is cut, which changes its response; give it a few ms of pre-delay first to "
                   "keep it", rate_hz, 100 * cut);
     notice("warning: " + name + line);
