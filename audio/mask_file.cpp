@@ -279,16 +279,23 @@ double rate_comment(const std::string& line, const std::string& where) {
 // The alignment an "# align" line says: "# align causal" (as write_mask writes it for a mask
 // that starts at its first tap) or "# align same" (centred, filter's default for text, said).
 // Other single words are refused, naming the line ("# align weird" had been a comment, a QA
-// pass); a line of more words is prose.
+// pass); a line of more words is prose. In any case, and with `:` or `=`, as rate lines are
+// read (`# Align: causal` had been prose, the mask read back centred: a QA pass).
 enum class AlignComment { none, causal, centred };
 AlignComment align_comment(const std::string& line, const std::string& where) {
   const std::size_t hash = line.find('#');
   if (hash == std::string::npos) return AlignComment::none;
-  std::istringstream words(line.substr(hash + 1));
+  std::string text = line.substr(hash + 1);
+  std::replace_if(text.begin(), text.end(), [](char c) { return c == ':' || c == '='; }, ' ');
+  std::istringstream words(text);
   std::string key, value, rest;
-  if (!(words >> key >> value) || key != "align" || words >> rest) return AlignComment::none;
-  if (value == "causal") return AlignComment::causal;
-  if (value == "same" || value == "centred" || value == "centered") return AlignComment::centred;
+  const auto lowered = [](std::string word) {
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return word;
+  };
+  if (!(words >> key >> value) || lowered(key) != "align" || words >> rest) return AlignComment::none;
+  if (lowered(value) == "causal") return AlignComment::causal;
+  if (lowered(value) == "same" || lowered(value) == "centred" || lowered(value) == "centered") return AlignComment::centred;
   throw Error(where + "\"# align " + excerpt(value, 40) + "\" is no alignment: a mask says # align causal or # align same");
 }
 

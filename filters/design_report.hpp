@@ -66,10 +66,20 @@ struct DesignReport {
   // gain lies between its lowest and highest |H|): judged where a spec is, against the deviation
   // the spec allows there.
   double pass_band_off_db = 0;
+  bool pass_band_off = false;  // ... and that is more than the spec allows (a goal missed)
+  // The response's peak anywhere (between and outside the bands too), in dB over the highest
+  // band's gain, and where. Judged where a spec is: more than overshoot_limit_db over it is a
+  // goal missed (a firls mask of a multi-band spec had +74 dB at 12 kHz, between its bands,
+  // and was called met, a QA pass).
+  double peak_over_bands_db = 0;
+  double peak_hz = 0;
+  bool overshoot = false;
   bool met = true;             // every judged target met (true when none was judged; false
                                // when a band with a target was squeezed out)
   std::size_t grid_points = 0; // the dense response's size over [0, rate/2]
 };
+
+constexpr double overshoot_limit_db = 6;
 
 // Measures `mask` against `spec` on a dense grid over [0, rate/2]: at least 16 points per tap
 // and 8193 points, at most 2^22 + 1. `spec` is the spec as design() resolved it

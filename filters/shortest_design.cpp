@@ -301,6 +301,7 @@ class Search {
         shortfall = std::max(shortfall, report.target_attenuation_db - report.attenuation_db);
       if (report.target_ripple_db > 0 && report.ripple_db > report.target_ripple_db)
         shortfall = std::max(shortfall, 20 * std::log10(report.ripple_db / report.target_ripple_db));
+      if (report.overshoot) shortfall = std::max(shortfall, report.peak_over_bands_db);
       shortfall_db_[taps] = met ? 0 : shortfall;
     } catch (const Error& e) {  // remez that does not converge, firls singular: this length fails
       failure_ = e.what();

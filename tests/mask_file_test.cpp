@@ -149,6 +149,11 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
   }
   std::ofstream(path("a.txt")) << "# align same\n0.5\n0.25\n";
   EXPECT_FALSE(read_mask(path("a.txt"))[0].causal);
+  // In any case, with ':' or '=', as rate lines (`# Align: causal` had been prose: a QA pass).
+  for (const std::string line : {"# Align: causal", "# align=causal", "# ALIGN Causal", "# align = causal"}) {
+    std::ofstream(path("a.txt")) << line << "\n0.5\n0.25\n";
+    EXPECT_TRUE(read_mask(path("a.txt"))[0].causal) << line;
+  }
   std::ofstream(path("a.txt")) << "# align weird\n0.5\n";
   expect_read_error(path("a.txt"), {"a.txt:1: \"# align weird\" is no alignment"});
   // Control bytes in the line quoted are escaped, as every message quotes a file's bytes (the

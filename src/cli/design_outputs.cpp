@@ -197,7 +197,7 @@ std::string alignment_lost_warning(const std::string& path, audio::ExportFormat 
   if (masks.front().causal && !audio::keeps_alignment(path))
     return path + " holds no alignment: --mask reads it back centred, and filter's output with it would come " +
            std::to_string((masks.front().taps.size() - 1) / 2) +
-           " frames early (give --align causal, or write .txt, .json, .h or .wav, which keep it)";
+           " frames early (filter --align causal reads it so, or write .txt, .json, .h or .wav, which keep it)";
   // A centred statement (ir fix's, of a mask made asymmetric): --mask reads any such file back
   // centred, but ir fix would read it back as an impulse response, causal.
   const bool asymmetric = std::any_of(masks.begin(), masks.end(), [](const filters::Mask& m) { return !filters::linear_phase(m); });
