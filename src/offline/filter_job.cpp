@@ -31,9 +31,7 @@ FilterJob::FilterJob(const std::string& input_path, const std::string& output_pa
   audio::check_output_writable(output_path);
   // A raw file shorter than one frame says why, as one with a part-frame at its end does (it had
   // said only "has no audio frames", a QA pass).
-  if (reader_.format().frames == 0)
-    throw Error(input_path + ": has no audio frames" +
-                (reader_.partial_frame_bytes() > 0 ? "; " + reader_.partial_frame_note() : std::string()));
+  if (reader_.format().frames == 0) throw Error(reader_.no_frames_message());  // standard input named so
 }
 
 FilterReport FilterJob::run(const filters::MaskSet& masks, const FilterOptions& options,
