@@ -273,6 +273,9 @@ double rate_comment(const std::string& line, const std::string& where) {
   while (!said.empty() && (said.back() == '\r' || said.back() == ' ' || said.back() == '\t')) said.pop_back();
   if (*end != '\0' || !std::isfinite(rate) || rate <= 0)
     throw Error(where + "\"# " + excerpt(said, 60) + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
+  // What --rate takes, up to 10 MHz: "# rate 1e9" had been a mask's rate, exported (a QA pass).
+  if (rate > 10e6)
+    throw Error(where + "\"# " + excerpt(said, 60) + "\" is past 10 MHz, the highest rate halo takes");
   return rate;
 }
 

@@ -126,8 +126,11 @@ void validate_bands(const std::vector<BandGoal>& bands, double rate_hz) {
       throw Error(Field::bands, where + ": the weight " + number(b.weight) + " must be in (0, " + number(max_weight) + "]");
     }
     if (i > 0 && !(b.low_hz > bands[i - 1].high_hz)) {
-      throw Error(Field::bands, where + " overlaps or touches band " + std::to_string(i) + " " +
-                                    number(bands[i - 1].low_hz) + "-" + number(bands[i - 1].high_hz) +
+      // Below the band before it altogether: out of order, not overlapping (it had said
+      // "overlaps or touches" of two bands far apart, a QA pass).
+      const bool below = b.high_hz < bands[i - 1].low_hz;
+      throw Error(Field::bands, where + (below ? " comes before band " : " overlaps or touches band ") + std::to_string(i) +
+                                    " " + number(bands[i - 1].low_hz) + "-" + number(bands[i - 1].high_hz) +
                                     ": bands go lowest first with a transition between");
     }
     any_pass = any_pass || b.gain > 0;

@@ -147,6 +147,9 @@ TEST_F(MaskFile, ARateOrAlignLineSaysItsFigureOrIsRefused) {
     std::ofstream(path("r.txt")) << "0.5\n" << line << "\n0.25\n";
     expect_read_error(path("r.txt"), {"r.txt:2: \"" + line + "\" says no sample rate"});
   }
+  // Past what --rate takes (it had been the mask's rate, exported: a QA pass).
+  std::ofstream(path("r.txt")) << "# rate 1e9\n0.5\n";
+  expect_read_error(path("r.txt"), {"r.txt:1: \"# rate 1e9\" is past 10 MHz"});
   std::ofstream(path("a.txt")) << "# align same\n0.5\n0.25\n";
   EXPECT_FALSE(read_mask(path("a.txt"))[0].causal);
   // In any case, with ':' or '=', as rate lines (`# Align: causal` had been prose: a QA pass).

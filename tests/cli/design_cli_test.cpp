@@ -474,6 +474,8 @@ TEST(DesignCli, BadSpecsOneLineNothingWritten) {
   };
   const std::vector<Case> cases = {
       {{"--bands", "0-3000:1, 2000-24000:0"}, "--bands band 2 2000-24000 overlaps"},
+      // Out of order, not overlapping (it had said "overlaps or touches", a QA pass).
+      {{"--bands", "4000-24000:0, 0-3000:1"}, "--bands band 2 0-3000 comes before band 1 4000-24000"},
       {{"--bands", "0-3000:1, 4000-30000:0"}, "past Nyquist"},
       {{"--bands", "0-3000:1, 4000-24000:0", "--transition", "100"}, "--transition does not apply to --bands"},
       {{"--bandpass", "1000:2000:3000"}, "--bandpass 1000:2000:3000: give the band as LO:HI"},
