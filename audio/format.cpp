@@ -13,13 +13,14 @@
 #include "audio/speaker_order.hpp"
 
 namespace halo::audio {
-namespace {
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
+
+namespace {
 
 const std::map<std::string, int>& subtype_names() {
   static const std::map<std::string, int> names = {

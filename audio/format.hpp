@@ -52,6 +52,12 @@ bool is_paf24(int format);
 bool writes_front_to_back(int container);
 std::string pipe_refusal(int container);
 
+// `text` in lower case (ASCII): the names halo takes in any case.
+std::string lower(std::string text);
+
+// The highest sample rate halo takes anywhere: --rate, a raw input's, a mask file's `# rate`.
+constexpr double max_rate_hz = 10e6;
+
 // A file name's extension, lower case, without the dot; "" when it has none.
 std::string lower_extension(const std::string& path);
 

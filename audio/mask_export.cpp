@@ -47,7 +47,7 @@ PathParts split(const std::string& path) {
   const std::size_t dot = name.find_last_of('.');
   parts.stem = dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
   if (dot != std::string::npos && dot != 0) parts.extension = name.substr(dot + 1);
-  for (char& c : parts.extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  parts.extension = lower(parts.extension);
   return parts;
 }
 

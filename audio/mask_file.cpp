@@ -274,7 +274,7 @@ double rate_comment(const std::string& line, const std::string& where) {
   if (*end != '\0' || !std::isfinite(rate) || rate <= 0)
     throw Error(where + "\"# " + excerpt(said, 60) + "\" says no sample rate: write it as # rate 44100 Hz (or 44.1 kHz)");
   // What --rate takes, up to 10 MHz: "# rate 1e9" had been a mask's rate, exported (a QA pass).
-  if (rate > 10e6)
+  if (rate > max_rate_hz)
     throw Error(where + "\"# " + excerpt(said, 60) + "\" is past 10 MHz, the highest rate halo takes");
   return rate;
 }
@@ -292,13 +292,10 @@ AlignComment align_comment(const std::string& line, const std::string& where) {
   std::replace_if(text.begin(), text.end(), [](char c) { return c == ':' || c == '='; }, ' ');
   std::istringstream words(text);
   std::string key, value, rest;
-  const auto lowered = [](std::string word) {
-    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return word;
-  };
-  if (!(words >> key >> value) || lowered(key) != "align" || words >> rest) return AlignComment::none;
-  if (lowered(value) == "causal") return AlignComment::causal;
-  if (lowered(value) == "same" || lowered(value) == "centred" || lowered(value) == "centered") return AlignComment::centred;
+  if (!(words >> key >> value) || lower(key) != "align" || words >> rest) return AlignComment::none;
+  const std::string word = lower(value);
+  if (word == "causal") return AlignComment::causal;
+  if (word == "same" || word == "centred" || word == "centered") return AlignComment::centred;
   throw Error(where + "\"# align " + excerpt(value, 40) + "\" is no alignment: a mask says # align causal or # align same");
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <typeinfo>
 
+#include "audio/format.hpp"
 #include "src/cli/command.hpp"
 
 namespace halo::cli {
@@ -73,7 +74,7 @@ double parse_hz(const std::string& option, const std::string& text) {
 
 double parse_rate_hz(const std::string& option, const std::string& text) {
   const double hz = parse_hz(option, text);
-  if (!(hz > 0) || hz > 10e6) throw UsageError(option + " " + text + ": give a sample rate above 0 Hz, up to 10 MHz");
+  if (!(hz > 0) || hz > audio::max_rate_hz) throw UsageError(option + " " + text + ": give a sample rate above 0 Hz, up to 10 MHz");
   return hz;
 }
 

@@ -31,12 +31,11 @@ audio::RawInput parse_raw_input(const cxxopts::ParseResult& parsed) {
     return raw;
   }
   const std::string type = parsed["input-type"].as<std::string>();
-  std::string lowered;  // any case, as --encoding takes PCM16 (-t RAW had been refused, a QA pass)
-  for (const char c : type) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lowered != "raw") throw UsageError("-t " + type + ": only raw (a headerless input); other inputs say what they are");
+  // Any case, as --encoding takes PCM16 (-t RAW had been refused, a QA pass).
+  if (audio::lower(type) != "raw") throw UsageError("-t " + type + ": only raw (a headerless input); other inputs say what they are");
   for (const char* name : {"rate", "channels", "encoding"})
     if (!parsed.count(name)) throw UsageError("-t raw needs --rate, --channels and --encoding (--" + std::string(name) + " is missing)");
-  raw.rate_hz = static_cast<int>(parse_whole_rate_hz("--rate", parsed["rate"].as<std::string>(), 1, 10000000));
+  raw.rate_hz = static_cast<int>(parse_whole_rate_hz("--rate", parsed["rate"].as<std::string>(), 1, static_cast<long long>(audio::max_rate_hz)));
   raw.channels = static_cast<int>(parse_count("--channels", parsed["channels"].as<std::string>(), 1, 1024));
   const std::string encoding = parsed["encoding"].as<std::string>();
   try {
